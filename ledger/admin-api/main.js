@@ -1,0 +1,26 @@
+// Composition root of the admin API process.
+import { loadConfig } from '../../platform/config.js';
+import { createDatabase } from '../../platform/db.js';
+import { createLogger } from '../../platform/logger.js';
+import { createMetrics } from '../../platform/metrics.js';
+import { ensureHubParticipant } from '../repositories/participants.js';
+import { createAdminServer } from './server.js';
+
+const config = loadConfig({ SERVICE_NAME: 'admin-api', ...process.env }, { defaultPort: 3001 });
+const logger = createLogger(config);
+const metrics = createMetrics(config);
+const db = createDatabase(config.db);
+
+await ensureHubParticipant(db, { hubName: config.hubName, now: new Date() });
+const server = createAdminServer({ db, config, logger, metrics });
+await server.start();
+logger.info({ port: config.httpPort }, 'admin API listening');
+
+async function shutdown(signal) {
+  logger.info({ signal }, 'shutting down');
+  await server.stop({ timeout: 5000 });
+  await db.destroy();
+  process.exit(0);
+}
+process.once('SIGTERM', () => shutdown('SIGTERM'));
+process.once('SIGINT', () => shutdown('SIGINT'));

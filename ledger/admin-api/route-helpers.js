@@ -1,0 +1,43 @@
+// Small wrappers that keep route handlers to their decision: body parsing and validation,
+// participant lookup, and the FSPIOP error answer when either fails.
+import { RAW_JSON_PAYLOAD, failureResponse, readJsonBody } from '../../platform/http/server.js';
+import { FAILURE, failure } from '../domain/failures.js';
+import { findParticipantByName } from '../repositories/participants.js';
+import { PARTICIPANT_NAME_PATTERN } from './schemas.js';
+
+/** Route options for a handler that takes a JSON body validated by `validator`. */
+export function bodyRoute(method, path, validator, handler) {
+  return {
+    method,
+    path,
+    options: { payload: RAW_JSON_PAYLOAD },
+    handler: async (request, h) => {
+      const { body, failure: invalid } = readJsonBody(request, validator);
+      if (invalid) return failureResponse(h, invalid);
+      return handler(request, h, body);
+    },
+  };
+}
+
+/** Resolves `{name}` to a participant, answering 3200 for an unknown one. */
+export async function resolveParticipant(db, request) {
+  const { name } = request.params;
+  if (!PARTICIPANT_NAME_PATTERN.test(name)) return failure(FAILURE.validation, `"${name}" is not a valid participant name`);
+  const participant = await findParticipantByName(db, name);
+  return participant ?? failure(FAILURE.participantNotFound, `participant ${name} was not found`);
+}
+
+export function parseAccountId(text) {
+  return /^\d{1,9}$/.test(text) ? Number(text) : failure(FAILURE.validation, `account id "${text}" is not a number`);
+}
+
+/** Reads optional query parameters, refusing unknown ones and malformed currencies. */
+export function readQuery(request, allowed) {
+  const unknown = Object.keys(request.query).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) return failure(FAILURE.validation, `unknown query parameter(s) ${unknown.join(', ')}`);
+  const { currency } = request.query;
+  if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) return failure(FAILURE.validation, `currency "${currency}" is not an ISO 4217 code`);
+  return { ...request.query };
+}
+
+export { failureResponse };

@@ -1,0 +1,82 @@
+// JSON schemas of the admin API's request bodies, with central-ledger's field names. JSON
+// numbers arrive as their decimal text (platform/http/json.js), so money fields are strings
+// matching a decimal pattern whether the client sent 5000 or "5000".
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { ENDPOINT_TYPES, HUB_ACCOUNT_TYPES, LIMIT_TYPE } from '../domain/participants.js';
+import { FUNDS_ACTION } from '../domain/funds.js';
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+addFormats(ajv);
+
+const currency = { type: 'string', pattern: '^[A-Z]{3}$' };
+const nonNegativeDecimal = { type: 'string', pattern: '^\\d{1,14}(\\.\\d{1,4})?$' };
+const signedDecimal = { type: 'string', pattern: '^-?\\d{1,14}(\\.\\d{1,4})?$' };
+const percentage = { type: 'string', pattern: '^\\d{1,3}(\\.\\d{1,2})?$' };
+const participantName = { type: 'string', minLength: 2, maxLength: 30, pattern: '^[A-Za-z0-9_.-]+$' };
+const extensionList = {
+  type: 'object',
+  required: ['extension'],
+  additionalProperties: false,
+  properties: {
+    extension: {
+      type: 'array', minItems: 1, maxItems: 16,
+      items: {
+        type: 'object', required: ['key', 'value'], additionalProperties: false,
+        properties: { key: { type: 'string', minLength: 1, maxLength: 32 }, value: { type: 'string', minLength: 1, maxLength: 128 } },
+      },
+    },
+  },
+};
+
+function object(required, properties) {
+  return { type: 'object', required, additionalProperties: false, properties };
+}
+
+const limit = (withAlarm) => object(['type', 'value'], {
+  type: { type: 'string', enum: Object.values(LIMIT_TYPE) },
+  value: nonNegativeDecimal,
+  ...(withAlarm ? { alarmPercentage: percentage } : {}),
+});
+
+export const validators = Object.freeze({
+  hubAccount: ajv.compile(object(['currency', 'type'], { currency, type: { type: 'string', enum: HUB_ACCOUNT_TYPES } })),
+  settlementModel: ajv.compile(object(
+    ['name', 'settlementGranularity', 'settlementInterchange', 'settlementDelay', 'requireLiquidityCheck',
+      'ledgerAccountType', 'settlementAccountType', 'autoPositionReset'],
+    {
+      name: { type: 'string', minLength: 2, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' },
+      settlementGranularity: { type: 'string', enum: ['GROSS', 'NET'] },
+      settlementInterchange: { type: 'string', enum: ['BILATERAL', 'MULTILATERAL'] },
+      settlementDelay: { type: 'string', enum: ['IMMEDIATE', 'DEFERRED'] },
+      currency,
+      requireLiquidityCheck: { type: 'boolean' },
+      ledgerAccountType: { type: 'string', enum: ['POSITION'] },
+      settlementAccountType: { type: 'string', enum: ['SETTLEMENT'] },
+      autoPositionReset: { type: 'boolean' },
+    },
+  )),
+  participantCreate: ajv.compile(object(['name', 'currency'], { name: participantName, currency, isProxy: { type: 'boolean' } })),
+  isActive: ajv.compile(object(['isActive'], { isActive: { type: 'boolean' } })),
+  initialPositionAndLimits: ajv.compile(object(['currency', 'limit'], { currency, limit: limit(false), initialPosition: signedDecimal })),
+  limitAdjustment: ajv.compile(object(['currency', 'limit'], { currency, limit: limit(true) })),
+  endpoint: ajv.compile(object(['type', 'value'], {
+    type: { type: 'string', enum: ENDPOINT_TYPES },
+    value: { type: 'string', minLength: 1, maxLength: 512 },
+  })),
+  recordFunds: ajv.compile(object(['transferId', 'externalReference', 'action', 'reason', 'amount'], {
+    transferId: { type: 'string', pattern: '^([0-9a-f]{8}-[0-9a-f]{4}-[1-7][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26})$' },
+    externalReference: { type: 'string', minLength: 1, maxLength: 128 },
+    action: { type: 'string', enum: [FUNDS_ACTION.fundsIn, FUNDS_ACTION.fundsOutPrepareReserve] },
+    reason: { type: 'string', minLength: 1, maxLength: 512 },
+    amount: object(['amount', 'currency'], { amount: nonNegativeDecimal, currency }),
+    extensionList,
+  })),
+  fundsOutCompletion: ajv.compile(object(['action', 'reason'], {
+    action: { type: 'string', enum: [FUNDS_ACTION.fundsOutCommit, FUNDS_ACTION.fundsOutAbort] },
+    reason: { type: 'string', minLength: 1, maxLength: 512 },
+    extensionList,
+  })),
+});
+
+export const PARTICIPANT_NAME_PATTERN = new RegExp(participantName.pattern);

@@ -1,0 +1,61 @@
+// The FSPIOP error catalogue the switch uses, and the one table that maps the domain's
+// failure codes onto it. README.md documents every code listed here (a test checks that).
+import { FAILURE } from '../../ledger/domain/failures.js';
+
+export const FSPIOP_ERRORS = Object.freeze({
+  2001: { description: 'Internal server error', httpStatus: 500 },
+  3000: { description: 'Generic client error', httpStatus: 400 },
+  3001: { description: 'Unacceptable version requested', httpStatus: 406 },
+  3002: { description: 'Unknown URI', httpStatus: 404 },
+  3003: { description: 'Add Party information error', httpStatus: 400 },
+  3100: { description: 'Generic validation error', httpStatus: 400 },
+  3101: { description: 'Malformed syntax', httpStatus: 400 },
+  3102: { description: 'Missing mandatory element', httpStatus: 400 },
+  3104: { description: 'Too large payload', httpStatus: 413 },
+  3106: { description: 'Modified request', httpStatus: 400 },
+  3200: { description: 'Generic ID not found', httpStatus: 400 },
+  3208: { description: 'Transfer ID not found', httpStatus: 400 },
+  3303: { description: 'Transfer expired', httpStatus: 400 },
+  4001: { description: 'Payer FSP insufficient liquidity', httpStatus: 400 },
+  4200: { description: 'Payer limit error', httpStatus: 400 },
+  6000: { description: 'Generic Settlement Error', httpStatus: 400 },
+});
+
+const FAILURE_TO_FSPIOP_CODE = Object.freeze({
+  [FAILURE.validation]: 3100,
+  [FAILURE.malformedSyntax]: 3101,
+  [FAILURE.missingElement]: 3102,
+  [FAILURE.alreadyExists]: 3000,
+  [FAILURE.hubAccountInvalid]: 3003,
+  [FAILURE.hubAccountsMissing]: 3003,
+  [FAILURE.participantNotFound]: 3200,
+  [FAILURE.accountNotFound]: 3200,
+  [FAILURE.transferNotFound]: 3208,
+  [FAILURE.settlementModelMissing]: 6000,
+  [FAILURE.modifiedRequest]: 3106,
+  [FAILURE.insufficientLiquidity]: 4001,
+  [FAILURE.netDebitCapExceeded]: 4200,
+  [FAILURE.invalidState]: 3100,
+  [FAILURE.transferExpired]: 3303,
+});
+
+const DESCRIPTION_LENGTH_MAX = 128;
+
+/** The FSPIOP `errorInformation` body for a code, with an optional detail appended. */
+export function errorInformation(code, detail) {
+  const entry = FSPIOP_ERRORS[code];
+  if (!entry) throw new Error(`FSPIOP error ${code} is not in the catalogue`);
+  const text = detail ? `${entry.description} - ${detail}` : entry.description;
+  return { errorInformation: { errorCode: String(code), errorDescription: text.slice(0, DESCRIPTION_LENGTH_MAX) } };
+}
+
+/** Maps a domain failure value to `{ httpStatus, body }`. */
+export function failureToFspiop(domainFailure) {
+  const code = FAILURE_TO_FSPIOP_CODE[domainFailure.code];
+  if (code === undefined) throw new Error(`failure code ${domainFailure.code} has no FSPIOP mapping`);
+  return { httpStatus: FSPIOP_ERRORS[code].httpStatus, body: errorInformation(code, domainFailure.detail) };
+}
+
+export function fspiopCodeOf(failureCode) {
+  return FAILURE_TO_FSPIOP_CODE[failureCode];
+}

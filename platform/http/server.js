@@ -1,0 +1,109 @@
+// The HTTP base every process shares: /health, /metrics, request metrics, and one mapping
+// from framework errors (unknown route, payload too large, bad JSON) to FSPIOP errors, so
+// no caller ever sees a bare 500 or a non-FSPIOP error body.
+import Hapi from '@hapi/hapi';
+import { errorInformation, failureToFspiop } from '../fspiop/errors.js';
+import { parseJsonPreservingNumbers, stringifyJson, MalformedJsonError } from './json.js';
+import { FAILURE, failure } from '../../ledger/domain/failures.js';
+
+export const PAYLOAD_BYTES_MAX = 64 * 1024;
+
+/** Framework (Boom) statuses that have a specific FSPIOP meaning. */
+const BOOM_STATUS_TO_FSPIOP = Object.freeze({ 400: 3101, 404: 3002, 405: 3000, 413: 3104, 415: 3101 });
+
+export function createHttpServer({ port, logger, metrics, health }) {
+  const server = Hapi.server({
+    port,
+    host: '0.0.0.0',
+    routes: { payload: { maxBytes: PAYLOAD_BYTES_MAX } },
+    router: { stripTrailingSlash: true },
+  });
+  server.ext('onPreResponse', (request, h) => mapErrorResponse(request, h, logger));
+  server.events.on('response', (request) => recordRequest(request, metrics));
+  server.route({ method: 'GET', path: '/health', handler: (request, h) => answerHealth(h, health) });
+  server.route({
+    method: 'GET',
+    path: '/metrics',
+    handler: async (request, h) => h.response(await metrics.registry.metrics()).type(metrics.registry.contentType),
+  });
+  return server;
+}
+
+async function answerHealth(h, health) {
+  const checks = await health();
+  const healthy = Object.values(checks).every((status) => status === 'OK');
+  const body = {
+    status: healthy ? 'OK' : 'DOWN',
+    uptime: process.uptime(),
+    services: Object.entries(checks).map(([name, status]) => ({ name, status })),
+  };
+  return h.response(body).code(healthy ? 200 : 503);
+}
+
+function mapErrorResponse(request, h, logger) {
+  const response = request.response;
+  if (!response.isBoom) return h.continue;
+  const status = response.output.statusCode;
+  if (status >= 500) {
+    logger.error({ err: response, route: request.route.path, method: request.method }, 'request failed');
+    return h.response(errorInformation(2001)).code(500);
+  }
+  const code = BOOM_STATUS_TO_FSPIOP[status] ?? 3000;
+  const body = errorInformation(code, response.output.payload.message);
+  return h.response(body).code(code === 3002 ? 404 : status === 413 ? 413 : 400);
+}
+
+function recordRequest(request, metrics) {
+  const seconds = (request.info.responded - request.info.received) / 1000;
+  if (seconds < 0 || !request.response) return;
+  const status = request.response.statusCode ?? request.response.output?.statusCode ?? 0;
+  metrics.httpRequestDuration.observe({ route: request.route.path, method: request.method, status }, seconds);
+}
+
+/** A JSON answer whose amounts were marked with jsonNumber(); written without Number. */
+export function jsonResponse(h, value, status = 200) {
+  return h.response(stringifyJson(value)).type('application/json').code(status);
+}
+
+export function emptyResponse(h, status) {
+  return h.response().code(status);
+}
+
+export function failureResponse(h, domainFailure) {
+  const { httpStatus, body } = failureToFspiop(domainFailure);
+  return h.response(body).code(httpStatus);
+}
+
+/** Route options for a JSON body that the handler parses itself (raw bytes kept). */
+export const RAW_JSON_PAYLOAD = Object.freeze({ parse: false, output: 'data', maxBytes: PAYLOAD_BYTES_MAX });
+
+/**
+ * Parses and validates a raw JSON body with a compiled schema validator. Returns
+ * `{ body }` or `{ failure }` with the FSPIOP code chosen as DESIGN.md says: malformed
+ * JSON 3101, a missing element 3102, any other schema violation 3100.
+ */
+export function readJsonBody(request, validate) {
+  const bytes = request.payload;
+  if (!Buffer.isBuffer(bytes) || bytes.length === 0) {
+    return { failure: failure(FAILURE.missingElement, 'request body is required') };
+  }
+  let body;
+  try {
+    body = parseJsonPreservingNumbers(bytes);
+  } catch (error) {
+    if (error instanceof MalformedJsonError) return { failure: failure(FAILURE.malformedSyntax, 'body is not valid JSON') };
+    throw error;
+  }
+  if (validate(body)) return { body };
+  return { failure: schemaFailure(validate.errors) };
+}
+
+function schemaFailure(errors) {
+  const missing = errors.find((error) => error.keyword === 'required');
+  if (missing) {
+    const path = `${missing.instancePath}/${missing.params.missingProperty}`;
+    return failure(FAILURE.missingElement, `${path} is required`);
+  }
+  const detail = errors.map((error) => `${error.instancePath || 'body'} ${error.message}`).join(', ');
+  return failure(FAILURE.validation, detail);
+}

@@ -1,0 +1,33 @@
+// The switch's Kafka topics, defined once: the local topic-creation script, the services and
+// the Helm topic Job all read this list. Partition counts are the local (one machine) defaults.
+
+export const TOPIC = Object.freeze({
+  transferPrepare: 'topic-transfer-prepare',
+  transferFulfil: 'topic-transfer-fulfil',
+  transferPositionBatch: 'topic-transfer-position-batch',
+  notificationEvent: 'topic-notification-event',
+  quotesPost: 'topic-quotes-post',
+  quotesPut: 'topic-quotes-put',
+});
+
+const LOCAL_PARTITIONS = Object.freeze({
+  [TOPIC.transferPrepare]: 4,
+  [TOPIC.transferFulfil]: 4,
+  [TOPIC.transferPositionBatch]: 4,
+  [TOPIC.notificationEvent]: 4,
+  [TOPIC.quotesPost]: 4,
+  [TOPIC.quotesPut]: 4,
+});
+
+/** The name a topic has on the broker: a prefix lets test runs use topics of their own. */
+export function topicName(prefix, baseName) {
+  return `${prefix}${baseName}`;
+}
+
+/** Every topic with the partitions it must have, under the given prefix. */
+export function topicDefinitions(prefix = '') {
+  return Object.entries(LOCAL_PARTITIONS).map(([baseName, partitions]) => ({
+    name: topicName(prefix, baseName),
+    partitions,
+  }));
+}

@@ -1,0 +1,19 @@
+import client from 'prom-client';
+
+/**
+ * A Prometheus registry per process with the default Node metrics and an HTTP request
+ * histogram labelled by route template (bounded), method and status.
+ */
+export function createMetrics({ serviceName }) {
+  const registry = new client.Registry();
+  registry.setDefaultLabels({ service: serviceName });
+  client.collectDefaultMetrics({ register: registry });
+  const httpRequestDuration = new client.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route template, method and status code.',
+    labelNames: ['route', 'method', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  return { registry, client, httpRequestDuration };
+}

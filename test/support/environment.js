@@ -1,0 +1,58 @@
+// Integration tests run against the real MariaDB and Kafka that scripts/infra-up.sh starts.
+// Each test file gets a database and a topic prefix of its own, so runs never see each
+// other's rows or messages.
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../platform/config.js';
+import { createDatabase } from '../../platform/db.js';
+import { topicDefinitions } from '../../platform/kafka/topics.js';
+
+const LOCAL_DEFAULTS = { DB_PASSWORD: 'switch-local-dev' };
+
+export function testConfig(overrides = {}) {
+  return loadConfig({ ...LOCAL_DEFAULTS, ...process.env, ...overrides });
+}
+
+export function uniqueSuffix() {
+  return `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Creates a fresh database, runs every migration in it, and returns a knex handle plus the
+ * environment a child process needs to use the same database. `drop()` removes it.
+ */
+export async function createTestDatabase(prefix = 'fspiop_test') {
+  const config = testConfig();
+  const name = `${prefix}_${uniqueSuffix()}`;
+  const admin = createDatabase(config.db, { database: undefined });
+  await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  await admin.destroy();
+  const db = createDatabase(config.db, { database: name });
+  await db.migrate.latest();
+  return {
+    db,
+    name,
+    env: { DB_NAME: name },
+    async drop() {
+      await db.destroy();
+      const cleaner = createDatabase(config.db, { database: undefined });
+      await cleaner.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+      await cleaner.destroy();
+    },
+  };
+}
+
+/** Creates the switch's topics under a fresh prefix and returns the prefix. */
+export async function createTestTopics(adminClientFactory) {
+  const prefix = `test-${uniqueSuffix()}-`;
+  const admin = adminClientFactory();
+  try {
+    for (const { name, partitions } of topicDefinitions(prefix)) {
+      await new Promise((resolve, reject) =>
+        admin.createTopic({ topic: name, num_partitions: partitions, replication_factor: 1 }, (err) =>
+          err ? reject(err) : resolve()));
+    }
+  } finally {
+    admin.disconnect();
+  }
+  return prefix;
+}
