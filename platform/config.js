@@ -35,7 +35,7 @@ export function loadConfig(env = process.env, { defaultPort = 3000 } = {}) {
   return deepFreeze({
     serviceName: readString(env, 'SERVICE_NAME', 'fspiop-switch'),
     replicaIndex: readInteger(env, 'REPLICA_INDEX', 0),
-    httpPort: readInteger(env, 'PORT', defaultPort, { min: 1, max: 65535 }),
+    httpPort: readInteger(env, 'PORT', defaultPort, { min: 0, max: 65535 }), // 0 lets the OS choose (tests)
     hubName: readString(env, 'HUB_NAME', 'Hub'),
     adminApiBaseUrl: readString(env, 'ADMIN_API_BASE_URL', 'http://127.0.0.1:3001'),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),

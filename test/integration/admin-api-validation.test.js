@@ -1,0 +1,94 @@
+// Every admin route with a body rejects malformed input with a 400 errorInformation:
+// unparseable JSON 3101, a missing body or element 3102, a schema violation 3100; path and
+// query parameters are checked too. Nothing answers 500.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { PAYLOAD_BYTES_MAX } from '../../platform/http/server.js';
+import { onboardDfsp, setUpHub, startAdminApi } from '../support/admin-api.js';
+
+let api;
+let settlementId;
+before(async () => {
+  api = await startAdminApi();
+  await setUpHub(api.request);
+  ({ settlementAccountId: settlementId } = await onboardDfsp(api.request, { name: 'dfsp1' }));
+});
+after(async () => { await api?.stop(); });
+
+const transferId = 'a5a0e6b2-6c6b-4b1e-9c41-1a2b3c4d5e6f';
+
+/** Each route with a valid body and one whose only fault is a wrong type or value. */
+const BODY_ROUTES = [
+  ['POST', '/participants/Hub/accounts', { currency: 'USD', type: 'HUB_RECONCILIATION' }, { currency: 'USD', type: 'POSITION' }],
+  ['POST', '/settlementModels', {
+    name: 'M2', settlementGranularity: 'NET', settlementInterchange: 'MULTILATERAL', settlementDelay: 'DEFERRED',
+    requireLiquidityCheck: true, ledgerAccountType: 'POSITION', settlementAccountType: 'SETTLEMENT', autoPositionReset: true,
+  }, {
+    name: 'M2', settlementGranularity: 'SOMETIMES', settlementInterchange: 'MULTILATERAL', settlementDelay: 'DEFERRED',
+    requireLiquidityCheck: 'yes', ledgerAccountType: 'POSITION', settlementAccountType: 'SETTLEMENT', autoPositionReset: true,
+  }],
+  ['POST', '/participants', { name: 'dfsp9', currency: 'USD' }, { name: 'd', currency: 'USD' }],
+  ['PUT', '/participants/dfsp1', { isActive: true }, { isActive: 'maybe' }],
+  ['POST', '/participants/dfsp1/initialPositionAndLimits', { currency: 'USD', limit: { type: 'NET_DEBIT_CAP', value: 1 } },
+    { currency: 'USD', limit: { type: 'NET_DEBIT_CAP', value: -1 } }],
+  ['PUT', '/participants/dfsp1/limits', { currency: 'USD', limit: { type: 'NET_DEBIT_CAP', value: 1 } },
+    { currency: 'USD', limit: { type: 'NET_DEBIT_CAP', value: '1.23456' } }],
+  ['POST', '/participants/dfsp1/endpoints', { type: 'FSPIOP_CALLBACK_URL_QUOTES', value: 'http://x' },
+    { type: 'NOT_AN_ENDPOINT_TYPE', value: 'http://x' }],
+  ['PUT', '/participants/dfsp1/accounts/1', { isActive: true }, { isActive: 1 }],
+  ['POST', '/participants/dfsp1/accounts/SETTLEMENT_ID', {
+    transferId, externalReference: 'r', action: 'recordFundsIn', reason: 'r', amount: { amount: '1', currency: 'USD' },
+  }, { transferId: 'not-a-uuid', externalReference: 'r', action: 'recordFundsIn', reason: 'r', amount: { amount: '1', currency: 'USD' } }],
+  ['PUT', `/participants/dfsp1/accounts/SETTLEMENT_ID/transfers/${transferId}`, { action: 'recordFundsOutCommit', reason: 'r' },
+    { action: 'recordFundsIn', reason: 'r' }],
+];
+
+const pathOf = (path) => path.replace('SETTLEMENT_ID', String(settlementId));
+
+async function expectError(method, path, body, status, code) {
+  const result = await api.request(method, path, body);
+  assert.equal(result.status, status, `${method} ${path} ${JSON.stringify(body)} → ${result.text}`);
+  assert.equal(result.body.errorInformation.errorCode, code, `${method} ${path}: ${result.text}`);
+  assert.ok(result.body.errorInformation.errorDescription.length > 10, 'the description says what is wrong');
+  return result;
+}
+
+test('every body route: malformed JSON 3101, no body 3102, a missing element 3102, a wrong value 3100', async () => {
+  for (const [method, rawPath, valid, wrong] of BODY_ROUTES) {
+    const path = pathOf(rawPath);
+    await expectError(method, path, '{"currency": ', 400, '3101');
+    await expectError(method, path, undefined, 400, '3102');
+    await expectError(method, path, {}, 400, '3102');
+    const [firstKey] = Object.keys(valid);
+    const { [firstKey]: _dropped, ...missingOne } = valid;
+    const missing = await expectError(method, path, missingOne, 400, '3102');
+    assert.match(missing.body.errorInformation.errorDescription, new RegExp(firstKey));
+    await expectError(method, path, wrong, 400, '3100');
+    await expectError(method, path, { ...valid, unexpectedField: 1 }, 400, '3100');
+  }
+});
+
+test('path and query parameters are validated', async () => {
+  await expectError('GET', '/participants/nobody', undefined, 400, '3200');
+  await expectError('GET', '/participants/no%20body', undefined, 400, '3100');
+  await expectError('GET', '/participants/nobody/accounts', undefined, 400, '3200');
+  await expectError('GET', '/participants/dfsp1/positions?currency=usd', undefined, 400, '3100');
+  await expectError('GET', '/participants/dfsp1/limits?colour=red', undefined, 400, '3100');
+  await expectError('GET', '/participants/limits?currency=1', undefined, 400, '3100');
+  await expectError('PUT', '/participants/dfsp1/accounts/abc', { isActive: true }, 400, '3100');
+  await expectError('PUT', '/participants/dfsp1/accounts/99999', { isActive: true }, 400, '3200');
+  await expectError('POST', '/participants/nobody/endpoints', { type: 'FSPIOP_CALLBACK_URL_QUOTES', value: 'http://x' }, 400, '3200');
+  await expectError('GET', '/no/such/route', undefined, 404, '3002');
+});
+
+test('a body over the size limit is refused with 3104', async () => {
+  const huge = JSON.stringify({ name: 'x'.repeat(PAYLOAD_BYTES_MAX + 10), currency: 'USD' });
+  await expectError('POST', '/participants', huge, 413, '3104');
+});
+
+test('the valid bodies of the walk are accepted, so the failures above were about the faults', async () => {
+  const accepted = await api.request('POST', '/participants/dfsp1/endpoints', BODY_ROUTES[6][2]);
+  assert.equal(accepted.status, 201);
+  const funds = await api.request('POST', pathOf(BODY_ROUTES[8][1]), BODY_ROUTES[8][2]);
+  assert.equal(funds.status, 202);
+});
