@@ -1,5 +1,6 @@
 // Starts the real admin API (in this process, on a free port) over a fresh test database.
 import pino from 'pino';
+import { ensureDfsp } from '../../scripts/lib/onboarding.js';
 import { createAdminServer } from '../../ledger/admin-api/server.js';
 import { ensureHubParticipant } from '../../ledger/repositories/participants.js';
 import { createMetrics } from '../../platform/metrics.js';
@@ -34,29 +35,9 @@ export async function adminRequest(baseUrl, method, path, body) {
   return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
 }
 
-/** Central-ledger's onboarding sequence for one DFSP, with its documented request bodies. */
-export async function onboardDfsp(request, { name, currency = 'USD', netDebitCap = 10000, fundsIn = '5000', endpointBase }) {
-  const ok = (result, status) => {
-    if (result.status !== status) throw new Error(`${name}: expected ${status}, got ${result.status} ${result.text}`);
-    return result;
-  };
-  ok(await request('POST', '/participants', { name, currency }), 201);
-  ok(await request('POST', `/participants/${name}/initialPositionAndLimits`, {
-    currency, limit: { type: 'NET_DEBIT_CAP', value: netDebitCap }, initialPosition: 0,
-  }), 201);
-  if (endpointBase) {
-    for (const [type, path] of [['FSPIOP_CALLBACK_URL_TRANSFER_POST', '/transfers'], ['FSPIOP_CALLBACK_URL_TRANSFER_PUT', '/transfers/{{transferId}}'],
-      ['FSPIOP_CALLBACK_URL_TRANSFER_ERROR', '/transfers/{{transferId}}/error']]) {
-      ok(await request('POST', `/participants/${name}/endpoints`, { type, value: `${endpointBase}${path}` }), 201);
-    }
-  }
-  const accounts = ok(await request('GET', `/participants/${name}/accounts`), 200).body;
-  const settlement = accounts.find((account) => account.ledgerAccountType === 'SETTLEMENT' && account.currency === currency);
-  ok(await request('POST', `/participants/${name}/accounts/${settlement.id}`, {
-    transferId: crypto.randomUUID(), externalReference: 'onboarding', action: 'recordFundsIn', reason: 'initial deposit',
-    amount: { amount: fundsIn, currency },
-  }), 202);
-  return { settlementAccountId: settlement.id, positionAccountId: accounts.find((account) => account.ledgerAccountType === 'POSITION').id };
+/** Central-ledger's onboarding sequence for one DFSP (the same code the demo uses). */
+export function onboardDfsp(request, options) {
+  return ensureDfsp(request, options);
 }
 
 /** Hub accounts and a default settlement model, as a scheme's first onboarding step. */

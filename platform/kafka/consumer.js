@@ -1,0 +1,286 @@
+// The batch consumer every handler runs (DESIGN.md, "Processing contract"): consume what is
+// available, hand it to handleBatch, and commit the offsets only after handleBatch resolved.
+// A failed batch is never acknowledged: its partitions are rewound and it is consumed again.
+import Kafka from 'node-rdkafka';
+
+const { ERRORS } = Kafka.CODES;
+const BACKOFF_FIRST_MS = 100;
+const BACKOFF_MAX_MS = 5_000;
+const SEEK_TIMEOUT_MS = 5_000;
+// How long a revoke waits for the batch in flight; a hung handler must not hold the whole
+// group's rebalance hostage, so past this the partitions are given up uncommitted.
+const REVOKE_WAIT_MAX_MS = 10_000;
+
+// Commit failures with these codes mean the group moved on (a rebalance, or this member was
+// dropped); another member, or this one after rejoining, will be redelivered the batch.
+const REBALANCE_CODES = new Set([
+  ERRORS.ERR_REBALANCE_IN_PROGRESS, ERRORS.ERR_ILLEGAL_GENERATION, ERRORS.ERR_UNKNOWN_MEMBER_ID,
+  ERRORS.ERR__STATE, ERRORS.ERR__ASSIGNMENT_LOST, ERRORS.ERR__UNKNOWN_PARTITION,
+].filter((code) => code !== undefined));
+
+function consumerConfig({ kafka, groupId, sessionTimeoutMs, rebalance }) {
+  return {
+    'bootstrap.servers': kafka.brokers,
+    'client.id': kafka.clientId,
+    'group.id': groupId,
+    // Offsets are committed explicitly, per batch, after the handler's work is durable.
+    'enable.auto.commit': false,
+    'enable.auto.offset.store': false,
+    // Eager "range" rather than cooperative-sticky: node-rdkafka delivers rebalance events to
+    // JavaScript asynchronously and does not report a lost assignment, so the simpler eager
+    // protocol (every revoke is the whole assignment) is the one we can reason about. It
+    // lets the revoke wait for the in-flight batch to commit before giving partitions away.
+    // Rebalances happen only when replicas start or stop, so the brief stop-the-world pause
+    // of eager rebalancing costs little.
+    'partition.assignment.strategy': 'range',
+    'fetch.wait.max.ms': 10,
+    'fetch.min.bytes': 1,
+    'socket.nagle.disable': true,
+    // Heartbeats run on librdkafka's own thread, so a busy event loop does not trip this;
+    // a short session lets the group notice a killed replica within seconds.
+    'session.timeout.ms': sessionTimeoutMs,
+    'heartbeat.interval.ms': Math.min(3_000, Math.floor(sessionTimeoutMs / 3)),
+    rebalance_cb: rebalance,
+  };
+}
+
+/** Waits `ms`, or less once stopping (stop() must not sit out a 5 s back-off). */
+function createSleeper(isStopping) {
+  let wakeUp = () => {};
+  return {
+    sleep: (ms) => new Promise((resolve) => {
+      if (isStopping()) { resolve(); return; }
+      const timer = setTimeout(resolve, ms);
+      wakeUp = () => { clearTimeout(timer); resolve(); };
+    }),
+    wake: () => wakeUp(),
+  };
+}
+
+function backoffMs(failures) {
+  return Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.max(0, failures - 1));
+}
+
+function toMessage(raw) {
+  return {
+    topic: raw.topic,
+    partition: raw.partition,
+    offset: raw.offset,
+    key: raw.key === null || raw.key === undefined ? null : raw.key.toString('utf8'),
+    value: raw.value,
+    timestamp: raw.timestamp,
+  };
+}
+
+/** Per topic-partition, the first and last offset the batch holds. */
+function partitionRanges(messages) {
+  const ranges = new Map();
+  for (const { topic, partition, offset } of messages) {
+    const id = `${topic}\u0000${partition}`;
+    const range = ranges.get(id);
+    if (!range) ranges.set(id, { topic, partition, first: offset, last: offset });
+    else {
+      range.first = Math.min(range.first, offset);
+      range.last = Math.max(range.last, offset);
+    }
+  }
+  return [...ranges.values()];
+}
+
+function isAssigned(consumer, { topic, partition }) {
+  try {
+    return consumer.assignments().some((tp) => tp.topic === topic && tp.partition === partition);
+  } catch {
+    return false;
+  }
+}
+
+function consumeBatch(consumer, size) {
+  return new Promise((resolve, reject) => {
+    consumer.consume(size, (error, messages) => (error ? reject(error) : resolve(messages)));
+  });
+}
+
+function seek(consumer, topicPartitionOffset) {
+  return new Promise((resolve, reject) => {
+    consumer.seek(topicPartitionOffset, SEEK_TIMEOUT_MS, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+/**
+ * Commits `last + 1` for every partition of a successful batch. A commit rejected because
+ * of a rebalance is harmless (the handler is idempotent and the new owner re-reads), so it
+ * is logged at debug and the loop carries on.
+ */
+function commitBatch(ctx, ranges) {
+  const offsets = ranges.map(({ topic, partition, last }) => ({ topic, partition, offset: last + 1 }));
+  try {
+    ctx.consumer.commitSync(offsets);
+  } catch (error) {
+    const level = REBALANCE_CODES.has(error.code) ? 'debug' : 'warn';
+    ctx.log[level]({ err: error, code: error.code, offsets }, 'offset commit failed; the batch will be redelivered');
+  }
+}
+
+/**
+ * Puts every partition of a failed batch back to the batch's first offset, so the next
+ * consume() returns the same messages. A partition that is no longer ours needs no rewind
+ * (its new owner starts at the committed offset); one that still is must be rewound before
+ * we consume again, or a later commit would acknowledge the failed messages.
+ */
+async function rewind(ctx, ranges) {
+  for (const { topic, partition, first } of ranges) {
+    for (let attempt = 1; !ctx.stopping; attempt += 1) {
+      try {
+        await seek(ctx.consumer, { topic, partition, offset: first });
+        break;
+      } catch (error) {
+        // After a revoke the partition restarts at its committed offset wherever it goes next.
+        if (ctx.revoking || !isAssigned(ctx.consumer, { topic, partition })) {
+          ctx.log.debug({ topic, partition, code: error.code }, 'partition revoked before rewind; skipping');
+          break;
+        }
+        ctx.log.warn({ err: error, topic, partition, offset: first, attempt }, 'seek failed; retrying');
+        await ctx.sleeper.sleep(backoffMs(attempt));
+      }
+    }
+  }
+}
+
+/** Runs one batch through the handler; returns whether it succeeded and was committed. */
+async function processBatch(ctx, rawMessages) {
+  const messages = rawMessages.map(toMessage);
+  const ranges = partitionRanges(messages);
+  try {
+    await ctx.handleBatch(messages);
+  } catch (error) {
+    ctx.counters.failedBatches += 1;
+    ctx.log.error({ err: error, size: messages.length, partitions: ranges }, 'batch failed; rewinding to retry it');
+    await rewind(ctx, ranges);
+    return false;
+  }
+  commitBatch(ctx, ranges);
+  ctx.counters.batches += 1;
+  ctx.counters.messages += messages.length;
+  ctx.counters.lastBatchSize = messages.length;
+  return true;
+}
+
+/** Consumes; a consume error (broker unreachable, say) backs off rather than spinning. */
+async function nextBatch(ctx, failures) {
+  try {
+    return { messages: await consumeBatch(ctx.consumer, ctx.batchSizeMax), failed: false };
+  } catch (error) {
+    if (!ctx.stopping) {
+      ctx.log.warn({ err: error, code: error.code }, 'consume failed; backing off');
+      await ctx.sleeper.sleep(backoffMs(failures + 1));
+    }
+    return { messages: [], failed: true };
+  }
+}
+
+async function runLoop(ctx) {
+  let failures = 0;
+  while (!ctx.stopping) {
+    const { messages, failed } = await nextBatch(ctx, failures);
+    if (failed) { failures += 1; continue; }
+    // A batch consumed while stop() was called is left uncommitted for the next owner.
+    if (messages.length === 0 || ctx.stopping) continue;
+    ctx.inFlight = processBatch(ctx, messages);
+    const succeeded = await ctx.inFlight;
+    ctx.inFlight = null;
+    failures = succeeded ? 0 : failures + 1;
+    if (!succeeded && !ctx.stopping) await ctx.sleeper.sleep(backoffMs(failures));
+  }
+}
+
+/**
+ * The rebalance callback. An assignment is taken as given. A revoke first lets the batch in
+ * flight finish and commit (the group still accepts this member's commits while it waits
+ * for us), then gives the partitions up, so a rebalance redelivers as little as possible.
+ */
+function createRebalanceHandler(ctx) {
+  return function onRebalance(error, assignment) {
+    const consumer = this;
+    const apply = (event, change) => {
+      try {
+        change();
+        ctx.onRebalance?.({ event, assignment: consumer.assignments() });
+      } catch (applyError) {
+        if (consumer.isConnected()) ctx.log.warn({ err: applyError, event }, 'applying a rebalance failed');
+      }
+    };
+    if (error?.code === ERRORS.ERR__ASSIGN_PARTITIONS) {
+      ctx.log.debug({ assignment }, 'partitions assigned');
+      ctx.revoking = false;
+      apply('assign', () => consumer.assign(assignment));
+      return;
+    }
+    if (error?.code === ERRORS.ERR__REVOKE_PARTITIONS) ctx.log.debug({ assignment }, 'partitions revoked');
+    else ctx.log.warn({ err: error }, 'rebalance error; unassigning');
+    ctx.revoking = true;
+    let timer;
+    const waited = new Promise((resolve) => { timer = setTimeout(resolve, REVOKE_WAIT_MAX_MS); });
+    Promise.race([ctx.inFlight, waited]).finally(() => {
+      clearTimeout(timer);
+      apply('revoke', () => consumer.unassign());
+    });
+  };
+}
+
+function connect(consumer) {
+  return new Promise((resolve, reject) => {
+    consumer.connect({ timeout: 30_000 }, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+function disconnect(consumer) {
+  return new Promise((resolve) => {
+    if (!consumer.isConnected()) { resolve(); return; }
+    consumer.disconnect(() => resolve());
+  });
+}
+
+/**
+ * Starts a consumer-group member that feeds `handleBatch(messages)` with batches of at most
+ * `batchSizeMax` messages, waiting at most `batchWaitMs` for one to fill. `groupId` is the
+ * full group name. `onRebalance({ event, assignment })`, optional, observes assignments.
+ * Resolves once connected and subscribed, to `{ stop(), stats() }`.
+ */
+export async function startBatchConsumer({
+  kafka, groupId, topics, logger, handleBatch,
+  batchSizeMax = kafka.batchSizeMax, batchWaitMs = kafka.batchWaitMs,
+  sessionTimeoutMs = 10_000, onRebalance,
+}) {
+  const ctx = {
+    log: logger.child({ component: 'kafka-consumer', groupId, topics }),
+    handleBatch, batchSizeMax, onRebalance,
+    stopping: false, revoking: false, inFlight: null,
+    counters: { batches: 0, messages: 0, lastBatchSize: 0, failedBatches: 0 },
+  };
+  ctx.sleeper = createSleeper(() => ctx.stopping);
+  ctx.consumer = new Kafka.KafkaConsumer(
+    consumerConfig({ kafka, groupId, sessionTimeoutMs, rebalance: createRebalanceHandler(ctx) }),
+    { 'auto.offset.reset': 'earliest' },
+  );
+  ctx.consumer.on('event.error', (error) => ctx.log.warn({ err: error, code: error.code }, 'kafka consumer error'));
+  await connect(ctx.consumer);
+  // Consume returns as soon as the batch is full or no message arrived within the wait,
+  // so a backlog is drained at full speed and an idle topic costs one short poll per wait.
+  ctx.consumer.setDefaultConsumeTimeout(Math.max(1, batchWaitMs));
+  ctx.consumer.subscribe(topics);
+  const loop = runLoop(ctx).catch((error) => ctx.log.error({ err: error }, 'consumer loop crashed'));
+  let stopped = null;
+  return {
+    stop() {
+      stopped ??= (async () => {
+        ctx.stopping = true;
+        ctx.sleeper.wake();
+        await loop;
+        await disconnect(ctx.consumer);
+      })();
+      return stopped;
+    },
+    stats: () => ({ ...ctx.counters }),
+  };
+}

@@ -1,0 +1,87 @@
+// Onboarding through the admin API, in central-ledger's sequence and with its request
+// bodies: hub accounts → settlement model → participant → initialPositionAndLimits →
+// endpoints → funds in. Every step is idempotent, so provisioning can be run again: what
+// exists already is left as it is, and the funds-in uses a transfer id derived from the
+// DFSP, so a second run is a duplicate rather than a second deposit.
+import { createHash } from 'node:crypto';
+
+/** A tiny JSON client of the admin API. */
+export function adminClient(baseUrl) {
+  return async function request(method, path, body) {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
+  };
+}
+
+/** The callback endpoints a DFSP registers, with Mojaloop's URL templates. */
+export function standardEndpoints(base) {
+  return [
+    ['FSPIOP_CALLBACK_URL_TRANSFER_POST', `${base}/transfers`],
+    ['FSPIOP_CALLBACK_URL_TRANSFER_PUT', `${base}/transfers/{{transferId}}`],
+    ['FSPIOP_CALLBACK_URL_TRANSFER_ERROR', `${base}/transfers/{{transferId}}/error`],
+    ['FSPIOP_CALLBACK_URL_PARTIES_GET', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}`],
+    ['FSPIOP_CALLBACK_URL_PARTIES_PUT', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}`],
+    ['FSPIOP_CALLBACK_URL_PARTIES_PUT_ERROR', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}/error`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_PUT', `${base}/participants/{{partyIdType}}/{{partyIdentifier}}`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_PUT_ERROR', `${base}/participants/{{partyIdType}}/{{partyIdentifier}}/error`],
+    ['FSPIOP_CALLBACK_URL_QUOTES', base],
+  ];
+}
+
+function expect(result, statuses, step) {
+  if (!statuses.includes(result.status)) throw new Error(`${step}: HTTP ${result.status} ${result.text}`);
+  return result;
+}
+
+/** True when the answer says the thing already exists (central-ledger's 3000/3003). */
+function alreadyThere(result) {
+  return result.status === 400 && ['3000', '3003'].includes(result.body?.errorInformation?.errorCode)
+    && /already/i.test(result.body.errorInformation.errorDescription);
+}
+
+/** A stable UUID for a DFSP's initial deposit, so re-running onboarding deposits once. */
+export function depositTransferId(name, currency) {
+  const hex = createHash('sha256').update(`initial-deposit:${name}:${currency}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export async function ensureHub(request, currency) {
+  for (const type of ['HUB_MULTILATERAL_SETTLEMENT', 'HUB_RECONCILIATION']) {
+    const result = await request('POST', '/participants/Hub/accounts', { type, currency });
+    if (!alreadyThere(result)) expect(result, [201], `hub account ${type}`);
+  }
+  const models = expect(await request('GET', '/settlementModels'), [200], 'settlement models').body;
+  if (models.some((model) => model.currency === currency || model.currency === null)) return;
+  expect(await request('POST', '/settlementModels', {
+    name: `DEFERREDNET_${currency}`, settlementGranularity: 'NET', settlementInterchange: 'MULTILATERAL',
+    settlementDelay: 'DEFERRED', currency, requireLiquidityCheck: true, ledgerAccountType: 'POSITION',
+    settlementAccountType: 'SETTLEMENT', autoPositionReset: true,
+  }), [201], 'settlement model');
+}
+
+/** Onboards one DFSP; returns its POSITION and SETTLEMENT account ids. */
+export async function ensureDfsp(request, { name, currency = 'USD', netDebitCap = '10000', fundsIn = '5000', endpointBase }) {
+  const created = await request('POST', '/participants', { name, currency });
+  if (!alreadyThere(created)) expect(created, [201], `participant ${name}`);
+  const limits = await request('POST', `/participants/${name}/initialPositionAndLimits`, {
+    currency, limit: { type: 'NET_DEBIT_CAP', value: netDebitCap }, initialPosition: '0',
+  });
+  if (!alreadyThere(limits)) expect(limits, [201], `initial position and limits of ${name}`);
+  for (const [type, value] of endpointBase ? standardEndpoints(endpointBase) : []) {
+    expect(await request('POST', `/participants/${name}/endpoints`, { type, value }), [201], `endpoint ${type} of ${name}`);
+  }
+  const accounts = expect(await request('GET', `/participants/${name}/accounts?currency=${currency}`), [200], `accounts of ${name}`).body;
+  const accountId = (type) => accounts.find((account) => account.ledgerAccountType === type).id;
+  if (fundsIn) {
+    expect(await request('POST', `/participants/${name}/accounts/${accountId('SETTLEMENT')}`, {
+      transferId: depositTransferId(name, currency), externalReference: `${name}-initial-deposit`,
+      action: 'recordFundsIn', reason: 'Initial deposit', amount: { amount: fundsIn, currency },
+    }), [202], `funds in for ${name}`);
+  }
+  return { positionAccountId: accountId('POSITION'), settlementAccountId: accountId('SETTLEMENT') };
+}
