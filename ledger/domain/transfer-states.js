@@ -5,6 +5,8 @@ export const TRANSFER_STATE = Object.freeze({
   receivedPrepare: 'RECEIVED_PREPARE',
   reserved: 'RESERVED',
   receivedFulfil: 'RECEIVED_FULFIL',
+  receivedError: 'RECEIVED_ERROR',
+  reservedTimeout: 'RESERVED_TIMEOUT',
   committed: 'COMMITTED',
   abortedRejected: 'ABORTED_REJECTED',
   abortedError: 'ABORTED_ERROR',
@@ -19,8 +21,12 @@ const S = TRANSFER_STATE;
 const TRANSITIONS = Object.freeze({
   null: [S.receivedPrepare, S.invalid],
   [S.receivedPrepare]: [S.reserved, S.abortedRejected, S.expiredPrepared],
-  [S.reserved]: [S.receivedFulfil, S.committed, S.abortedRejected, S.abortedError, S.expiredReserved],
-  [S.receivedFulfil]: [S.committed, S.abortedError],
+  // A payment's reservation ends through the fulfil handler (fulfil or error) or the
+  // timeout handler; a funds-out reservation is committed or aborted by the operator.
+  [S.reserved]: [S.receivedFulfil, S.receivedError, S.reservedTimeout, S.committed, S.abortedRejected],
+  [S.receivedFulfil]: [S.committed],
+  [S.receivedError]: [S.abortedError],
+  [S.reservedTimeout]: [S.expiredReserved],
   [S.committed]: [],
   [S.abortedRejected]: [],
   [S.abortedError]: [],
@@ -34,6 +40,8 @@ const FSPIOP_TRANSFER_STATE = Object.freeze({
   [S.receivedPrepare]: 'RECEIVED',
   [S.reserved]: 'RESERVED',
   [S.receivedFulfil]: 'RESERVED',
+  [S.receivedError]: 'RESERVED',
+  [S.reservedTimeout]: 'RESERVED',
   [S.committed]: 'COMMITTED',
   [S.abortedRejected]: 'ABORTED',
   [S.abortedError]: 'ABORTED',

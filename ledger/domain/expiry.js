@@ -1,0 +1,28 @@
+// The timeout handler's decision for transfers it claimed past their expiry: one never
+// reserved is finished at once and its payer told; a reserved one goes to the position
+// handler, which releases the payer's position and tells both parties.
+import { FAILURE, failure } from './failures.js';
+import { tell } from './outcomes.js';
+import { TRANSFER_STATE } from './transfer-states.js';
+
+const S = TRANSFER_STATE;
+
+export function decideExpiries({ transfers, now }) {
+  const result = { stateUpdates: [], positionEvents: [], outcomes: [] };
+  for (const transfer of transfers) {
+    if (transfer.expiresAt.getTime() > now.getTime()) throw new Error(`transfer ${transfer.transferId} claimed before its expiry`);
+    if (transfer.state === S.receivedPrepare) {
+      const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);
+      result.stateUpdates.push({ transferId: transfer.transferId, statePath: [S.expiredPrepared], failure: expired, completedAt: now });
+      result.outcomes.push(tell.error(transfer.transferId, transfer.payerFsp, expired));
+    } else if (transfer.state === S.reserved) {
+      result.stateUpdates.push({ transferId: transfer.transferId, statePath: [S.reservedTimeout] });
+      result.positionEvents.push({
+        accountId: transfer.payerAccountId,
+        action: 'timeout-reserved',
+        message: { id: transfer.transferId, type: 'transfer', action: 'timeout', from: transfer.payerFsp, to: transfer.payeeFsp, headers: {}, body: {} },
+      });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,89 @@
+// The fulfil handler's decision: the payee's PUT /transfers/{ID} (fulfil), PUT …/error
+// (abort), and GET /transfers/{ID} from either party. Checks run in central-ledger's order:
+// the transfer, who is calling, duplicates, the state, expiry, the fulfilment.
+import { FAILURE, failure } from './failures.js';
+import { fulfilmentMatchesCondition } from './ilp.js';
+import { tell } from './outcomes.js';
+import { requestHash } from './request-hash.js';
+import { TRANSFER_STATE, isFinal } from './transfer-states.js';
+
+const S = TRANSFER_STATE;
+const COMPLETIONS = new Set(['commit', 'reserve', 'reject', 'abort']);
+
+/**
+ * `events`: fulfil-topic events in consumption order. `transfers`: transferId → transfer
+ * (locked). Returns state updates, position events and outcomes.
+ */
+export function decideFulfilBatch({ events, transfers, now }) {
+  const current = new Map(transfers);
+  const result = { stateUpdates: [], positionEvents: [], outcomes: [] };
+  for (const event of events) {
+    const transfer = current.get(event.id);
+    const decision = event.action === 'get' ? answerGet(event, transfer)
+      : COMPLETIONS.has(event.action) ? decideCompletion(event, transfer, now)
+        : { outcomes: [tell.error(event.id, event.from, failure(FAILURE.validation, `unknown fulfil action ${event.action}`))] };
+    result.outcomes.push(...decision.outcomes);
+    if (decision.update) {
+      result.stateUpdates.push(decision.update);
+      current.set(event.id, { ...transfer, state: decision.update.statePath.at(-1), completionHash: decision.update.completionHash });
+    }
+    if (decision.positionEvent) result.positionEvents.push(decision.positionEvent);
+  }
+  return result;
+}
+
+function answerGet(event, transfer) {
+  if (!transfer || (event.from !== transfer.payerFsp && event.from !== transfer.payeeFsp)) {
+    return { outcomes: [tell.error(event.id, event.from, failure(FAILURE.transferNotFound, `transfer ${event.id} is not known to ${event.from}`))] };
+  }
+  return { outcomes: [tell.state(event.id, event.from, transfer)] };
+}
+
+function refuse(event, code, detail) {
+  return { outcomes: [tell.error(event.id, event.from, failure(code, detail))] };
+}
+
+function decideCompletion(event, transfer, now) {
+  if (!transfer) return refuse(event, FAILURE.transferNotFound, `transfer ${event.id} was not found`);
+  if (event.from !== transfer.payeeFsp) return refuse(event, FAILURE.validation, `FSPIOP-Source ${event.from} is not the payee FSP of the transfer`);
+  if (event.to && event.to !== transfer.payerFsp) return refuse(event, FAILURE.validation, `FSPIOP-Destination ${event.to} is not the payer FSP of the transfer`);
+  const hash = requestHash({ action: event.action === 'abort' ? 'abort' : 'fulfil', body: event.body });
+  if (transfer.completionHash) {
+    if (transfer.completionHash !== hash) return refuse(event, FAILURE.modifiedRequest, `transfer ${event.id} was already completed with different content`);
+    return { outcomes: isFinal(transfer.state) ? [tell.state(event.id, event.from, transfer)] : [] };
+  }
+  if (transfer.state !== S.reserved) return refuse(event, FAILURE.validation, `transfer is ${transfer.state}, not RESERVED`);
+  if (event.action === 'reject') return refuse(event, FAILURE.validation, 'a payee rejects a transfer with PUT /transfers/{ID}/error');
+  if (event.action === 'abort') return payeeAbort(event, transfer, hash);
+  if (transfer.expiresAt.getTime() <= now.getTime()) return refuse(event, FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}`);
+  if (!fulfilmentMatchesCondition(event.body.fulfilment, transfer.ilpCondition)) {
+    const invalid = failure(FAILURE.validation, 'invalid fulfilment: its SHA-256 does not match the condition');
+    return {
+      outcomes: [],
+      update: { transferId: transfer.transferId, statePath: [S.receivedError], completionHash: hash, failure: invalid },
+      positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event, failure: invalid },
+    };
+  }
+  return {
+    outcomes: [],
+    update: {
+      transferId: transfer.transferId, statePath: [S.receivedFulfil], completionHash: hash,
+      fulfilment: event.body.fulfilment, completedAt: completedAt(event.body.completedTimestamp, now),
+    },
+    positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action },
+  };
+}
+
+function payeeAbort(event, transfer, hash) {
+  const { errorCode, errorDescription } = event.body.errorInformation ?? {};
+  return {
+    outcomes: [],
+    update: { transferId: transfer.transferId, statePath: [S.receivedError], completionHash: hash, payeeError: { errorCode, errorDescription } },
+    positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event },
+  };
+}
+
+function completedAt(timestamp, now) {
+  const ms = Date.parse(timestamp);
+  return Number.isNaN(ms) ? now : new Date(ms);
+}

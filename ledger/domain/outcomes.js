@@ -1,0 +1,21 @@
+// What the transfer decisions ask the outside world to be told, as plain values. The
+// handlers turn them into notification events (handlers/transfers/callbacks.js); the domain
+// knows who must hear what, not how FSPIOP callbacks are addressed.
+
+export const OUTCOME = Object.freeze({
+  forwardPrepare: 'FORWARD_PREPARE', // the payer's prepare, to the payee
+  forwardFulfil: 'FORWARD_FULFIL', // the payee's fulfil, to the payer
+  forwardError: 'FORWARD_ERROR', // the payee's error callback, to the payer
+  patchFinalState: 'PATCH_FINAL_STATE', // the final state, to a payee that asked with RESERVED
+  error: 'ERROR', // a switch-detected failure, from the hub
+  state: 'STATE', // the transfer's state, from the hub (duplicates, GET)
+});
+
+export const tell = Object.freeze({
+  forwardPrepare: (transferId, to, message) => ({ type: OUTCOME.forwardPrepare, transferId, to, message }),
+  forwardFulfil: (transferId, to, message) => ({ type: OUTCOME.forwardFulfil, transferId, to, message }),
+  forwardError: (transferId, to, message) => ({ type: OUTCOME.forwardError, transferId, to, message }),
+  patchFinalState: (transferId, to, view) => ({ type: OUTCOME.patchFinalState, transferId, to, view }),
+  error: (transferId, to, failure) => ({ type: OUTCOME.error, transferId, to, failure }),
+  state: (transferId, to, view) => ({ type: OUTCOME.state, transferId, to, view }),
+});

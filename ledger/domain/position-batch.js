@@ -1,0 +1,107 @@
+// The position handler's decision for one batch. Messages are keyed by position account,
+// so this handler alone moves those accounts' positions. Work in flight is finished first
+// (commits, aborts, expiries free or settle funds), then new reservations are taken, each
+// one lowering the headroom left for the next (central-ledger's batch raises it instead).
+import { FAILURE, failure } from './failures.js';
+import { formatAmount } from './money.js';
+import { tell } from './outcomes.js';
+import { checkReservation } from './position.js';
+import { TRANSFER_STATE } from './transfer-states.js';
+
+const S = TRANSFER_STATE;
+
+/**
+ * `events`: { action, accountId, message, fulfilAction?, failure? } in consumption order.
+ * `transfers`: transferId → transfer (locked). `positions`: accountId → value (locked).
+ * `settlements` / `limits`: payer position accountId → settlement value / net debit cap.
+ * Returns position changes, state updates and outcomes; anything already applied (a
+ * redelivered event) is skipped because its transfer is no longer in the expected state.
+ */
+export function decidePositionBatch({ events, transfers, positions, settlements, limits, now }) {
+  const context = { transfers: new Map(transfers), running: new Map(positions), settlements, limits, now };
+  const result = { positionChanges: [], stateUpdates: [], outcomes: [] };
+  const ordered = [...events.filter((event) => event.action !== 'prepare'), ...events.filter((event) => event.action === 'prepare')];
+  for (const event of ordered) {
+    const transfer = context.transfers.get(event.message.id);
+    const decide = DECIDERS[event.action];
+    if (!transfer || !decide) continue;
+    const decision = decide(event, transfer, context);
+    if (!decision) continue;
+    context.transfers.set(transfer.transferId, { ...transfer, state: decision.update.statePath.at(-1) });
+    if (decision.change) {
+      result.positionChanges.push(decision.change);
+      context.running.set(decision.change.accountId, context.running.get(decision.change.accountId) + decision.change.change);
+    }
+    result.stateUpdates.push(decision.update);
+    result.outcomes.push(...decision.outcomes);
+  }
+  return result;
+}
+
+function update(transfer, statePath, extra = {}) {
+  return { transferId: transfer.transferId, statePath, ...extra };
+}
+
+function reserve(event, transfer, { running, settlements, limits, now }) {
+  if (transfer.state !== S.receivedPrepare) return null;
+  const payer = transfer.payerAccountId;
+  if (transfer.expiresAt.getTime() <= now.getTime()) {
+    const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);
+    return { update: update(transfer, [S.expiredPrepared], { failure: expired, completedAt: now }), outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired)] };
+  }
+  const refused = checkReservation({
+    positionValue: running.get(payer), settlementValue: settlements.get(payer), netDebitCap: limits.get(payer), amount: transfer.amount,
+  });
+  if (refused) {
+    return { update: update(transfer, [S.abortedRejected], { failure: refused, completedAt: now }), outcomes: [tell.error(transfer.transferId, transfer.payerFsp, refused)] };
+  }
+  return {
+    change: { accountId: payer, change: transfer.amount, transferId: transfer.transferId, reason: 'PREPARE' },
+    update: update(transfer, [S.reserved]),
+    outcomes: [tell.forwardPrepare(transfer.transferId, transfer.payeeFsp, event.message)],
+  };
+}
+
+function commit(event, transfer, { now }) {
+  if (transfer.state !== S.receivedFulfil) return null;
+  assertAccount(event, transfer.payeeAccountId);
+  const view = { state: S.committed, completedAt: transfer.completedAt ?? now, fulfilment: transfer.fulfilment };
+  const outcomes = [tell.forwardFulfil(transfer.transferId, transfer.payerFsp, event.message)];
+  if (event.fulfilAction === 'reserve') outcomes.push(tell.patchFinalState(transfer.transferId, transfer.payeeFsp, view));
+  return {
+    change: { accountId: transfer.payeeAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'COMMIT' },
+    update: update(transfer, [S.committed], { completedAt: view.completedAt }),
+    outcomes,
+  };
+}
+
+function abort(event, transfer, { now }) {
+  if (transfer.state !== S.receivedError) return null;
+  assertAccount(event, transfer.payerAccountId);
+  const outcomes = event.failure
+    ? [tell.error(transfer.transferId, transfer.payerFsp, event.failure), tell.error(transfer.transferId, transfer.payeeFsp, event.failure)]
+    : [tell.forwardError(transfer.transferId, transfer.payerFsp, event.message)];
+  return {
+    change: { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'ABORT' },
+    update: update(transfer, [S.abortedError], { completedAt: now }),
+    outcomes,
+  };
+}
+
+function expireReserved(event, transfer, { now }) {
+  if (transfer.state !== S.reservedTimeout) return null;
+  assertAccount(event, transfer.payerAccountId);
+  const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}; ${formatAmount(transfer.amount)} ${transfer.currency} released`);
+  return {
+    change: { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'TIMEOUT' },
+    update: update(transfer, [S.expiredReserved], { failure: expired, completedAt: now }),
+    outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired), tell.error(transfer.transferId, transfer.payeeFsp, expired)],
+  };
+}
+
+/** A position event must arrive on the account it moves; anything else is a bug upstream. */
+function assertAccount(event, accountId) {
+  if (event.accountId !== accountId) throw new Error(`position event for ${event.message.id} keyed by account ${event.accountId}, expected ${accountId}`);
+}
+
+const DECIDERS = Object.freeze({ prepare: reserve, commit, abort, 'timeout-reserved': expireReserved });

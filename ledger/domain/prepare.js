@@ -1,0 +1,90 @@
+// The prepare handler's decision for a batch of POST /transfers: duplicates first (by the
+// hash of the request), then validation; valid transfers go on to the payer's position.
+import { FAILURE, failure } from './failures.js';
+import { isCondition } from './ilp.js';
+import { parseAmount } from './money.js';
+import { tell } from './outcomes.js';
+import { requestHash } from './request-hash.js';
+import { TRANSFER_KIND } from './funds.js';
+import { TRANSFER_STATE, isFinal } from './transfer-states.js';
+
+const S = TRANSFER_STATE;
+
+/**
+ * `messages`: prepare events in consumption order. `existing`: transferId → stored transfer.
+ * `participants`: name → { isActive, positionAccounts: Map(currency → { id, isActive }) }.
+ * Returns rows to insert, events for the position handler, and who must be told what.
+ */
+export function decidePrepareBatch({ messages, existing, participants, now }) {
+  const known = new Map(existing);
+  const result = { inserts: [], positionEvents: [], outcomes: [] };
+  for (const message of messages) {
+    const hash = requestHash(message.body);
+    const prior = known.get(message.id);
+    if (prior) {
+      result.outcomes.push(...classifyDuplicate(message, prior, hash));
+      continue;
+    }
+    const planned = planTransfer(message, hash, participants, now);
+    known.set(message.id, planned.row);
+    result.inserts.push(planned.row);
+    if (planned.failure) result.outcomes.push(tell.error(message.id, message.from, planned.failure));
+    else result.positionEvents.push({ accountId: planned.row.payerAccountId, action: 'prepare', message });
+  }
+  return result;
+}
+
+/** Same request again: resend a final state or ignore one in flight; changed: 3106. */
+function classifyDuplicate(message, prior, hash) {
+  if (prior.requestHash !== hash) {
+    return [tell.error(message.id, message.from, failure(FAILURE.modifiedRequest, `transfer ${message.id} was already prepared with different content`))];
+  }
+  if (isFinal(prior.state)) return [tell.state(message.id, message.from, prior)];
+  return [];
+}
+
+function planTransfer(message, hash, participants, now) {
+  const { body } = message;
+  const payer = participants.get(body.payerFsp);
+  const payee = participants.get(body.payeeFsp);
+  const currency = body.amount?.currency;
+  const amount = parseAmount(body.amount?.amount, { allowZero: false });
+  const reasons = validationReasons({ message, payer, payee, currency, amount, now });
+  const row = {
+    transferId: message.id,
+    kind: TRANSFER_KIND.payment,
+    payerFsp: body.payerFsp,
+    payeeFsp: body.payeeFsp,
+    payerAccountId: payer?.positionAccounts.get(currency)?.id ?? null,
+    payeeAccountId: payee?.positionAccounts.get(currency)?.id ?? null,
+    amount: typeof amount === 'bigint' ? amount : 0n,
+    currency,
+    ilpCondition: body.condition,
+    ilpPacket: body.ilpPacket,
+    expiresAt: new Date(Date.parse(body.expiration)),
+    requestHash: hash,
+    state: reasons.length ? S.invalid : S.receivedPrepare,
+  };
+  if (!reasons.length) return { row: { ...row, statePath: [S.receivedPrepare] } };
+  const invalid = failure(FAILURE.validation, reasons.join(', '));
+  return { row: { ...row, statePath: [S.invalid], reason: invalid.detail, failure: invalid }, failure: invalid };
+}
+
+function validationReasons({ message, payer, payee, currency, amount, now }) {
+  const { body } = message;
+  const reasons = [];
+  if (message.from !== body.payerFsp) reasons.push(`FSPIOP-Source ${message.from} does not match payerFsp ${body.payerFsp}`);
+  if (body.payerFsp === body.payeeFsp) reasons.push('payer and payee FSP are the same');
+  for (const [role, name, participant] of [['payer', body.payerFsp, payer], ['payee', body.payeeFsp, payee]]) {
+    const account = participant?.positionAccounts.get(currency);
+    if (!participant) reasons.push(`${role} FSP ${name} is not a participant`);
+    else if (!participant.isActive) reasons.push(`${role} FSP ${name} is not active`);
+    else if (!account || !account.isActive) reasons.push(`${role} FSP ${name} has no active position account in ${currency}`);
+  }
+  if (typeof amount !== 'bigint') reasons.push(amount.detail);
+  if (!isCondition(body.condition)) reasons.push('condition is not 32 bytes of base64url');
+  const expiresAtMs = Date.parse(body.expiration);
+  if (Number.isNaN(expiresAtMs)) reasons.push('expiration is not a date');
+  else if (expiresAtMs <= now.getTime()) reasons.push(`expiration ${body.expiration} is in the past`);
+  return reasons;
+}
