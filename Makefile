@@ -1,0 +1,34 @@
+# Local runtime of the switch, on one machine without containers. The work is done by the
+# scripts in scripts/ (configuration: scripts/env.sh, every variable overridable from the
+# environment, e.g. `ADMIN_API_REPLICAS=2 make up`).
+SHELL := /bin/bash
+
+.DEFAULT_GOAL := help
+.PHONY: help deps up infra-up down clean status test demo
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+deps: ## install what is missing (npm ci, MariaDB, Kafka jars, k6, helm); fast no-op otherwise
+	@bash scripts/deps.sh
+
+up: deps ## start MariaDB, Kafka, topics, migrations and every service in scripts/services.conf
+	@bash scripts/up.sh
+
+infra-up: deps ## start MariaDB, Kafka, topics and migrations only (no services)
+	@bash scripts/infra-up.sh
+
+down: ## stop the processes `make up` started (data is kept)
+	@bash scripts/down.sh
+
+clean: ## `make down`, then delete .run/ (databases, Kafka data, logs)
+	@bash scripts/clean.sh
+
+status: ## table of the processes the local runtime manages
+	@bash scripts/status.sh
+
+test: deps ## infrastructure up, then lint, unit and integration tests
+	@bash scripts/test.sh
+
+demo: deps up ## the switch up, then a demo transfer
+	@node scripts/demo.js

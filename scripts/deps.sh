@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# `make deps`: installs what the local runtime needs and is missing, nothing more.
+# Every check is cheap, so a run with everything in place takes about a second.
+#   - Debian packages: mariadb-server + mariadb-client (if mariadbd is missing), Java and
+#     Maven for Kafka, curl for health checks
+#   - node_modules: `npm ci` when missing or older than package-lock.json
+#   - Kafka jars (+ slf4j binding) from Maven Central into .cache/kafka/libs
+#   - k6 and helm via `go install` into .tools/bin
+# The slow steps (npm ci builds librdkafka; go install builds k6 and helm; mvn downloads)
+# run as parallel background jobs, each logging to $LOG_DIR/deps-<job>.log; the script
+# waits for all of them and fails if any failed.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$REPO_ROOT/scripts/lib.sh"
+
+JOB_NAMES=()
+JOB_PIDS=()
+
+# ---- Debian packages -----------------------------------------------------------------------
+
+# Prints the Debian packages to install, one a line: those whose command is missing.
+wanted_debian_packages() {
+  local -a missing=()
+  command -v mariadbd >/dev/null || missing+=(mariadb-server)
+  command -v mariadb >/dev/null || missing+=(mariadb-client)
+  command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
+  command -v mvn >/dev/null || missing+=(maven)
+  command -v curl >/dev/null || missing+=(curl)
+  ((${#missing[@]} == 0)) || printf '%s\n' "${missing[@]}"
+}
+
+# Debian's maintainer scripts would start a system-wide mariadb on port 3306 that we do not
+# use; a policy-rc.d answering 101 ("action forbidden") stops that. An existing one is kept.
+install_debian_packages() {
+  local -a packages=("$@")
+  local policy=/usr/sbin/policy-rc.d created_policy=0 sudo=()
+  ((EUID == 0)) || sudo=(sudo)
+  if [[ ! -e "$policy" ]]; then
+    printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+    "${sudo[@]}" chmod +x "$policy"
+    created_policy=1
+  fi
+  local status=0
+  "${sudo[@]}" apt-get update -q &&
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends \
+      "${packages[@]}" || status=$?
+  ((created_policy == 0)) || "${sudo[@]}" rm -f "$policy"
+  return "$status"
+}
+
+# ---- node_modules ---------------------------------------------------------------------------
+
+# npm writes node_modules/.package-lock.json on every install: if it is older than
+# package-lock.json, the lock file changed since node_modules was made.
+npm_needed() {
+  [[ ! -d "$REPO_ROOT/node_modules" ]] && return 0
+  [[ ! -f "$REPO_ROOT/node_modules/.package-lock.json" ]] && return 0
+  [[ "$REPO_ROOT/package-lock.json" -nt "$REPO_ROOT/node_modules/.package-lock.json" ]]
+}
+
+install_node_modules() {
+  cd "$REPO_ROOT"
+  if [[ -f package-lock.json ]]; then
+    npm ci --no-audit --no-fund
+  else
+    # No lock file yet: `npm ci` cannot work; `npm install` creates one (commit it).
+    echo "package-lock.json is missing: running npm install to create it"
+    npm install --no-audit --no-fund
+  fi
+  # node-rdkafka's native addon is built by an install script; make sure it was.
+  [[ -d node_modules/node-rdkafka/build/Release ]] ||
+    { echo "node-rdkafka's native build is missing (install scripts blocked?)"; return 1; }
+}
+
+# ---- Kafka jars -----------------------------------------------------------------------------
+
+kafka_libs_present() {
+  [[ -f "$KAFKA_LIBS/kafka_2.13-$KAFKA_VERSION.jar" ]] &&
+    compgen -G "$KAFKA_LIBS/slf4j-reload4j-*.jar" >/dev/null
+}
+
+# Fetches into a temporary folder and renames it into place, so an interrupted download
+# never leaves a half-filled libs folder that would look complete.
+fetch_kafka_libs() {
+  local tmp="$KAFKA_LIBS.tmp.$$"
+  rm -rf "$tmp"
+  mvn -q -B -f "$REPO_ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies \
+    -Dkafka.version="$KAFKA_VERSION" -DincludeScope=runtime -DoutputDirectory="$tmp"
+  rm -rf "$KAFKA_LIBS"
+  mv "$tmp" "$KAFKA_LIBS"
+  echo "$(find "$KAFKA_LIBS" -name '*.jar' | wc -l) jars in $KAFKA_LIBS"
+}
+
+# ---- Go tools -------------------------------------------------------------------------------
+
+# True if BINARY exists and was built from MODULE at VERSION (read from the binary's
+# embedded build info, so a version change in env.sh triggers a rebuild).
+go_tool_current() {
+  local binary="$1" module="$2" version="$3"
+  [[ -x "$binary" ]] || return 1
+  go version -m "$binary" 2>/dev/null | awk -v m="$module" -v v="$version" \
+    '$1 == "mod" && $2 == m && $3 == v { found = 1 } END { exit !found }'
+}
+
+go_install() {
+  local package="$1"
+  mkdir -p "$TOOLS_BIN"
+  GOBIN="$TOOLS_BIN" go install "$package"
+}
+
+# ---- background jobs ------------------------------------------------------------------------
+
+# Runs "$@" in the background with its output in $LOG_DIR/deps-NAME.log.
+start_job() {
+  local name="$1"
+  shift
+  log "$name: installing (log: $LOG_DIR/deps-$name.log)"
+  (
+    start=$SECONDS
+    "$@"
+    echo "done in $((SECONDS - start))s"
+  ) >"$LOG_DIR/deps-$name.log" 2>&1 &
+  JOB_NAMES+=("$name")
+  JOB_PIDS+=("$!")
+}
+
+wait_jobs() {
+  local i failed=0
+  for i in "${!JOB_PIDS[@]}"; do
+    if wait "${JOB_PIDS[$i]}"; then
+      log "${JOB_NAMES[$i]}: $(tail -n 1 "$LOG_DIR/deps-${JOB_NAMES[$i]}.log")"
+    else
+      show_log_tail "$LOG_DIR/deps-${JOB_NAMES[$i]}.log" 30
+      warn "${JOB_NAMES[$i]}: FAILED"
+      failed=1
+    fi
+  done
+  return "$failed"
+}
+
+# ---- main -----------------------------------------------------------------------------------
+
+check_toolchains() {
+  command -v node >/dev/null || die "node (>= 20) is required and not installed"
+  command -v npm >/dev/null || die "npm is required and not installed"
+  command -v go >/dev/null || die "go is required (for k6 and helm) and not installed"
+}
+
+main() {
+  local -a packages
+  mkdir -p "$LOG_DIR"
+  check_toolchains
+  mapfile -t packages < <(wanted_debian_packages)
+
+  # Go builds and npm ci do not depend on the Debian packages: start them first.
+  if ! go_tool_current "$TOOLS_BIN/k6" go.k6.io/k6 "$K6_VERSION"; then
+    start_job k6 go_install "go.k6.io/k6@$K6_VERSION"
+  fi
+  if ! go_tool_current "$TOOLS_BIN/helm" helm.sh/helm/v3 "$HELM_VERSION"; then
+    start_job helm go_install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+  fi
+  if npm_needed; then
+    start_job npm install_node_modules
+  fi
+  # Maven may itself come from apt, so the jar fetch waits for the packages.
+  if ((${#packages[@]} > 0)); then
+    log "apt: installing ${packages[*]}"
+    install_debian_packages "${packages[@]}" >"$LOG_DIR/deps-apt.log" 2>&1 ||
+      { show_log_tail "$LOG_DIR/deps-apt.log" 30; wait_jobs || true; die "apt-get install failed"; }
+  fi
+  if ! kafka_libs_present; then
+    start_job kafka-jars fetch_kafka_libs
+  fi
+
+  ((${#JOB_PIDS[@]} == 0)) && { log "everything already installed"; return 0; }
+  wait_jobs || die "some dependencies failed to install (see the logs above)"
+  log "dependencies installed"
+}
+
+main "$@"

@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# The local runtime's configuration: every variable, its default, in one place.
+# Every script in scripts/ sources this file; each value can be overridden from the
+# environment (e.g. `DB_PORT=3400 make up`). Variables are exported so that the Node
+# processes started by scripts/services-up.sh see the same values (platform/config.js
+# reads DB_*, KAFKA_*, PORT, SERVICE_NAME, REPLICA_INDEX).
+#
+# The defaults are for ONE developer machine only: they bind to 127.0.0.1 and the
+# database password below is a well-known local-only value, never a deployed one.
+
+# The repository root, whatever the caller's working directory is.
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export REPO_ROOT
+
+# Resolves a path relative to the repository root (absolute paths pass through), so that
+# relative overrides like RUN_DIR=.run behave the same from any directory.
+abs_path() {
+  case "$1" in
+    /*) printf '%s\n' "$1" ;;
+    *) printf '%s\n' "$REPO_ROOT/$1" ;;
+  esac
+}
+
+# --- where things live -------------------------------------------------------------------
+: "${RUN_DIR:=.run}"                       # state of running processes: data, logs, pids
+: "${CACHE_DIR:=.cache}"                   # downloaded artifacts (Kafka jars)
+: "${TOOLS_BIN:=.tools/bin}"               # go-installed tools (k6, helm)
+RUN_DIR="$(abs_path "$RUN_DIR")"
+CACHE_DIR="$(abs_path "$CACHE_DIR")"
+TOOLS_BIN="$(abs_path "$TOOLS_BIN")"
+: "${LOG_DIR:=$RUN_DIR/logs}"
+: "${PID_DIR:=$RUN_DIR/pids}"
+: "${SERVICES_CONF:=$REPO_ROOT/scripts/services.conf}"
+export RUN_DIR CACHE_DIR TOOLS_BIN LOG_DIR PID_DIR SERVICES_CONF
+
+# --- MariaDB -------------------------------------------------------------------------------
+: "${DB_HOST:=127.0.0.1}"
+: "${DB_PORT:=3307}"                       # not 3306, so a system MySQL can coexist
+: "${DB_NAME:=fspiop}"
+: "${DB_USER:=switch}"
+: "${DB_PASSWORD:=switch-local-dev}"       # LOCAL-ONLY default; deployments set their own
+: "${DB_MAX_CONNECTIONS:=500}"
+: "${DB_BUFFER_POOL_SIZE:=512M}"           # InnoDB buffer pool of the local server
+export DB_HOST DB_PORT DB_NAME DB_USER DB_PASSWORD DB_MAX_CONNECTIONS DB_BUFFER_POOL_SIZE
+
+# --- Kafka ---------------------------------------------------------------------------------
+: "${KAFKA_VERSION:=3.9.2}"                # org.apache.kafka:kafka_2.13 from Maven Central
+: "${KAFKA_PORT:=9192}"                    # client listener (not 9092: may be taken)
+: "${KAFKA_CONTROLLER_PORT:=9193}"         # KRaft controller listener
+: "${KAFKA_BROKERS:=127.0.0.1:$KAFKA_PORT}"
+: "${KAFKA_TOPIC_PREFIX:=}"                # prepended to every topic name
+: "${KAFKA_HEAP_OPTS:=-Xms512m -Xmx1g}"
+export KAFKA_VERSION KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_BROKERS KAFKA_TOPIC_PREFIX KAFKA_HEAP_OPTS
+export KAFKA_LIBS="$CACHE_DIR/kafka/libs"
+
+# --- tools and timeouts ----------------------------------------------------------------------
+: "${K6_VERSION:=v1.4.2}"
+: "${HELM_VERSION:=v3.19.0}"
+: "${HEALTH_TIMEOUT:=60}"                  # seconds a service replica gets to answer /health
+: "${STOP_TIMEOUT:=10}"                    # seconds between SIGTERM and SIGKILL for services
+export K6_VERSION HELM_VERSION HEALTH_TIMEOUT STOP_TIMEOUT
+export PATH="$TOOLS_BIN:$PATH"

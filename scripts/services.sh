@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# Starts, stops and lists the switch's Node services listed in scripts/services.conf.
+# Each replica is its own process in its own session (setsid), so it outlives the shell:
+#   PORT=<basePort + i> REPLICA_INDEX=<i> SERVICE_NAME=<name>, plus everything env.sh exports;
+#   output to $LOG_DIR/<name>-<i>.log, PID to $PID_DIR/<name>-<i>.pid.
+#   scripts/services.sh start    # idempotent; waits for GET /health = 200 on every replica
+#   scripts/services.sh stop     # SIGTERM, up to STOP_TIMEOUT s, then SIGKILL; our PIDs only
+#   scripts/services.sh status   # table of replicas
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$REPO_ROOT/scripts/lib.sh"
+
+# Parsed services.conf: parallel arrays, one entry per service.
+SVC_NAMES=()
+SVC_ENTRIES=()
+SVC_PORTS=()
+SVC_REPLICAS=()
+
+# ADMIN_API_REPLICAS for admin-api.
+replicas_var() {
+  local name="${1^^}"
+  printf '%s_REPLICAS\n' "${name//-/_}"
+}
+
+read_services_conf() {
+  local name entry port replicas extra var lineno=0
+  [[ -r "$SERVICES_CONF" ]] || die "cannot read $SERVICES_CONF"
+  while read -r name entry port replicas extra || [[ -n "${name:-}" ]]; do
+    lineno=$((lineno + 1))
+    [[ -z "${name:-}" || "$name" == \#* ]] && continue
+    [[ -n "$replicas" && -z "${extra:-}" && "$port" =~ ^[0-9]+$ && "$replicas" =~ ^[0-9]+$ ]] ||
+      die "$SERVICES_CONF:$lineno: expected 'name entry basePort defaultReplicas'"
+    var="$(replicas_var "$name")"
+    replicas="${!var:-$replicas}"
+    [[ "$replicas" =~ ^[0-9]+$ ]] || die "$var must be a whole number, got '$replicas'"
+    SVC_NAMES+=("$name")
+    SVC_ENTRIES+=("$(abs_path "$entry")")
+    SVC_PORTS+=("$port")
+    SVC_REPLICAS+=("$replicas")
+  done <"$SERVICES_CONF"
+}
+
+# A replica is ours if it runs node and its environment carries our run marker, its name
+# and its index. The environment, not the command line, is checked because a Node program
+# may rename itself (process.title rewrites /proc/<pid>/cmdline); a reused PID fails both.
+replica_is_ours() {
+  local pid="$1" name="$2" index="$3" exe
+  [[ -n "$pid" && -d "/proc/$pid" ]] || return 1
+  is_zombie "$pid" && return 1
+  exe="$(readlink "/proc/$pid/exe" 2>/dev/null)" || return 1
+  [[ "$(basename "$exe")" == node* ]] || return 1
+  proc_has_env "$pid" "$RUN_MARKER" "SERVICE_NAME=$name" "REPLICA_INDEX=$index"
+}
+
+pid_file() { printf '%s/%s-%s.pid\n' "$PID_DIR" "$1" "$2"; }
+log_file() { printf '%s/%s-%s.log\n' "$LOG_DIR" "$1" "$2"; }
+
+# Prints the PID of replica NAME/INDEX if it is running and ours.
+replica_pid() {
+  local pid
+  pid="$(read_pid "$(pid_file "$1" "$2")")"
+  if replica_is_ours "$pid" "$1" "$2"; then printf '%s\n' "$pid"; fi
+}
+
+start_replica() {
+  local name="$1" entry="$2" port="$3" index="$4" pid log
+  log="$(log_file "$name" "$index")"
+  if port_open 127.0.0.1 "$port"; then
+    die "port $port (for $name replica $index) is taken by another process"
+  fi
+  printf '\n=== %s: starting %s replica %s on port %s ===\n' "$(date -Is)" "$name" "$index" "$port" >>"$log"
+  pid="$(spawn "$log" env PORT="$port" REPLICA_INDEX="$index" SERVICE_NAME="$name" \
+    node "$entry")"
+  printf '%s\n' "$pid" >"$(pid_file "$name" "$index")"
+  log "started $name replica $index (pid $pid, port $port)"
+}
+
+# Waits until every "name index port" line of $1 answers GET /health with 200. Fails at
+# once when a replica dies, or after HEALTH_TIMEOUT seconds, showing the replica's log.
+wait_healthy() {
+  local -a pending=("$@") still
+  local item name index port pid deadline=$((SECONDS + HEALTH_TIMEOUT))
+  while ((${#pending[@]} > 0)); do
+    still=()
+    for item in "${pending[@]}"; do
+      read -r name index port <<<"$item"
+      pid="$(replica_pid "$name" "$index")"
+      if [[ -z "$pid" ]]; then
+        show_log_tail "$(log_file "$name" "$index")"
+        die "$name replica $index exited during start-up"
+      fi
+      if [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/health")" != 200 ]]; then
+        still+=("$item")
+      fi
+    done
+    pending=("${still[@]+"${still[@]}"}")
+    ((${#pending[@]} == 0)) && break
+    if ((SECONDS >= deadline)); then
+      for item in "${pending[@]}"; do
+        read -r name index port <<<"$item"
+        show_log_tail "$(log_file "$name" "$index")"
+        warn "$name replica $index: no 200 from http://127.0.0.1:$port/health"
+      done
+      die "services not healthy after ${HEALTH_TIMEOUT}s"
+    fi
+    sleep 0.3
+  done
+}
+
+# PID files in PID_DIR, as "name index file" lines; the index follows the last dash.
+list_pid_files() {
+  local file base
+  for file in "$PID_DIR"/*.pid; do
+    [[ -e "$file" ]] || continue
+    base="$(basename "$file" .pid)"
+    [[ "$base" =~ ^(.+)-([0-9]+)$ ]] || continue
+    printf '%s %s %s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "$file"
+  done
+}
+
+# Stops replicas whose "name index file" lines are given (only those still ours).
+stop_replicas() {
+  local -a pids=() files=()
+  local name index file pid line
+  for line in "$@"; do
+    read -r name index file <<<"$line"
+    pid="$(read_pid "$file")"
+    if replica_is_ours "$pid" "$name" "$index"; then
+      log "stopping $name replica $index (pid $pid)"
+      pids+=("$pid")
+    elif [[ -n "$pid" ]]; then
+      log "$file: pid $pid is not our $name replica $index any more; not killing it"
+    fi
+    files+=("$file")
+  done
+  stop_pids "$STOP_TIMEOUT" "${pids[@]+"${pids[@]}"}"
+  rm -f "${files[@]+"${files[@]}"}"
+}
+
+# Replicas left over from an earlier start with a higher replica count.
+stop_surplus_replicas() {
+  local -a surplus=()
+  local line name index file s
+  while read -r line; do
+    [[ -n "$line" ]] || continue
+    read -r name index file <<<"$line"
+    for s in "${!SVC_NAMES[@]}"; do
+      if [[ "${SVC_NAMES[$s]}" == "$name" ]] && ((index >= SVC_REPLICAS[s])); then
+        surplus+=("$line")
+      fi
+    done
+  done < <(list_pid_files)
+  stop_replicas "${surplus[@]+"${surplus[@]}"}"
+}
+
+cmd_start() {
+  local -a started=() checks=()
+  local s i name entry port pid
+  mkdir -p "$LOG_DIR" "$PID_DIR"
+  read_services_conf
+  for s in "${!SVC_NAMES[@]}"; do
+    name="${SVC_NAMES[$s]}" entry="${SVC_ENTRIES[$s]}"
+    [[ -f "$entry" ]] || die "$name: entry point $entry does not exist"
+    for ((i = 0; i < SVC_REPLICAS[s]; i++)); do
+      port=$((SVC_PORTS[s] + i))
+      pid="$(replica_pid "$name" "$i")"
+      if [[ -n "$pid" ]]; then
+        log "$name replica $i already running (pid $pid, port $port)"
+      else
+        start_replica "$name" "$entry" "$port" "$i"
+        started+=("$name-$i")
+      fi
+      checks+=("$name $i $port")
+    done
+  done
+  stop_surplus_replicas
+  wait_healthy "${checks[@]+"${checks[@]}"}"
+  log "all ${#checks[@]} replica(s) healthy (${#started[@]} started now)"
+}
+
+cmd_stop() {
+  local -a lines=()
+  local line
+  while read -r line; do [[ -n "$line" ]] && lines+=("$line"); done < <(list_pid_files)
+  stop_replicas "${lines[@]+"${lines[@]}"}"
+}
+
+# One line per replica with a pid file: NAME REPLICA PID PORT STATE LOG.
+cmd_status() {
+  local name index file pid port state
+  while read -r name index file; do
+    [[ -n "$name" ]] || continue
+    pid="$(read_pid "$file")"
+    port="-"
+    if replica_is_ours "$pid" "$name" "$index"; then
+      state=running
+      port="$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^PORT=//p' | tail -n 1)"
+    else
+      state=stopped
+    fi
+    printf '%-22s %-7s %-8s %-6s %-8s %s\n' "$name" "$index" "${pid:--}" "$port" "$state" \
+      "$(log_file "$name" "$index")"
+  done < <(list_pid_files)
+}
+
+case "${1:-}" in
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  *) die "usage: $0 start|stop|status" ;;
+esac

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `make up`: the whole switch on this machine: infrastructure, then every service replica
+# in scripts/services.conf. Idempotent: whatever already runs is left running.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$REPO_ROOT/scripts/lib.sh"
+
+bash "$REPO_ROOT/scripts/infra-up.sh"
+bash "$REPO_ROOT/scripts/services.sh" start
+echo
+echo "Logs: $LOG_DIR   PID files: $PID_DIR (MariaDB and Kafka: $RUN_DIR/mariadb, $RUN_DIR/kafka)"
+bash "$REPO_ROOT/scripts/status.sh"
