@@ -28,6 +28,29 @@ function deepFreeze(value) {
 }
 
 /**
+ * The notification handler's settings (handlers/notification). The batch deadline defaults to
+ * the longest a callback can take: every attempt timing out, plus the backoffs between them.
+ */
+function readNotification(env) {
+  const callbackTimeoutMs = readInteger(env, 'CALLBACK_TIMEOUT_MS', 10_000, { min: 1 }); // per HTTP attempt
+  const callbackRetries = readInteger(env, 'CALLBACK_RETRIES', 2, { max: 10 }); // after the first attempt; 5xx and connection errors only
+  const callbackRetryBackoffMs = readInteger(env, 'CALLBACK_RETRY_BACKOFF_MS', 200); // doubles per retry
+  const longestCallbackMs = callbackTimeoutMs * (callbackRetries + 1) + callbackRetryBackoffMs * (2 ** callbackRetries - 1);
+  return {
+    endpointCacheTtlMs: readInteger(env, 'ENDPOINT_CACHE_TTL_MS', 60_000), // how long a DFSP's endpoints are reused
+    endpointFailureTtlMs: readInteger(env, 'ENDPOINT_FAILURE_TTL_MS', 1_000), // how long a failed lookup is repeated
+    callbackTimeoutMs,
+    callbackRetries,
+    callbackRetryBackoffMs,
+    callbackInFlightMaxPerFsp: readInteger(env, 'CALLBACK_IN_FLIGHT_MAX_PER_FSP', 64, { min: 1 }), // also the sockets per DFSP origin
+    callbackQueueMaxPerFsp: readInteger(env, 'CALLBACK_QUEUE_MAX_PER_FSP', 10_000), // beyond it a callback fails at once
+    batchDeadlineMs: readInteger(env, 'CALLBACK_BATCH_DEADLINE_MS', longestCallbackMs, { min: 1 }),
+    breakerFailures: readInteger(env, 'CALLBACK_BREAKER_FAILURES', 5), // consecutive failed attempts; 0 disables the breaker
+    breakerOpenMs: readInteger(env, 'CALLBACK_BREAKER_OPEN_MS', 10_000), // how long an open circuit fails calls at once
+  };
+}
+
+/**
  * Parses the environment into the configuration every process shares. Secrets (the
  * database password) have no default: a missing one stops the process at start-up.
  */
@@ -38,6 +61,7 @@ export function loadConfig(env = process.env, { defaultPort = 3000 } = {}) {
     httpPort: readInteger(env, 'PORT', defaultPort, { min: 0, max: 65535 }), // 0 lets the OS choose (tests)
     hubName: readString(env, 'HUB_NAME', 'Hub'),
     adminApiBaseUrl: readString(env, 'ADMIN_API_BASE_URL', 'http://127.0.0.1:3001'),
+    adminApiUrl: readString(env, 'ADMIN_API_URL', 'http://127.0.0.1:3001'), // where handlers ask for DFSP endpoints
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     db: {
       host: readString(env, 'DB_HOST', '127.0.0.1'),
@@ -48,6 +72,11 @@ export function loadConfig(env = process.env, { defaultPort = 3000 } = {}) {
       poolSizeMax: readInteger(env, 'DB_POOL_SIZE_MAX', 10, { min: 1, max: 500 }),
       ssl: readString(env, 'DB_SSL', 'false') === 'true',
     },
+    timeout: {
+      intervalMs: readInteger(env, 'TIMEOUT_INTERVAL_MS', 1000, { min: 10, max: 600000 }),
+      batchSizeMax: readInteger(env, 'TIMEOUT_BATCH_SIZE_MAX', 500, { min: 1, max: 100000 }),
+      staleReleaseAfterMs: readInteger(env, 'TIMEOUT_STALE_RELEASE_AFTER_MS', 30000, { min: 1000, max: 3600000 }),
+    },
     kafka: {
       brokers: readString(env, 'KAFKA_BROKERS', '127.0.0.1:9192'),
       topicPrefix: readString(env, 'KAFKA_TOPIC_PREFIX', ''),
@@ -55,6 +84,9 @@ export function loadConfig(env = process.env, { defaultPort = 3000 } = {}) {
       groupPrefix: readString(env, 'KAFKA_GROUP_PREFIX', 'fspiop'),
       batchSizeMax: readInteger(env, 'KAFKA_BATCH_SIZE_MAX', 500, { min: 1, max: 100000 }),
       batchWaitMs: readInteger(env, 'KAFKA_BATCH_WAIT_MS', 5, { min: 0, max: 10000 }),
+      // An edge answers 503 (2003) rather than hold a request longer than this for Kafka's ack.
+      produceTimeoutMs: readInteger(env, 'KAFKA_PRODUCE_TIMEOUT_MS', 10000, { min: 1, max: 600000 }),
     },
+    notification: readNotification(env),
   });
 }

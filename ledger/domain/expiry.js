@@ -17,12 +17,25 @@ export function decideExpiries({ transfers, now }) {
       result.outcomes.push(tell.error(transfer.transferId, transfer.payerFsp, expired));
     } else if (transfer.state === S.reserved) {
       result.stateUpdates.push({ transferId: transfer.transferId, statePath: [S.reservedTimeout] });
-      result.positionEvents.push({
-        accountId: transfer.payerAccountId,
-        action: 'timeout-reserved',
-        message: { id: transfer.transferId, type: 'transfer', action: 'timeout', from: transfer.payerFsp, to: transfer.payeeFsp, headers: {}, body: {} },
-      });
+      result.positionEvents.push(releaseEvent(transfer));
     }
   }
   return result;
+}
+
+function releaseEvent(transfer) {
+  return {
+    accountId: transfer.payerAccountId,
+    action: 'timeout-reserved',
+    message: { id: transfer.transferId, type: 'transfer', action: 'timeout', from: transfer.payerFsp, to: transfer.payeeFsp, headers: {}, body: {} },
+  };
+}
+
+/**
+ * Transfers marked RESERVED_TIMEOUT long ago whose release may have been lost (the timeout
+ * handler died between its commit and its produce): the release is sent again; the position
+ * handler applies it at most once.
+ */
+export function releaseStaleTimeouts(transfers) {
+  return transfers.filter((transfer) => transfer.state === S.reservedTimeout).map(releaseEvent);
 }

@@ -9,6 +9,7 @@ import { TRANSFER_STATE, isFinal } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 const COMPLETIONS = new Set(['commit', 'reserve', 'reject', 'abort']);
+const EXPIRABLE = new Set([S.reserved, S.reservedTimeout, S.expiredReserved]);
 
 /**
  * `events`: fulfil-topic events in consumption order. `transfers`: transferId → transfer
@@ -50,12 +51,16 @@ function decideCompletion(event, transfer, now) {
   const hash = requestHash({ action: event.action === 'abort' ? 'abort' : 'fulfil', body: event.body });
   if (transfer.completionHash) {
     if (transfer.completionHash !== hash) return refuse(event, FAILURE.modifiedRequest, `transfer ${event.id} was already completed with different content`);
-    return { outcomes: isFinal(transfer.state) ? [tell.state(event.id, event.from, transfer)] : [] };
+    return replayCompletion(event, transfer);
+  }
+  // Expiry is reported before the state: a fulfil that comes too late gets 3303 whether or
+  // not the timeout handler has already released the transfer.
+  if (EXPIRABLE.has(transfer.state) && event.action !== 'abort' && transfer.expiresAt.getTime() <= now.getTime()) {
+    return refuse(event, FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}`);
   }
   if (transfer.state !== S.reserved) return refuse(event, FAILURE.validation, `transfer is ${transfer.state}, not RESERVED`);
   if (event.action === 'reject') return refuse(event, FAILURE.validation, 'a payee rejects a transfer with PUT /transfers/{ID}/error');
   if (event.action === 'abort') return payeeAbort(event, transfer, hash);
-  if (transfer.expiresAt.getTime() <= now.getTime()) return refuse(event, FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}`);
   if (!fulfilmentMatchesCondition(event.body.fulfilment, transfer.ilpCondition)) {
     const invalid = failure(FAILURE.validation, 'invalid fulfilment: its SHA-256 does not match the condition');
     return {
@@ -72,6 +77,22 @@ function decideCompletion(event, transfer, now) {
     },
     positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action },
   };
+}
+
+/**
+ * The same completion again. Final: the payee is told the state. In flight: the position
+ * event is produced again, because this may be a redelivery after a crash between the
+ * database commit and the produce; the position handler applies it at most once.
+ */
+function replayCompletion(event, transfer) {
+  if (isFinal(transfer.state)) return { outcomes: [tell.state(event.id, event.from, transfer)] };
+  if (transfer.state === S.receivedFulfil) {
+    return { outcomes: [], positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action } };
+  }
+  if (transfer.state === S.receivedError) {
+    return { outcomes: [], positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event, failure: transfer.failure } };
+  }
+  return { outcomes: [] };
 }
 
 function payeeAbort(event, transfer, hash) {

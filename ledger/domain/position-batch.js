@@ -2,6 +2,8 @@
 // so this handler alone moves those accounts' positions. Work in flight is finished first
 // (commits, aborts, expiries free or settle funds), then new reservations are taken, each
 // one lowering the headroom left for the next (central-ledger's batch raises it instead).
+// A redelivered event whose effect is already stored (the process died after its database
+// commit, before its output was produced) changes nothing and produces its output again.
 import { FAILURE, failure } from './failures.js';
 import { formatAmount } from './money.js';
 import { tell } from './outcomes.js';
@@ -25,8 +27,12 @@ export function decidePositionBatch({ events, transfers, positions, settlements,
     const transfer = context.transfers.get(event.message.id);
     const decide = DECIDERS[event.action];
     if (!transfer || !decide) continue;
-    const decision = decide(event, transfer, context);
+    const decision = decide(event, transfer, context) ?? replay(event, transfer);
     if (!decision) continue;
+    if (decision.replayed) {
+      result.outcomes.push(...decision.outcomes);
+      continue;
+    }
     context.transfers.set(transfer.transferId, { ...transfer, state: decision.update.statePath.at(-1) });
     if (decision.change) {
       result.positionChanges.push(decision.change);
@@ -66,8 +72,7 @@ function commit(event, transfer, { now }) {
   if (transfer.state !== S.receivedFulfil) return null;
   assertAccount(event, transfer.payeeAccountId);
   const view = { state: S.committed, completedAt: transfer.completedAt ?? now, fulfilment: transfer.fulfilment };
-  const outcomes = [tell.forwardFulfil(transfer.transferId, transfer.payerFsp, event.message)];
-  if (event.fulfilAction === 'reserve') outcomes.push(tell.patchFinalState(transfer.transferId, transfer.payeeFsp, view));
+  const outcomes = commitOutcomes(event, transfer, view);
   return {
     change: { accountId: transfer.payeeAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'COMMIT' },
     update: update(transfer, [S.committed], { completedAt: view.completedAt }),
@@ -97,6 +102,34 @@ function expireReserved(event, transfer, { now }) {
     update: update(transfer, [S.expiredReserved], { failure: expired, completedAt: now }),
     outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired), tell.error(transfer.transferId, transfer.payeeFsp, expired)],
   };
+}
+
+/**
+ * The output of an event whose state change is already stored: the same callbacks again
+ * (at least once), and never a second position change. Anything else is stale: ignored.
+ */
+function replay(event, transfer) {
+  const stored = transfer.failure;
+  const both = () => [tell.error(transfer.transferId, transfer.payerFsp, stored), tell.error(transfer.transferId, transfer.payeeFsp, stored)];
+  const byAction = {
+    prepare: {
+      [S.reserved]: () => [tell.forwardPrepare(transfer.transferId, transfer.payeeFsp, event.message)],
+      [S.abortedRejected]: () => [tell.error(transfer.transferId, transfer.payerFsp, stored)],
+    },
+    commit: {
+      [S.committed]: () => commitOutcomes(event, transfer, { state: S.committed, completedAt: transfer.completedAt, fulfilment: transfer.fulfilment }),
+    },
+    abort: { [S.abortedError]: () => (stored ? both() : [tell.forwardError(transfer.transferId, transfer.payerFsp, event.message)]) },
+    'timeout-reserved': { [S.expiredReserved]: both },
+  };
+  const outcomes = byAction[event.action]?.[transfer.state];
+  return outcomes ? { replayed: true, outcomes: outcomes() } : null;
+}
+
+function commitOutcomes(event, transfer, view) {
+  const outcomes = [tell.forwardFulfil(transfer.transferId, transfer.payerFsp, event.message)];
+  if (event.fulfilAction === 'reserve') outcomes.push(tell.patchFinalState(transfer.transferId, transfer.payeeFsp, view));
+  return outcomes;
 }
 
 /** A position event must arrive on the account it moves; anything else is a bug upstream. */

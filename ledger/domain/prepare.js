@@ -22,7 +22,9 @@ export function decidePrepareBatch({ messages, existing, participants, now }) {
     const hash = requestHash(message.body);
     const prior = known.get(message.id);
     if (prior) {
-      result.outcomes.push(...classifyDuplicate(message, prior, hash));
+      const duplicate = classifyDuplicate(message, prior, hash);
+      result.outcomes.push(...duplicate.outcomes);
+      if (duplicate.positionEvent) result.positionEvents.push(duplicate.positionEvent);
       continue;
     }
     const planned = planTransfer(message, hash, participants, now);
@@ -34,13 +36,22 @@ export function decidePrepareBatch({ messages, existing, participants, now }) {
   return result;
 }
 
-/** Same request again: resend a final state or ignore one in flight; changed: 3106. */
+/**
+ * Same request again: a final transfer is resent to the payer (an invalid one as its
+ * error); one still RECEIVED_PREPARE goes to the position handler again, since this may be
+ * a redelivery after a crash between the database commit and the produce (the position
+ * handler reserves at most once); one further along is ignored. Changed content: 3106.
+ */
 function classifyDuplicate(message, prior, hash) {
   if (prior.requestHash !== hash) {
-    return [tell.error(message.id, message.from, failure(FAILURE.modifiedRequest, `transfer ${message.id} was already prepared with different content`))];
+    return { outcomes: [tell.error(message.id, message.from, failure(FAILURE.modifiedRequest, `transfer ${message.id} was already prepared with different content`))] };
   }
-  if (isFinal(prior.state)) return [tell.state(message.id, message.from, prior)];
-  return [];
+  if (prior.state === S.invalid) return { outcomes: [tell.error(message.id, message.from, prior.failure)] };
+  if (isFinal(prior.state)) return { outcomes: [tell.state(message.id, message.from, prior)] };
+  if (prior.state === S.receivedPrepare && prior.payerAccountId !== null) {
+    return { outcomes: [], positionEvent: { accountId: prior.payerAccountId, action: 'prepare', message } };
+  }
+  return { outcomes: [] };
 }
 
 function planTransfer(message, hash, participants, now) {
@@ -58,10 +69,10 @@ function planTransfer(message, hash, participants, now) {
     payerAccountId: payer?.positionAccounts.get(currency)?.id ?? null,
     payeeAccountId: payee?.positionAccounts.get(currency)?.id ?? null,
     amount: typeof amount === 'bigint' ? amount : 0n,
-    currency,
-    ilpCondition: body.condition,
+    currency: currency ?? 'XXX',
+    ilpCondition: isCondition(body.condition) ? body.condition : null,
     ilpPacket: body.ilpPacket,
-    expiresAt: new Date(Date.parse(body.expiration)),
+    expiresAt: Number.isNaN(Date.parse(body.expiration)) ? now : new Date(Date.parse(body.expiration)),
     requestHash: hash,
     state: reasons.length ? S.invalid : S.receivedPrepare,
   };

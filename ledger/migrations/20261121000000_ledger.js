@@ -85,10 +85,11 @@ async function createTransferTables(knex) {
   await knex.schema.createTable('transfer', (table) => {
     table.string('transfer_id', 36).primary();
     table.string('kind', 16).notNullable();
-    table.string('payer_fsp', 30).nullable();
-    table.string('payee_fsp', 30).nullable();
-    table.integer('payer_account_id').unsigned().notNullable().references('account.id');
-    table.integer('payee_account_id').unsigned().notNullable().references('account.id');
+    // FSPIOP FspId allows 32 characters; an invalid prepare may name no known account.
+    table.string('payer_fsp', 32).nullable();
+    table.string('payee_fsp', 32).nullable();
+    table.integer('payer_account_id').unsigned().nullable().references('account.id');
+    table.integer('payee_account_id').unsigned().nullable().references('account.id');
     table.decimal('amount', ...MONEY).notNullable();
     table.string('currency', 3).notNullable();
     table.string('ilp_condition', 48).nullable();
@@ -96,9 +97,15 @@ async function createTransferTables(knex) {
     table.datetime('expires_at', { precision: 3 }).nullable();
     table.string('state', 24).notNullable();
     table.string('request_hash', 64).notNullable();
+    // The hash of the payee's completion (fulfil or error), for its duplicate check.
+    table.string('completion_hash', 64).nullable();
     table.string('fulfilment', 48).nullable();
-    table.smallint('error_code').unsigned().nullable();
-    table.string('error_description', 128).nullable();
+    // A switch-detected failure as the domain named it (replayed on redelivery), and the
+    // payee's own error when it rejected the transfer.
+    table.string('failure_code', 32).nullable();
+    table.string('failure_detail', 512).nullable();
+    table.string('payee_error_code', 4).nullable();
+    table.string('payee_error_description', 128).nullable();
     table.string('reason', 512).nullable();
     table.string('external_reference', 128).nullable();
     table.text('extension_list').nullable();

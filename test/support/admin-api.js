@@ -16,6 +16,7 @@ export async function startAdminApi() {
   return {
     baseUrl,
     db: database.db,
+    databaseName: database.name,
     request: (method, path, body) => adminRequest(baseUrl, method, path, body),
     async stop() {
       await server.stop();

@@ -61,14 +61,17 @@ test('prepare duplicates: same body in flight is ignored, final is resent, chang
   const first = decidePrepareBatch({ messages: [prepare('t4')], existing: new Map(), participants, now });
   const stored = first.inserts[0];
   const inFlight = decidePrepareBatch({ messages: [prepare('t4')], existing: new Map([['t4', stored]]), participants, now });
-  assert.deepEqual([inFlight.inserts, inFlight.positionEvents, inFlight.outcomes], [[], [], []]);
+  assert.deepEqual([inFlight.inserts, inFlight.outcomes], [[], []], 'nothing stored again, the payer is not told');
+  assert.deepEqual(inFlight.positionEvents.map((event) => event.accountId), [1], 'a redelivery reaches the position handler again');
+  const reserved = decidePrepareBatch({ messages: [prepare('t4')], existing: new Map([['t4', { ...stored, state: S.reserved }]]), participants, now });
+  assert.deepEqual([reserved.positionEvents, reserved.outcomes], [[], []]);
   const final = decidePrepareBatch({ messages: [prepare('t4')], existing: new Map([['t4', { ...stored, state: S.committed }]]), participants, now });
   assert.equal(final.outcomes[0].type, OUTCOME.state);
   const changed = decidePrepareBatch({ messages: [prepare('t4', { amount: { amount: '101', currency: 'USD' } })], existing: new Map([['t4', stored]]), participants, now });
   assert.equal(changed.outcomes[0].failure.code, FAILURE.modifiedRequest);
   const twice = decidePrepareBatch({ messages: [prepare('t5'), prepare('t5'), prepare('t5', { ilpPacket: 'AYIC' })], existing: new Map(), participants, now });
   assert.equal(twice.inserts.length, 1);
-  assert.equal(twice.positionEvents.length, 1);
+  assert.equal(twice.positionEvents.length, 2, 'the position handler reserves at most once');
   assert.deepEqual(twice.outcomes.map((outcome) => outcome.failure.code), [FAILURE.modifiedRequest]);
 });
 
@@ -112,7 +115,10 @@ test('position: commit lowers the payee position; reserve also PATCHes the payee
   const events = [{ action: 'commit', accountId: 3, fulfilAction: 'reserve', message: { id: 'f' } }, { action: 'commit', accountId: 3, message: { id: 'f' } }];
   const result = decidePositionBatch({ events, transfers: new Map([['f', fulfilled]]), positions: new Map([[3, 0n]]), settlements: new Map(), limits: new Map(), now });
   assert.deepEqual(result.positionChanges.map((change) => [change.accountId, change.change, change.reason]), [[3, -400n, 'COMMIT']]);
-  assert.deepEqual(result.outcomes.map((outcome) => [outcome.type, outcome.to]), [[OUTCOME.forwardFulfil, 'payer'], [OUTCOME.patchFinalState, 'payee']]);
+  assert.deepEqual(result.outcomes.map((outcome) => [outcome.type, outcome.to]),
+    [[OUTCOME.forwardFulfil, 'payer'], [OUTCOME.patchFinalState, 'payee'], [OUTCOME.forwardFulfil, 'payer']], 'the redelivered commit is replayed, not applied');
+  const later = decidePositionBatch({ events: [{ action: 'prepare', accountId: 1, message: { id: 'f' } }], transfers: new Map([['f', { ...fulfilled, state: S.committed }]]), positions: new Map([[1, 0n]]), settlements: new Map([[1, 0n]]), limits: new Map([[1, 0n]]), now });
+  assert.deepEqual([later.positionChanges, later.stateUpdates, later.outcomes], [[], [], []], 'a stale prepare is ignored');
   assert.throws(() => decidePositionBatch({ events: [{ action: 'commit', accountId: 1, message: { id: 'f' } }], transfers: new Map([['f', fulfilled]]), positions: new Map([[1, 0n]]), settlements: new Map(), limits: new Map(), now }), /keyed by account/);
 });
 
@@ -145,7 +151,10 @@ test('fulfil: refused from the wrong party, after expiry, twice with other conte
   assert.deepEqual(codeOf([fulfilEvent('t', 'commit', body, 'payer', 'payee')]), [FAILURE.validation]);
   assert.deepEqual(codeOf([fulfilEvent('nope', 'commit', body)]), [FAILURE.transferNotFound]);
   assert.deepEqual(codeOf([fulfilEvent('t', 'commit', body)], reserved, new Date(Date.parse(later) + 1)), [FAILURE.transferExpired]);
-  assert.deepEqual(codeOf([fulfilEvent('t', 'commit', body), fulfilEvent('t', 'commit', body), fulfilEvent('t', 'commit', { ...body, extra: 1 })]), [FAILURE.modifiedRequest]);
+  const repeated = decideFulfilBatch({ events: [fulfilEvent('t', 'commit', body), fulfilEvent('t', 'commit', body), fulfilEvent('t', 'commit', { ...body, extra: 1 })], transfers: reserved, now });
+  assert.deepEqual(repeated.outcomes.map((outcome) => outcome.failure.code), [FAILURE.modifiedRequest]);
+  assert.equal(repeated.stateUpdates.length, 1);
+  assert.equal(repeated.positionEvents.length, 2, 'the in-flight repeat reaches the position handler again, which commits once');
   assert.deepEqual(codeOf([fulfilEvent('t', 'commit', body)], new Map([['t', transfer('t', S.receivedPrepare)]])), [FAILURE.validation]);
   assert.deepEqual(codeOf([fulfilEvent('t', 'reject', { transferState: 'ABORTED' })]), [FAILURE.validation]);
 });

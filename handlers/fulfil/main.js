@@ -1,0 +1,12 @@
+// Composition root of the fulfil handler process.
+import { createFulfilHandler } from './handler.js';
+import { consumeEvents, runHandlerProcess } from '../runtime.js';
+
+await runHandlerProcess({
+  name: 'fulfil',
+  defaultPort: 4221,
+  start: (deps) => consumeEvents({
+    name: 'fulfil', topic: deps.topics.transferFulfil, ...deps,
+    handleEvents: createFulfilHandler({ ...deps, hubName: deps.config.hubName }),
+  }),
+});

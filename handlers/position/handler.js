@@ -1,0 +1,40 @@
+// The position-batch handler: reserves, commits and releases positions. Its topic is keyed
+// by position account, so each account is moved by one consumer; a batch locks its
+// transfers and positions once, decides in memory, and writes one UPDATE per account.
+import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
+import { planPositionChanges } from '../../ledger/domain/position.js';
+import { applyPositionPlan, lockPositions } from '../../ledger/repositories/positions.js';
+import { applyStateUpdates, findNetDebitCaps, findPayments, findSettlementAccounts } from '../../ledger/repositories/payments.js';
+import { notificationRecords } from '../transfers/records.js';
+
+function positionEventsOf(events) {
+  return events.map((event) => ({
+    action: event.action, accountId: Number(event.accountId), fulfilAction: event.fulfilAction, failure: event.failure, message: event,
+  }));
+}
+
+/** Prefetch under lock: transfers (id order), then every position involved (account order). */
+async function prefetchLocked(trx, events) {
+  const transfers = await findPayments(trx, events.map((event) => event.message.id), { forUpdate: true });
+  const payerIds = [...transfers.values()].map((transfer) => transfer.payerAccountId).filter((id) => id !== null);
+  const settlementOf = await findSettlementAccounts(trx, payerIds);
+  const positions = await lockPositions(trx, [...events.map((event) => event.accountId), ...settlementOf.values()]);
+  const settlements = new Map([...settlementOf].map(([positionId, settlementId]) => [positionId, positions.get(settlementId)]));
+  const limits = await findNetDebitCaps(trx, payerIds);
+  return { transfers, positions, settlements, limits };
+}
+
+export function createPositionHandler({ db, producer, topics, hubName, clock = () => new Date() }) {
+  return async function handlePositions(rawEvents) {
+    const events = positionEventsOf(rawEvents);
+    const now = clock();
+    const decision = await db.transaction(async (trx) => {
+      const state = await prefetchLocked(trx, events);
+      const decided = decidePositionBatch({ events, ...state, now });
+      await applyPositionPlan(trx, planPositionChanges(state.positions, decided.positionChanges), now);
+      await applyStateUpdates(trx, decided.stateUpdates, now);
+      return decided;
+    });
+    await producer.produce(notificationRecords(topics, decision.outcomes, hubName));
+  };
+}

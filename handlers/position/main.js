@@ -1,0 +1,12 @@
+// Composition root of the position handler process.
+import { createPositionHandler } from './handler.js';
+import { consumeEvents, runHandlerProcess } from '../runtime.js';
+
+await runHandlerProcess({
+  name: 'position',
+  defaultPort: 4211,
+  start: (deps) => consumeEvents({
+    name: 'position', topic: deps.topics.transferPositionBatch, ...deps,
+    handleEvents: createPositionHandler({ ...deps, hubName: deps.config.hubName }),
+  }),
+});

@@ -1,0 +1,20 @@
+// The prepare handler: POST /transfers events → duplicate check and validation → stored
+// RECEIVED_PREPARE (or INVALID) → the payer's position account (or an error to the payer).
+import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
+import { findParticipantsWithPositionAccounts, findPayments, insertPayments } from '../../ledger/repositories/payments.js';
+import { notificationRecords, positionRecords } from '../transfers/records.js';
+
+export function createPrepareHandler({ db, producer, topics, hubName, clock = () => new Date() }) {
+  return async function handlePrepares(events) {
+    const now = clock();
+    const decision = await db.transaction(async (trx) => {
+      const existing = await findPayments(trx, events.map((event) => event.id));
+      const names = events.flatMap((event) => [event.body?.payerFsp, event.body?.payeeFsp]).filter((name) => typeof name === 'string');
+      const participants = await findParticipantsWithPositionAccounts(trx, names);
+      const decided = decidePrepareBatch({ messages: events, existing, participants, now });
+      await insertPayments(trx, decided.inserts, now);
+      return decided;
+    });
+    await producer.produce([...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)]);
+  };
+}

@@ -1,0 +1,12 @@
+// Composition root of the prepare handler process.
+import { createPrepareHandler } from './handler.js';
+import { consumeEvents, runHandlerProcess } from '../runtime.js';
+
+await runHandlerProcess({
+  name: 'prepare',
+  defaultPort: 4201,
+  start: (deps) => consumeEvents({
+    name: 'prepare', topic: deps.topics.transferPrepare, ...deps,
+    handleEvents: createPrepareHandler({ ...deps, hubName: deps.config.hubName }),
+  }),
+});

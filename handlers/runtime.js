@@ -1,0 +1,99 @@
+// What every handler process shares: one composition root (config parsed once, logger,
+// metrics, database, producer), a /health and /metrics server, a batch consumer wired to
+// the processing contract, batch metrics, and an orderly SIGTERM.
+import { loadConfig } from '../platform/config.js';
+import { createDatabase } from '../platform/db.js';
+import { createLogger } from '../platform/logger.js';
+import { createMetrics } from '../platform/metrics.js';
+import { createHttpServer } from '../platform/http/server.js';
+import { createProducer } from '../platform/kafka/producer.js';
+import { startBatchConsumer } from '../platform/kafka/consumer.js';
+import { decodeEvent, isMalformedEvent } from '../platform/kafka/envelope.js';
+import { TOPIC, topicName } from '../platform/kafka/topics.js';
+
+/** Topic names under the configured prefix, by their base names' keys (TOPIC). */
+export function topicsOf(config) {
+  return Object.fromEntries(Object.entries(TOPIC).map(([key, base]) => [key, topicName(config.kafka.topicPrefix, base)]));
+}
+
+/**
+ * Runs a handler process. `start(deps)` begins the work and returns `{ stop, healthy }`.
+ * Fails fast (exit 1) when configuration or a connection is missing at start-up.
+ */
+export async function runHandlerProcess({ name, defaultPort, start }) {
+  const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort });
+  const logger = createLogger(config);
+  const metrics = createMetrics(config);
+  const db = createDatabase(config.db);
+  const producer = createProducer({ kafka: config.kafka, logger });
+  await producer.connect();
+  const work = await start({ config, logger, metrics, db, producer, topics: topicsOf(config) });
+  const server = createHttpServer({ port: config.httpPort, logger, metrics, health: () => healthOf(db, work) });
+  await server.start();
+  logger.info({ port: config.httpPort }, `${name} handler running`);
+  const shutdown = async (signal) => {
+    logger.info({ signal }, 'shutting down');
+    await work.stop();
+    await producer.disconnect();
+    await server.stop({ timeout: 2000 });
+    await db.destroy();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function healthOf(db, work) {
+  let datastore = 'OK';
+  try {
+    await db.raw('SELECT 1');
+  } catch {
+    datastore = 'DOWN';
+  }
+  return { datastore, kafka: work.healthy() ? 'OK' : 'DOWN' };
+}
+
+/**
+ * Starts the batch consumer of one topic for a handler: events are decoded (a malformed
+ * one is logged and skipped, never retried forever) and passed to `handleEvents`; the
+ * consumer commits offsets only after it resolved.
+ */
+export async function consumeEvents({ name, topic, config, logger, metrics, handleEvents }) {
+  const batchSize = new metrics.client.Histogram({
+    name: 'handler_batch_size', help: 'Events per consumed batch.', labelNames: ['handler'],
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], registers: [metrics.registry],
+  });
+  const batchDuration = new metrics.client.Histogram({
+    name: 'handler_batch_duration_seconds', help: 'Time to process one batch: prefetch, decide, apply, produce.',
+    labelNames: ['handler'], buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metrics.registry],
+  });
+  let connected = false;
+  const consumer = await startBatchConsumer({
+    kafka: config.kafka,
+    groupId: `${config.kafka.groupPrefix}-${name}`,
+    topics: [topic],
+    logger,
+    handleBatch: async (messages) => {
+      const stopTimer = batchDuration.startTimer({ handler: name });
+      batchSize.observe({ handler: name }, messages.length);
+      const events = decodeEvents(messages, logger);
+      if (events.length > 0) await handleEvents(events);
+      stopTimer();
+    },
+  });
+  connected = true;
+  return { stop: () => consumer.stop(), healthy: () => connected, stats: () => consumer.stats() };
+}
+
+export function decodeEvents(messages, logger) {
+  const events = [];
+  for (const message of messages) {
+    try {
+      events.push(decodeEvent(message.value));
+    } catch (error) {
+      if (!isMalformedEvent(error)) throw error;
+      logger.error({ topic: message.topic, partition: message.partition, offset: message.offset, reason: error.message }, 'malformed event skipped');
+    }
+  }
+  return events;
+}

@@ -1,0 +1,52 @@
+// The timeout handler: claims transfers past their expiry (FOR UPDATE SKIP LOCKED, so
+// replicas never take the same rows), finishes or releases them, and re-sends releases
+// that a crash may have lost.
+import { decideExpiries, releaseStaleTimeouts } from '../../ledger/domain/expiry.js';
+import { applyStateUpdates, claimExpiredPayments, findStaleTimeouts } from '../../ledger/repositories/payments.js';
+import { notificationRecords, positionRecords } from '../transfers/records.js';
+
+export function createTimeoutSweeper({ db, producer, topics, hubName, settings, clock = () => new Date() }) {
+  /** One sweep; returns how many transfers it claimed. */
+  return async function sweepOnce() {
+    const now = clock();
+    const decision = await db.transaction(async (trx) => {
+      const claimed = await claimExpiredPayments(trx, now, settings.batchSizeMax);
+      const decided = decideExpiries({ transfers: claimed, now });
+      await applyStateUpdates(trx, decided.stateUpdates, now);
+      return { ...decided, claimed: claimed.length };
+    });
+    const stale = await findStaleTimeouts(db, new Date(now.getTime() - settings.staleReleaseAfterMs), settings.batchSizeMax);
+    const positionEvents = [...decision.positionEvents, ...releaseStaleTimeouts(stale)];
+    await producer.produce([...positionRecords(topics, positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)]);
+    return decision.claimed;
+  };
+}
+
+/** Sweeps every `intervalMs`, at once again while a sweep finds a full batch. */
+export function startSweeping({ sweepOnce, settings, logger }) {
+  let stopped = false;
+  let healthy = true;
+  let timer;
+  let running = Promise.resolve();
+  const loop = async () => {
+    if (stopped) return;
+    let claimed = 0;
+    try {
+      claimed = await sweepOnce();
+      healthy = true;
+    } catch (error) {
+      healthy = false;
+      logger.error({ err: error }, 'timeout sweep failed; retrying next interval');
+    }
+    if (!stopped) timer = setTimeout(() => { running = loop(); }, claimed >= settings.batchSizeMax ? 0 : settings.intervalMs);
+  };
+  running = loop();
+  return {
+    healthy: () => healthy,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

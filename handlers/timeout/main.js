@@ -1,0 +1,12 @@
+// Composition root of the timeout handler process.
+import { createTimeoutSweeper, startSweeping } from './handler.js';
+import { runHandlerProcess } from '../runtime.js';
+
+await runHandlerProcess({
+  name: 'timeout',
+  defaultPort: 4231,
+  start: async ({ config, logger, db, producer, topics }) => {
+    const sweepOnce = createTimeoutSweeper({ db, producer, topics, hubName: config.hubName, settings: config.timeout });
+    return startSweeping({ sweepOnce, settings: config.timeout, logger });
+  },
+});

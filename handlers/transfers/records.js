@@ -1,0 +1,66 @@
+// Turns the transfer decisions' position events and outcomes into Kafka records: position
+// events keyed by the account they move, notification events (one callback each, as
+// handlers/README.md describes) keyed by transferId so one transfer's callbacks stay in order.
+import { encodeEvent } from '../../platform/kafka/envelope.js';
+import { failureToFspiop } from '../../platform/fspiop/errors.js';
+import { OUTCOME } from '../../ledger/domain/outcomes.js';
+import { fspiopTransferState, isFinal } from '../../ledger/domain/transfer-states.js';
+
+export function positionRecords(topics, positionEvents) {
+  return positionEvents.map(({ accountId, action, message, fulfilAction, failure }) => ({
+    topic: topics.transferPositionBatch,
+    key: String(accountId),
+    value: encodeEvent({ ...message, type: 'position', action, accountId, fulfilAction, failure }),
+  }));
+}
+
+const CALLBACKS = Object.freeze({
+  [OUTCOME.forwardPrepare]: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_POST', method: 'POST', action: 'prepare', forward: true },
+  [OUTCOME.forwardFulfil]: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', method: 'PUT', action: 'commit', forward: true },
+  [OUTCOME.forwardError]: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_ERROR', method: 'PUT', action: 'abort', forward: true },
+  [OUTCOME.patchFinalState]: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', method: 'PATCH', action: 'patch' },
+  [OUTCOME.error]: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_ERROR', method: 'PUT', action: 'error' },
+  [OUTCOME.state]: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', method: 'PUT', action: 'state' },
+});
+
+/** The FSPIOP body of a transfer's state: `{transferState, completedTimestamp?, fulfilment?}`. */
+export function transferStateBody(view) {
+  const body = { transferState: fspiopTransferState(view.state) };
+  if (isFinal(view.state) && view.completedAt) body.completedTimestamp = new Date(view.completedAt).toISOString();
+  if (view.fulfilment && fspiopTransferState(view.state) === 'COMMITTED') body.fulfilment = view.fulfilment;
+  return body;
+}
+
+function hubBody(outcome) {
+  if (outcome.type === OUTCOME.error) return failureToFspiop(outcome.failure).body;
+  if (outcome.type === OUTCOME.patchFinalState) {
+    // TransfersIDPatchResponse has no fulfilment: the payee sent it.
+    return { transferState: fspiopTransferState(outcome.view.state), completedTimestamp: new Date(outcome.view.completedAt).toISOString() };
+  }
+  return transferStateBody(outcome.view);
+}
+
+export function notificationEvent(outcome, hubName) {
+  const spec = CALLBACKS[outcome.type];
+  if (!spec) throw new Error(`no callback for outcome ${outcome.type}`);
+  const event = {
+    id: outcome.transferId,
+    type: 'notification',
+    action: spec.action,
+    to: outcome.to,
+    callback: { endpointType: spec.endpointType, templateParams: { transferId: outcome.transferId }, method: spec.method, resource: 'transfers' },
+  };
+  if (spec.forward) {
+    const { message } = outcome;
+    return { ...event, from: message.from, headers: message.headers ?? {}, body: message.body, rawBody: message.rawBody, at: message.at };
+  }
+  return { ...event, from: hubName, headers: {}, body: hubBody(outcome) };
+}
+
+export function notificationRecords(topics, outcomes, hubName) {
+  return outcomes.map((outcome) => ({
+    topic: topics.notificationEvent,
+    key: outcome.transferId,
+    value: encodeEvent(notificationEvent(outcome, hubName)),
+  }));
+}

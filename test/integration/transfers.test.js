@@ -1,0 +1,200 @@
+// Transfers end to end through the real switch: the api-adapter, every handler as its own
+// process, real Kafka and MariaDB, and two test DFSPs over real HTTP that derive ILP
+// fulfilments from their secrets.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setUpHub, onboardDfsp } from '../support/admin-api.js';
+import { startSwitch } from '../support/switch.js';
+import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
+
+let sw;
+let payer;
+let payee;
+let outsider;
+
+before(async () => {
+  sw = await startSwitch();
+  await setUpHub(sw.admin.request);
+  payer = await startTestDfsp({ name: 'payerfsp', switchUrl: sw.apiUrl });
+  payee = await startTestDfsp({ name: 'payeefsp', switchUrl: sw.apiUrl });
+  outsider = await startTestDfsp({ name: 'otherfsp', switchUrl: sw.apiUrl });
+  await onboardDfsp(sw.admin.request, { name: 'payerfsp', endpointBase: payer.url, netDebitCap: '1000', fundsIn: '5000' });
+  await onboardDfsp(sw.admin.request, { name: 'payeefsp', endpointBase: payee.url, netDebitCap: '1000', fundsIn: '5000' });
+  await onboardDfsp(sw.admin.request, { name: 'otherfsp', endpointBase: outsider.url, netDebitCap: '1000', fundsIn: '300' });
+});
+
+after(async () => {
+  await Promise.all([payer, payee, outsider].map((dfsp) => dfsp?.close()));
+  await sw?.stop();
+});
+
+function transferBody({ amount = '100', from = 'payerfsp', to = 'payeefsp', expiresInMs = 30000, secret = payee.secret } = {}) {
+  const transferId = randomUUID();
+  const expiration = new Date(Date.now() + expiresInMs).toISOString();
+  const ilp = quoteIlp({ secret, transferId, amount, currency: 'USD', payeeAddress: `g.${to}.msisdn.123`, expiration });
+  return { transferId, payerFsp: from, payeeFsp: to, amount: { amount, currency: 'USD' }, ilpPacket: ilp.ilpPacket, condition: ilp.condition, expiration };
+}
+
+async function post(body, { source = body.payerFsp, raw } = {}) {
+  const response = await fetch(`${sw.apiUrl}/transfers`, { method: 'POST', headers: fspiopHeaders(source, body.payeeFsp), body: raw ?? JSON.stringify(body) });
+  assert.equal(response.status, 202, await response.text());
+}
+
+async function position(name) {
+  const [account] = (await sw.admin.request('GET', `/participants/${name}/accounts`)).body.filter((row) => row.ledgerAccountType === 'POSITION');
+  return account.value;
+}
+
+const callbackFor = (dfsp, transferId, method, suffix = '') =>
+  dfsp.waitFor((call) => call.method === method && call.path === `/transfers/${transferId}${suffix}`);
+
+test('happy path: payee gets the payer\'s bytes, payer gets the fulfilment, positions move as central-ledger moves them', async () => {
+  payee.behaviour = 'fulfil';
+  const body = transferBody({ amount: '123.45' });
+  const raw = JSON.stringify(body, null, 1);
+  await post(body, { raw });
+  const forwarded = await payee.waitFor((call) => call.method === 'POST' && call.body?.transferId === body.transferId);
+  assert.equal(forwarded.rawBody, raw, 'the payer\'s body bytes reach the payee unchanged');
+  assert.equal(forwarded.headers['fspiop-source'], 'payerfsp');
+  assert.equal(forwarded.headers['fspiop-destination'], 'payeefsp');
+  const committed = await callbackFor(payer, body.transferId, 'PUT');
+  assert.equal(committed.body.transferState, 'COMMITTED');
+  assert.equal(committed.headers['fspiop-source'], 'payeefsp', 'the payee\'s fulfil is forwarded as the payee sent it');
+  assert.equal(await position('payerfsp'), 123.45);
+  assert.equal(await position('payeefsp'), -123.45);
+  const [[row]] = await sw.admin.db.raw('SELECT state, fulfilment FROM transfer WHERE transfer_id = ?', [body.transferId]);
+  assert.deepEqual([row.state, row.fulfilment], ['COMMITTED', committed.body.fulfilment]);
+  const journal = await sw.admin.db('position_change').where({ transfer_id: body.transferId }).orderBy('id').select('reason', 'change');
+  assert.deepEqual(journal.map((entry) => [entry.reason, entry.change]), [['PREPARE', '123.4500'], ['COMMIT', '-123.4500']]);
+});
+
+test('a duplicate prepare with the same body gets the final state; with a different body 3106', async () => {
+  const body = transferBody();
+  await post(body);
+  await callbackFor(payer, body.transferId, 'PUT');
+  const before = await position('payerfsp');
+  await post(body);
+  const resent = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/transfers/${body.transferId}` && call.headers['fspiop-source'] === 'Hub');
+  assert.equal(resent.body.transferState, 'COMMITTED');
+  await post({ ...body, amount: { amount: '99', currency: 'USD' } });
+  const modified = await callbackFor(payer, body.transferId, 'PUT', '/error');
+  assert.equal(modified.body.errorInformation.errorCode, '3106');
+  assert.equal(await position('payerfsp'), before, 'duplicates move nothing');
+});
+
+test('validation failures come back to the payer as 3100 with the reasons', async () => {
+  const self = transferBody({ to: 'payerfsp' });
+  await post(self);
+  const error = await callbackFor(payer, self.transferId, 'PUT', '/error');
+  assert.equal(error.body.errorInformation.errorCode, '3100');
+  assert.match(error.body.errorInformation.errorDescription, /same/);
+  assert.equal(error.headers['fspiop-source'], 'Hub');
+});
+
+test('net debit cap 4200 and liquidity 4001 refuse before any position moves', async () => {
+  const before = await position('payerfsp');
+  const overCap = transferBody({ amount: '1000' });
+  await post(overCap);
+  assert.equal((await callbackFor(payer, overCap.transferId, 'PUT', '/error')).body.errorInformation.errorCode, '4200');
+  const poor = transferBody({ from: 'otherfsp', amount: '301' });
+  await post(poor, { source: 'otherfsp' });
+  assert.equal((await callbackFor(outsider, poor.transferId, 'PUT', '/error')).body.errorInformation.errorCode, '4001');
+  assert.equal(await position('payerfsp'), before);
+  assert.equal(await position('otherfsp'), 0);
+});
+
+test('a wrong fulfilment aborts and releases; a payee rejection reaches the payer as sent', async () => {
+  const before = await position('payerfsp');
+  payee.behaviour = 'wrong-fulfilment';
+  const wrong = transferBody();
+  await post(wrong);
+  const aborted = await callbackFor(payer, wrong.transferId, 'PUT', '/error');
+  assert.match(aborted.body.errorInformation.errorDescription, /invalid fulfilment/);
+  await callbackFor(payee, wrong.transferId, 'PUT', '/error');
+  payee.behaviour = 'reject';
+  const rejected = transferBody();
+  await post(rejected);
+  const forwarded = await callbackFor(payer, rejected.transferId, 'PUT', '/error');
+  assert.deepEqual(forwarded.body.errorInformation, { errorCode: '5104', errorDescription: 'Payee rejected the transaction' });
+  assert.equal(forwarded.headers['fspiop-source'], 'payeefsp');
+  assert.equal(await position('payerfsp'), before, 'both reservations were released');
+  payee.behaviour = 'fulfil';
+});
+
+test('a fulfil with transferState RESERVED commits and the payee gets a PATCH', async () => {
+  payee.behaviour = 'reserve';
+  const body = transferBody();
+  await post(body);
+  await callbackFor(payer, body.transferId, 'PUT');
+  const patch = await callbackFor(payee, body.transferId, 'PATCH');
+  assert.equal(patch.body.transferState, 'COMMITTED');
+  assert.ok(patch.body.completedTimestamp);
+  payee.behaviour = 'fulfil';
+});
+
+test('GET /transfers/{ID}: the parties get the state, anyone else and unknown ids get 3208', async () => {
+  const body = transferBody();
+  await post(body);
+  await callbackFor(payer, body.transferId, 'PUT');
+  const get = (source, id) => fetch(`${sw.apiUrl}/transfers/${id}`, { headers: fspiopHeaders(source, 'payeefsp') });
+  assert.equal((await get('payerfsp', body.transferId)).status, 202);
+  const state = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/transfers/${body.transferId}` && call.headers['fspiop-source'] === 'Hub');
+  assert.equal(state.body.transferState, 'COMMITTED');
+  await get('otherfsp', body.transferId);
+  assert.equal((await callbackFor(outsider, body.transferId, 'PUT', '/error')).body.errorInformation.errorCode, '3208');
+  const unknown = randomUUID();
+  await get('payerfsp', unknown);
+  assert.equal((await callbackFor(payer, unknown, 'PUT', '/error')).body.errorInformation.errorCode, '3208');
+});
+
+test('expiry after reservation: both parties get 3303, the payer position is released, a late fulfil gets 3303', async () => {
+  const before = await position('payerfsp');
+  payee.behaviour = 'late';
+  const body = transferBody({ expiresInMs: 1500 });
+  await post(body);
+  const prepare = await payee.waitFor((call) => call.method === 'POST' && call.body?.transferId === body.transferId);
+  assert.equal((await callbackFor(payer, body.transferId, 'PUT', '/error')).body.errorInformation.errorCode, '3303');
+  assert.equal((await callbackFor(payee, body.transferId, 'PUT', '/error')).body.errorInformation.errorCode, '3303');
+  assert.equal(await position('payerfsp'), before);
+  payee.behaviour = 'fulfil';
+  const late = await fetch(`${sw.apiUrl}/transfers/${body.transferId}`, {
+    method: 'PUT', headers: fspiopHeaders('payeefsp', 'payerfsp', { accept: false }),
+    body: JSON.stringify({ transferState: 'COMMITTED', completedTimestamp: new Date().toISOString(), fulfilment: prepare.body.condition.replace(/./, 'A') }),
+  });
+  assert.equal(late.status, 200);
+  const refused = await payee.waitFor((call) => call.path === `/transfers/${body.transferId}/error` && call.body.errorInformation.errorCode === '3303' && call.at > prepare.at + 1500);
+  assert.ok(refused);
+});
+
+test('expiry before reservation: the payer gets 3303 and the queued prepare is never reserved', async () => {
+  await sw.kill('position');
+  const body = transferBody({ expiresInMs: 800 });
+  await post(body);
+  assert.equal((await callbackFor(payer, body.transferId, 'PUT', '/error')).body.errorInformation.errorCode, '3303');
+  const before = await position('payerfsp');
+  await sw.start('position');
+  const [[row]] = await sw.admin.db.raw('SELECT state FROM transfer WHERE transfer_id = ?', [body.transferId]);
+  assert.equal(row.state, 'EXPIRED_PREPARED');
+  const quick = transferBody();
+  await post(quick);
+  await callbackFor(payer, quick.transferId, 'PUT');
+  assert.equal((await position('payerfsp')).toFixed(4), (before + 100).toFixed(4), 'only the later transfer moved the position');
+});
+
+test('many concurrent prepares near the net debit cap never exceed it', async () => {
+  payee.behaviour = 'late';
+  const start = await position('payerfsp');
+  const headroom = 1000 - start;
+  const count = Math.floor(headroom / 50) + 10;
+  const bodies = Array.from({ length: count }, () => transferBody({ amount: '50', expiresInMs: 60000 }));
+  await Promise.all(bodies.map((body) => post(body)));
+  const reserved = await Promise.all(bodies.map((body) => Promise.race([
+    payee.waitFor((call) => call.method === 'POST' && call.body?.transferId === body.transferId, 20000).then(() => 'reserved'),
+    callbackFor(payer, body.transferId, 'PUT', '/error').then((call) => call.body.errorInformation.errorCode),
+  ])));
+  assert.equal(reserved.filter((outcome) => outcome === 'reserved').length, Math.floor(headroom / 50));
+  assert.ok(reserved.filter((outcome) => outcome !== 'reserved').every((code) => code === '4200'));
+  assert.ok(await position('payerfsp') <= 1000);
+  payee.behaviour = 'fulfil';
+});

@@ -1,0 +1,95 @@
+// Runs the whole switch for a test: a fresh database and topic prefix, the admin API (in
+// this process), and every other component as its own child process, exactly as `make up`
+// starts them, so that a test can SIGKILL and restart any of them.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { once } from 'node:events';
+import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
+import { topicDefinitions } from '../../platform/kafka/topics.js';
+import { createTestTopics, testConfig, uniqueSuffix } from './environment.js';
+import { startAdminApi } from './admin-api.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+export const COMPONENTS = Object.freeze({
+  'api-adapter': 'api-adapter/main.js',
+  prepare: 'handlers/prepare/main.js',
+  position: 'handlers/position/main.js',
+  fulfil: 'handlers/fulfil/main.js',
+  notification: 'handlers/notification/main.js',
+  timeout: 'handlers/timeout/main.js',
+});
+
+async function freePort() {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+async function waitHealthy(url, child, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}:\n${child.output.slice(-2000)}`);
+    try {
+      if ((await fetch(`${url}/health`)).status === 200) return;
+    } catch { /* not listening yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not become healthy:\n${child.output.slice(-2000)}`);
+}
+
+export async function startSwitch({ replicas = {}, env: extraEnv = {} } = {}) {
+  const admin = await startAdminApi();
+  const config = testConfig();
+  const prefix = await createTestTopics(() => createAdminClient(config.kafka));
+  const baseEnv = {
+    ...process.env, DB_PASSWORD: config.db.password, DB_NAME: admin.databaseName, KAFKA_TOPIC_PREFIX: prefix,
+    KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, LOG_LEVEL: 'warn', TIMEOUT_INTERVAL_MS: '200', ...extraEnv,
+  };
+  const processes = new Map();
+  const harness = { admin, prefix, processes, apiUrl: undefined };
+
+  harness.start = async (name, index = 0) => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [COMPONENTS[name]], {
+      cwd: ROOT, env: { ...baseEnv, PORT: String(port), SERVICE_NAME: name, REPLICA_INDEX: String(index) }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.output = '';
+    child.stdout.on('data', (chunk) => { child.output += chunk; });
+    child.stderr.on('data', (chunk) => { child.output += chunk; });
+    processes.set(`${name}-${index}`, child);
+    await waitHealthy(`http://127.0.0.1:${port}`, child);
+    if (name === 'api-adapter' && index === 0) harness.apiUrl = `http://127.0.0.1:${port}`;
+    return child;
+  };
+
+  harness.kill = async (name, index = 0, signal = 'SIGKILL') => {
+    const child = processes.get(`${name}-${index}`);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+      await once(child, 'exit');
+    }
+  };
+
+  harness.stop = async () => {
+    for (const child of processes.values()) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    await admin.stop();
+    const client = createAdminClient(config.kafka);
+    try {
+      await Promise.all(topicDefinitions(prefix).map(({ name }) => deleteTopic(client, name)));
+    } finally {
+      client.disconnect();
+    }
+  };
+
+  for (const name of Object.keys(COMPONENTS)) {
+    for (let index = 0; index < (replicas[name] ?? 1); index += 1) await harness.start(name, index);
+  }
+  return harness;
+}

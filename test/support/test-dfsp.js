@@ -1,0 +1,94 @@
+// A DFSP for tests, served over real HTTP. Like a real DFSP it derives the ILP fulfilment
+// from a secret (ILPv4, as Mojaloop's SDKs do): fulfilment = HMAC-SHA256(secret, the packet's
+// data), condition = SHA-256(fulfilment). As a payee it answers POST /transfers by PUTting
+// the fulfilment (or an error, or nothing) back to the switch; it records every callback.
+import http from 'node:http';
+import { createHash, createHmac } from 'node:crypto';
+import IlpPacket from 'ilp-packet';
+
+const TRANSFERS_CONTENT_TYPE = 'application/vnd.interoperability.transfers+json;version=1.1';
+
+export function fspiopHeaders(source, destination, { accept = true } = {}) {
+  return {
+    'content-type': TRANSFERS_CONTENT_TYPE,
+    ...(accept ? { accept: 'application/vnd.interoperability.transfers+json;version=1' } : {}),
+    date: new Date().toUTCString(),
+    'fspiop-source': source,
+    ...(destination ? { 'fspiop-destination': destination } : {}),
+  };
+}
+
+/** What the payee would put in its quote: the ILP packet and the condition from its secret. */
+export function quoteIlp({ secret, transferId, amount, currency, payeeAddress, expiration }) {
+  const data = Buffer.from(JSON.stringify({ transactionId: transferId, amount: { amount, currency } }));
+  const fulfilment = createHmac('sha256', secret).update(data).digest();
+  const condition = createHash('sha256').update(fulfilment).digest();
+  const packet = IlpPacket.serializeIlpPrepare({
+    amount: amount.replace('.', ''), executionCondition: condition, expiresAt: new Date(expiration), destination: payeeAddress, data,
+  });
+  return { ilpPacket: packet.toString('base64url'), condition: condition.toString('base64url') };
+}
+
+/** The fulfilment a payee derives from a received ILP packet and its secret. */
+export function fulfilmentFor(secret, ilpPacket) {
+  const { data } = IlpPacket.deserializeIlpPrepare(Buffer.from(ilpPacket, 'base64url'));
+  return createHmac('sha256', secret).update(data).digest('base64url');
+}
+
+export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl }) {
+  const received = [];
+  const waiters = new Set();
+  const dfsp = { name, secret, received, behaviour: 'fulfil', delayMs: 0 };
+  const server = http.createServer((request, response) => {
+    let text = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk) => { text += chunk; });
+    request.on('end', () => {
+      const call = { method: request.method, path: request.url, headers: request.headers, rawBody: text, body: text ? JSON.parse(text) : undefined, at: Date.now() };
+      received.push(call);
+      for (const waiter of waiters) waiter();
+      response.writeHead(request.method === 'POST' ? 202 : 200).end();
+      if (request.method === 'POST' && request.url === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, switchUrl), dfsp.delayMs);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  dfsp.url = `http://127.0.0.1:${server.address().port}`;
+  dfsp.waitFor = (predicate, timeoutMs = 15000) => waitFor(received, waiters, predicate, timeoutMs, name);
+  dfsp.close = () => new Promise((resolve) => server.close(resolve));
+  return dfsp;
+}
+
+function waitFor(received, waiters, predicate, timeoutMs, name) {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const found = received.find(predicate);
+      if (!found) return;
+      clearTimeout(timer);
+      waiters.delete(check);
+      resolve(found);
+    };
+    const timer = setTimeout(() => {
+      waiters.delete(check);
+      reject(new Error(`${name} received no matching callback within ${timeoutMs} ms; got ${received.map((call) => `${call.method} ${call.path}`).join(', ')}`));
+    }, timeoutMs);
+    waiters.add(check);
+    check();
+  });
+}
+
+/** The payee's answer to a prepare, by its configured behaviour. */
+async function answerPrepare(dfsp, prepare, switchUrl) {
+  const headers = fspiopHeaders(dfsp.name, prepare.payerFsp, { accept: false });
+  const url = `${switchUrl}/transfers/${prepare.transferId}`;
+  const fulfilment = fulfilmentFor(dfsp.secret, prepare.ilpPacket);
+  const completedTimestamp = new Date().toISOString();
+  const bodies = {
+    fulfil: { url, body: { fulfilment, completedTimestamp, transferState: 'COMMITTED' } },
+    reserve: { url, body: { fulfilment, completedTimestamp, transferState: 'RESERVED' } },
+    'wrong-fulfilment': { url, body: { fulfilment: createHash('sha256').update(fulfilment).digest('base64url'), completedTimestamp, transferState: 'COMMITTED' } },
+    reject: { url: `${url}/error`, body: { errorInformation: { errorCode: '5104', errorDescription: 'Payee rejected the transaction' } } },
+  };
+  const answer = bodies[dfsp.behaviour];
+  if (!answer) return;
+  await fetch(answer.url, { method: 'PUT', headers, body: JSON.stringify(answer.body) }).catch(() => {});
+}
