@@ -50,11 +50,26 @@ function readNotification(env) {
   };
 }
 
+/** The database settings; the password has no default, so a missing secret stops the process. */
+function readDatabase(env) {
+  return {
+  host: readString(env, 'DB_HOST', '127.0.0.1'),
+  port: readInteger(env, 'DB_PORT', 3307, { min: 1, max: 65535 }),
+  user: readString(env, 'DB_USER', 'switch'),
+  password: readString(env, 'DB_PASSWORD'),
+  database: readString(env, 'DB_NAME', 'fspiop'),
+  poolSizeMax: readInteger(env, 'DB_POOL_SIZE_MAX', 10, { min: 1, max: 500 }),
+  ssl: readString(env, 'DB_SSL', 'false') === 'true',
+  };
+}
+
 /**
  * Parses the environment into the configuration every process shares. Secrets (the
- * database password) have no default: a missing one stops the process at start-up.
+ * database password) have no default: a missing one stops the process at start-up. A
+ * process without a database (the FSPIOP edges, the notification handler) passes
+ * `usesDatabase: false` and needs no database settings at all.
  */
-export function loadConfig(env = process.env, { defaultPort = 3000 } = {}) {
+export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase = true } = {}) {
   return deepFreeze({
     serviceName: readString(env, 'SERVICE_NAME', 'fspiop-switch'),
     replicaIndex: readInteger(env, 'REPLICA_INDEX', 0),
@@ -63,15 +78,7 @@ export function loadConfig(env = process.env, { defaultPort = 3000 } = {}) {
     adminApiBaseUrl: readString(env, 'ADMIN_API_BASE_URL', 'http://127.0.0.1:3001'),
     adminApiUrl: readString(env, 'ADMIN_API_URL', 'http://127.0.0.1:3001'), // where handlers ask for DFSP endpoints
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
-    db: {
-      host: readString(env, 'DB_HOST', '127.0.0.1'),
-      port: readInteger(env, 'DB_PORT', 3307, { min: 1, max: 65535 }),
-      user: readString(env, 'DB_USER', 'switch'),
-      password: readString(env, 'DB_PASSWORD'),
-      database: readString(env, 'DB_NAME', 'fspiop'),
-      poolSizeMax: readInteger(env, 'DB_POOL_SIZE_MAX', 10, { min: 1, max: 500 }),
-      ssl: readString(env, 'DB_SSL', 'false') === 'true',
-    },
+    db: usesDatabase ? readDatabase(env) : undefined,
     timeout: {
       intervalMs: readInteger(env, 'TIMEOUT_INTERVAL_MS', 1000, { min: 10, max: 600000 }),
       batchSizeMax: readInteger(env, 'TIMEOUT_BATCH_SIZE_MAX', 500, { min: 1, max: 100000 }),

@@ -40,3 +40,36 @@ export function createDatabase(dbConfig, { database = dbConfig.database } = {}) 
 export function isDuplicateKeyError(error) {
   return error?.code === 'ER_DUP_ENTRY';
 }
+
+const BULK_UPDATE_ROWS_MAX = 500;
+
+/**
+ * Updates many rows with one statement per group of rows that change the same columns:
+ * `UPDATE t SET c = CASE key WHEN ? THEN ? ... END WHERE key IN (...)`. Round trips, not
+ * rows, are what a batch pays for. `rows` are `{ key, changes: { column: value } }`.
+ */
+export async function bulkUpdate(trx, table, keyColumn, rows) {
+  const groups = new Map();
+  for (const row of rows) {
+    const columns = Object.keys(row.changes).sort();
+    const signature = columns.join(',');
+    if (!groups.has(signature)) groups.set(signature, { columns, rows: [] });
+    groups.get(signature).rows.push(row);
+  }
+  for (const { columns, rows: groupRows } of groups.values()) {
+    for (let start = 0; start < groupRows.length; start += BULK_UPDATE_ROWS_MAX) {
+      const chunk = groupRows.slice(start, start + BULK_UPDATE_ROWS_MAX);
+      const bindings = [];
+      const assignments = columns.map((column) => {
+        const cases = chunk.map((row) => {
+          bindings.push(row.key, row.changes[column]);
+          return 'WHEN ? THEN ?';
+        });
+        return `\`${column}\` = CASE \`${keyColumn}\` ${cases.join(' ')} END`;
+      });
+      bindings.push(...chunk.map((row) => row.key));
+      const placeholders = chunk.map(() => '?').join(',');
+      await trx.raw(`UPDATE \`${table}\` SET ${assignments.join(', ')} WHERE \`${keyColumn}\` IN (${placeholders})`, bindings);
+    }
+  }
+}

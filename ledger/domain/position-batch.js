@@ -75,7 +75,8 @@ function commit(event, transfer, { now }) {
   const outcomes = commitOutcomes(event, transfer, view);
   return {
     change: { accountId: transfer.payeeAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'COMMIT' },
-    update: update(transfer, [S.committed], { completedAt: view.completedAt }),
+    // The fulfil handler stored the payee's completion time; only a missing one is filled in.
+    update: update(transfer, [S.committed], transfer.completedAt ? {} : { completedAt: now }),
     outcomes,
   };
 }

@@ -3,6 +3,7 @@
 import { amountFromColumn, amountToColumn } from '../domain/money.js';
 import { failure } from '../domain/failures.js';
 import { ACCOUNT_TYPE } from '../domain/participants.js';
+import { bulkUpdate } from '../../platform/db.js';
 
 function toPayment(row) {
   return {
@@ -108,19 +109,20 @@ async function insertStateChanges(trx, updates, now) {
   if (rows.length > 0) await trx('transfer_state_change').insert(rows);
 }
 
-/** Applies decided state updates: one UPDATE per transfer, one bulk journal insert. */
+/** Applies decided state updates: one UPDATE per group of alike changes, one journal insert. */
 export async function applyStateUpdates(trx, updates, now) {
-  for (const update of updates) {
+  const rows = updates.map((update) => {
     const changes = { state: update.statePath.at(-1) };
     if (update.completionHash) changes.completion_hash = update.completionHash;
     if (update.fulfilment) changes.fulfilment = update.fulfilment;
     if (update.completedAt) changes.completed_at = update.completedAt;
     if (update.failure) Object.assign(changes, { failure_code: update.failure.code, failure_detail: update.failure.detail.slice(0, 512) });
     if (update.payeeError) {
-      Object.assign(changes, { payee_error_code: update.payeeError.errorCode, payee_error_description: update.payeeError.errorDescription?.slice(0, 128) });
+      Object.assign(changes, { payee_error_code: update.payeeError.errorCode ?? null, payee_error_description: update.payeeError.errorDescription?.slice(0, 128) ?? null });
     }
-    await trx('transfer').where({ transfer_id: update.transferId }).update(changes);
-  }
+    return { key: update.transferId, changes };
+  });
+  await bulkUpdate(trx, 'transfer', 'transfer_id', rows);
   await insertStateChanges(trx, updates, now);
 }
 

@@ -4,6 +4,8 @@ import { FAILURE } from '../../ledger/domain/failures.js';
 
 export const FSPIOP_ERRORS = Object.freeze({
   2001: { description: 'Internal server error', httpStatus: 500 },
+  2002: { description: 'Not implemented', httpStatus: 501 },
+  2003: { description: 'Service currently unavailable', httpStatus: 503 },
   3000: { description: 'Generic client error', httpStatus: 400 },
   3001: { description: 'Unacceptable version requested', httpStatus: 406 },
   3002: { description: 'Unknown URI', httpStatus: 404 },

@@ -108,14 +108,16 @@ function seek(consumer, topicPartitionOffset) {
 }
 
 /**
- * Commits `last + 1` for every partition of a successful batch. A commit rejected because
- * of a rebalance is harmless (the handler is idempotent and the new owner re-reads), so it
- * is logged at debug and the loop carries on.
+ * Commits `last + 1` for every partition of a successful batch. The commit is sent
+ * asynchronously: waiting for the broker's answer would block the event loop for a round
+ * trip per batch, and a commit that is lost (a crash, a rebalance) only means the batch is
+ * redelivered, which the idempotent handlers absorb. The order that matters holds: the
+ * batch's database transaction and produced events are durable before the commit is sent.
  */
 function commitBatch(ctx, ranges) {
   const offsets = ranges.map(({ topic, partition, last }) => ({ topic, partition, offset: last + 1 }));
   try {
-    ctx.consumer.commitSync(offsets);
+    ctx.consumer.commit(offsets);
   } catch (error) {
     const level = REBALANCE_CODES.has(error.code) ? 'debug' : 'warn';
     ctx.log[level]({ err: error, code: error.code, offsets }, 'offset commit failed; the batch will be redelivered');

@@ -46,10 +46,15 @@ export function encodeEvent(event) {
   if (!isPlainObject(event)) throw new TypeError('an event must be an object');
   const missing = missingFields(event);
   if (missing.length > 0) throw new TypeError(`event is missing ${missing.join(', ')}`);
+  // The envelope's fields come first in a fixed order; type-specific fields (a position
+  // event's accountId, a notification's callback) follow as they are.
   const ordered = {};
   for (const name of FIELD_ORDER) {
     const value = name === 'rawBody' ? normaliseRawBody(event[name]) : event[name];
     if (value !== undefined) ordered[name] = value;
+  }
+  for (const [name, value] of Object.entries(event)) {
+    if (!(name in ordered) && value !== undefined) ordered[name] = value;
   }
   return Buffer.from(JSON.stringify(ordered), 'utf8');
 }

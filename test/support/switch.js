@@ -42,7 +42,7 @@ async function waitHealthy(url, child, timeoutMs = 30000) {
   throw new Error(`${url} did not become healthy:\n${child.output.slice(-2000)}`);
 }
 
-export async function startSwitch({ replicas = {}, env: extraEnv = {} } = {}) {
+export async function startSwitch({ replicas = {}, env: extraEnv = {}, components = Object.keys(COMPONENTS), nodeArgs = [] } = {}) {
   const admin = await startAdminApi();
   const config = testConfig();
   const prefix = await createTestTopics(() => createAdminClient(config.kafka));
@@ -55,7 +55,7 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {} } = {}) {
 
   harness.start = async (name, index = 0) => {
     const port = await freePort();
-    const child = spawn(process.execPath, [COMPONENTS[name]], {
+    const child = spawn(process.execPath, [...nodeArgs, COMPONENTS[name]], {
       cwd: ROOT, env: { ...baseEnv, PORT: String(port), SERVICE_NAME: name, REPLICA_INDEX: String(index) }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.output = '';
@@ -76,9 +76,11 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {} } = {}) {
   };
 
   harness.stop = async () => {
-    for (const child of processes.values()) {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    const running = [...processes.values()].filter((child) => child.exitCode === null && child.signalCode === null);
+    for (const child of running) child.kill('SIGTERM');
+    const forced = setTimeout(() => running.forEach((child) => child.kill('SIGKILL')), 5000);
+    await Promise.all(running.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : null)));
+    clearTimeout(forced);
     await admin.stop();
     const client = createAdminClient(config.kafka);
     try {
@@ -88,7 +90,7 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {} } = {}) {
     }
   };
 
-  for (const name of Object.keys(COMPONENTS)) {
+  for (const name of components) {
     for (let index = 0; index < (replicas[name] ?? 1); index += 1) await harness.start(name, index);
   }
   return harness;

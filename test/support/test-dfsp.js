@@ -38,7 +38,7 @@ export function fulfilmentFor(secret, ilpPacket) {
 export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl }) {
   const received = [];
   const waiters = new Set();
-  const dfsp = { name, secret, received, behaviour: 'fulfil', delayMs: 0 };
+  const dfsp = { name, secret, received, sent: [], behaviour: 'fulfil', delayMs: 0 };
   const server = http.createServer((request, response) => {
     let text = '';
     request.setEncoding('utf8');
@@ -90,5 +90,10 @@ async function answerPrepare(dfsp, prepare, switchUrl) {
   };
   const answer = bodies[dfsp.behaviour];
   if (!answer) return;
-  await fetch(answer.url, { method: 'PUT', headers, body: JSON.stringify(answer.body) }).catch(() => {});
+  try {
+    const response = await fetch(answer.url, { method: 'PUT', headers, body: JSON.stringify(answer.body) });
+    dfsp.sent.push({ url: answer.url, status: response.status, answer: await response.text() });
+  } catch (error) {
+    dfsp.sent.push({ url: answer.url, error: error.message });
+  }
 }

@@ -1,0 +1,129 @@
+// What an HTTP callback looks like, decided from a notification event alone (handlers/README.md,
+// "Notification events"): the URL rendered from the DFSP's endpoint template, the headers of a
+// forward or of a hub-originated call, and the body bytes. Pure: no I/O, the clock is passed in.
+
+export const CALLBACK_METHODS = Object.freeze(['POST', 'PUT', 'PATCH']);
+
+/** The placeholders Mojaloop's endpoint templates use, and nothing else. */
+const TEMPLATE_PARAMS = ['transferId', 'quoteId', 'partyIdType', 'partyIdentifier', 'partySubIdOrType', 'requestId', 'ID'];
+const PLACEHOLDER = /{{\s*([A-Za-z]+)\s*}}/g;
+
+// Headers that describe one hop's connection or framing: they are recomputed for our own call,
+// never copied from the DFSP's request to the switch.
+const HOP_HEADERS = new Set(['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive']);
+
+/** A template naming a parameter the event did not supply cannot be rendered. */
+export class TemplateError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'TemplateError';
+  }
+}
+
+/**
+ * Replaces `{{name}}` placeholders with URL-encoded values from `params`. An unknown or
+ * missing placeholder throws TemplateError: sending to a URL with a literal `{{…}}` in it
+ * would only earn a 404 from the DFSP.
+ */
+export function renderTemplate(template, params = {}) {
+  return template.replace(PLACEHOLDER, (placeholder, name) => {
+    const value = params[name];
+    if (!TEMPLATE_PARAMS.includes(name)) throw new TemplateError(`unknown placeholder ${placeholder}`);
+    if (value === undefined || value === null || value === '') throw new TemplateError(`no value for ${placeholder}`);
+    return encodeURIComponent(String(value));
+  });
+}
+
+/**
+ * The callback URL: the rendered template, plus `callback.path` when the endpoint is a base
+ * URL (FSPIOP_CALLBACK_URL_QUOTES is registered as one). Returns a URL object.
+ */
+export function callbackUrl(template, callback) {
+  let rendered = renderTemplate(template, callback.templateParams);
+  if (callback.path) {
+    const path = callback.path.startsWith('/') ? callback.path : `/${callback.path}`;
+    rendered = rendered.replace(/\/+$/, '') + path;
+  }
+  return new URL(rendered);
+}
+
+/** Mojaloop's versioned media type for a resource, e.g. `transfers`. */
+export function interopContentType(resource, version = '1.1') {
+  return `application/vnd.interoperability.${resource}+json;version=${version}`;
+}
+
+/** True when the event forwards a DFSP's request (it carries that DFSP's headers). */
+export function isForward(event) {
+  return event.headers !== null && typeof event.headers === 'object' && Object.keys(event.headers).length > 0;
+}
+
+function copyForwardHeaders(source) {
+  const headers = {};
+  for (const [name, value] of Object.entries(source)) {
+    const key = name.toLowerCase();
+    if (!HOP_HEADERS.has(key) && value !== undefined && value !== null) headers[key] = String(value);
+  }
+  return headers;
+}
+
+/**
+ * Headers of a forward: the DFSP's own, unchanged, since its FSPIOP-Signature covers
+ * Source, Destination and Date. Only what the DFSP left out is filled in.
+ */
+function forwardHeaders(event, resource, now) {
+  const headers = copyForwardHeaders(event.headers);
+  headers['content-type'] ??= interopContentType(resource);
+  headers.date ??= now.toUTCString();
+  headers['fspiop-source'] ??= event.from;
+  headers['fspiop-destination'] ??= event.to;
+  return headers;
+}
+
+/** Headers of a call the hub makes in its own name: it does not sign, so no FSPIOP-Signature. */
+function hubHeaders(event, resource, hubName, now) {
+  return {
+    'content-type': interopContentType(resource),
+    date: now.toUTCString(),
+    'fspiop-source': hubName,
+    'fspiop-destination': event.to,
+  };
+}
+
+/**
+ * Every header of the callback for `event` sent to `url` (a URL object). `now` is a Date.
+ * Both kinds get FSPIOP-URI and FSPIOP-HTTP-Method unless the DFSP set them; PUT and PATCH
+ * callbacks carry no Accept, since they answer a request rather than ask for an answer.
+ */
+export function buildCallbackHeaders({ event, url, hubName, now }) {
+  const { method, resource } = event.callback;
+  const headers = isForward(event) ? forwardHeaders(event, resource, now) : hubHeaders(event, resource, hubName, now);
+  headers['fspiop-uri'] ??= `${url.pathname}${url.search}`;
+  headers['fspiop-http-method'] ??= method;
+  if (method === 'PUT' || method === 'PATCH') delete headers.accept;
+  else headers.accept ??= interopContentType(resource, '1');
+  for (const [name, value] of Object.entries(headers)) if (value === undefined || value === null) delete headers[name];
+  return headers;
+}
+
+/** The body bytes: the DFSP's original text when there is one, so its signature verifies. */
+export function callbackBody(event) {
+  if (typeof event.rawBody === 'string') return Buffer.from(event.rawBody, 'utf8');
+  if (event.body === undefined || event.body === null) return Buffer.alloc(0);
+  return Buffer.from(JSON.stringify(event.body), 'utf8');
+}
+
+/**
+ * Why a decoded event cannot be delivered, or null when it can. These are defects of the
+ * producing handler; retrying them would never succeed.
+ */
+export function invalidNotificationReason(event) {
+  if (event.type !== 'notification') return `type is ${event.type}, not notification`;
+  if (typeof event.to !== 'string' || event.to === '') return 'to is missing';
+  const { callback } = event;
+  if (callback === null || typeof callback !== 'object') return 'callback is missing';
+  if (typeof callback.endpointType !== 'string' || callback.endpointType === '') return 'callback.endpointType is missing';
+  if (!CALLBACK_METHODS.includes(callback.method)) return `callback.method ${callback.method} is not one of ${CALLBACK_METHODS.join(', ')}`;
+  if (typeof callback.resource !== 'string' || !/^[A-Za-z]+$/.test(callback.resource)) return 'callback.resource is missing';
+  if (callback.path !== undefined && typeof callback.path !== 'string') return 'callback.path is not a string';
+  return null;
+}

@@ -1,0 +1,109 @@
+// Delivery of one callback to one DFSP: a slot in that DFSP's limiter, a timeout on every
+// attempt, a few retries with backoff for connection errors, timeouts and 5xx, none for 4xx,
+// and a per-DFSP circuit breaker. Every call ends in a final outcome; nothing here throws.
+import { createHttpPools } from './http-pools.js';
+import { createKeyedLimiter, QueueFullError } from './limiter.js';
+
+export const OUTCOME = Object.freeze({ delivered: 'delivered', failed: 'failed', noEndpoint: 'no_endpoint' });
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A DFSP that fails `threshold` attempts in a row (timeouts, refused connections, 5xx) is
+ * skipped for `openMs`: its callbacks fail at once instead of each holding the batch for a
+ * full timeout. This is what keeps one dead DFSP from stalling the consumer, and with it
+ * every other DFSP, batch after batch. After `openMs` calls go through again, and one more
+ * failure reopens the circuit at once while one success closes it. `threshold` 0 disables it.
+ */
+export function createCircuitBreaker({ threshold, openMs, now = Date.now, onOpen = () => {} }) {
+  const states = new Map();
+  return {
+    isOpen(key) {
+      return threshold > 0 && (states.get(key)?.openUntil ?? 0) > now();
+    },
+    succeeded(key) {
+      states.delete(key);
+    },
+    failed(key) {
+      if (threshold <= 0) return;
+      const state = states.get(key) ?? { failures: 0, openUntil: 0 };
+      state.failures += 1;
+      if (state.failures >= threshold) {
+        if (state.openUntil <= now()) onOpen(key, state.failures);
+        state.openUntil = now() + openMs;
+      }
+      states.set(key, state);
+    },
+  };
+}
+
+function isRetryableStatus(status) {
+  return status >= 500;
+}
+
+/** Backoff before attempt `attempt + 1`: base, 2 × base, 4 × base, … */
+export function retryDelayMs(baseMs, attempt) {
+  return baseMs * 2 ** (attempt - 1);
+}
+
+/**
+ * Creates the deliverer. `deliver({ fsp, url, method, headers, body, deadline })` resolves
+ * to `{ outcome, status?, attempts, reason? }`; `deadline` (epoch ms) caps every wait, so a
+ * batch ends by its deadline whatever the DFSPs do.
+ */
+export function createDeliverer({
+  timeoutMs, maxInFlightPerFsp, queueMaxPerFsp, retries, retryBackoffMs,
+  breakerFailures, breakerOpenMs, logger, now = Date.now,
+}) {
+  const pools = createHttpPools({ maxSocketsPerOrigin: maxInFlightPerFsp });
+  const limiter = createKeyedLimiter({ maxInFlight: maxInFlightPerFsp, queueMax: queueMaxPerFsp });
+  const breaker = createCircuitBreaker({
+    threshold: breakerFailures,
+    openMs: breakerOpenMs,
+    now,
+    onOpen: (fsp, failures) => logger.warn({ fsp, failures, openMs: breakerOpenMs },
+      'DFSP keeps failing; its callbacks fail at once until the circuit closes'),
+  });
+
+  async function attemptAll(call) {
+    const { fsp, deadline } = call;
+    const failed = (attempts, reason, status) => ({ outcome: OUTCOME.failed, attempts, reason, status });
+    let last = {};
+    for (let attempt = 1; attempt <= retries + 1; attempt += 1) {
+      if (breaker.isOpen(fsp)) return failed(attempt - 1, 'circuit_open', last.status);
+      const remainingMs = deadline - now();
+      if (remainingMs <= 0) return failed(attempt - 1, 'deadline', last.status);
+      last = await attemptOnce(call, Math.min(timeoutMs, remainingMs));
+      if (last.final) return { outcome: last.outcome, status: last.status, attempts: attempt, reason: last.reason };
+      if (attempt <= retries) await sleep(Math.max(0, Math.min(retryDelayMs(retryBackoffMs, attempt), deadline - now())));
+    }
+    return failed(retries + 1, last.reason, last.status);
+  }
+
+  async function attemptOnce({ fsp, url, method, headers, body }, attemptTimeoutMs) {
+    try {
+      const { status } = await pools.send({ url, method, headers, body, timeoutMs: attemptTimeoutMs });
+      if (isRetryableStatus(status)) {
+        breaker.failed(fsp);
+        return { final: false, status, reason: `http_${status}` };
+      }
+      breaker.succeeded(fsp);
+      const delivered = status >= 200 && status < 300;
+      return { final: true, outcome: delivered ? OUTCOME.delivered : OUTCOME.failed, status, reason: delivered ? undefined : `http_${status}` };
+    } catch (error) {
+      breaker.failed(fsp);
+      return { final: false, reason: error.code ?? error.name };
+    }
+  }
+
+  async function deliver(call) {
+    try {
+      return await limiter.run(call.fsp, () => attemptAll(call));
+    } catch (error) {
+      if (error instanceof QueueFullError) return { outcome: OUTCOME.failed, attempts: 0, reason: 'queue_full' };
+      throw error;
+    }
+  }
+
+  return { deliver, close: () => pools.close(), load: (fsp) => limiter.load(fsp) };
+}

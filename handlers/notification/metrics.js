@@ -1,0 +1,37 @@
+// The notification handler's metrics, registered on the process registry (platform/metrics.js).
+
+/**
+ * Label cardinality: `fsp` is the receiving DFSP, so it is bounded by the number of onboarded
+ * DFSPs (a name the admin API does not know is counted as "unknown", so junk in an event
+ * cannot grow it); `endpoint_type` by Mojaloop's endpoint types; `outcome` by OUTCOME.
+ */
+export function createNotificationMetrics({ registry, client }) {
+  const registers = [registry];
+  return {
+    callbacks: new client.Counter({
+      name: 'callbacks_total',
+      help: 'Callbacks that reached a final outcome (delivered, failed after retries, no_endpoint), by receiving DFSP and endpoint type.',
+      labelNames: ['fsp', 'endpoint_type', 'outcome'],
+      registers,
+    }),
+    callbackDuration: new client.Histogram({
+      name: 'callback_duration_seconds',
+      help: 'Time from dispatching a callback to its final outcome, queueing and retries included.',
+      labelNames: ['endpoint_type'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    transferEndToEnd: new client.Histogram({
+      name: 'transfer_end_to_end_seconds',
+      help: 'Time from the edge accepting a request to the delivery of the final-state callback of its transfer.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    skippedEvents: new client.Counter({
+      name: 'notification_events_skipped_total',
+      help: 'Notification events that could not be delivered because they are malformed, by reason.',
+      labelNames: ['reason'],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,208 @@
+// Transfers benchmark: N transfers through prepare → position → fulfil → commit on real
+// Kafka and MariaDB (durable commits), in one of two modes:
+//   --mode=kafka  events go straight onto the topics; this process plays both DFSPs by
+//                 reading the notification topic and producing the payee's fulfil;
+//   --mode=http   through the api-adapter and the notification handler, with callbacks to
+//                 fast local DFSPs served by this process.
+// It prints transfers/s and latency percentiles (prepare accepted → payer told COMMITTED).
+// Usage: node perf/bench-transfers.js --mode=kafka --transfers=20000 --in-flight=2000
+import http from 'node:http';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { setUpHub, onboardDfsp } from '../test/support/admin-api.js';
+import { startSwitch } from '../test/support/switch.js';
+import { fspiopHeaders } from '../test/support/test-dfsp.js';
+import { testConfig } from '../test/support/environment.js';
+import { createProducer } from '../platform/kafka/producer.js';
+import { startBatchConsumer } from '../platform/kafka/consumer.js';
+import { decodeEvent, encodeEvent } from '../platform/kafka/envelope.js';
+import { TOPIC, topicName } from '../platform/kafka/topics.js';
+import pino from 'pino';
+
+const { values: options } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'kafka' },
+    transfers: { type: 'string', default: '10000' },
+    'in-flight': { type: 'string', default: '1000' },
+    dfsps: { type: 'string', default: '4' },
+    replicas: { type: 'string', default: '1' },
+    'profile-dir': { type: 'string' },
+  },
+});
+const TRANSFERS = Number(options.transfers);
+const IN_FLIGHT = Number(options['in-flight']);
+const DFSP_COUNT = Number(options.dfsps);
+const logger = pino({ level: 'warn' });
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Tracks each transfer from acceptance to the payer's COMMITTED, and limits in-flight. */
+function createTracker() {
+  const started = new Map();
+  const latenciesMs = [];
+  const failures = new Map();
+  let release = () => {};
+  return {
+    started, latenciesMs, failures,
+    begin(id) { started.set(id, performance.now()); },
+    finish(id, failureCode) {
+      const at = started.get(id);
+      if (at === undefined) return;
+      started.delete(id);
+      if (failureCode) failures.set(failureCode, (failures.get(failureCode) ?? 0) + 1);
+      else latenciesMs.push(performance.now() - at);
+      release();
+    },
+    async room() {
+      while (started.size >= IN_FLIGHT) await new Promise((resolve) => { release = resolve; });
+    },
+    done: () => latenciesMs.length + [...failures.values()].reduce((sum, n) => sum + n, 0),
+  };
+}
+
+function newTransfer(index, names) {
+  const payer = names[index % names.length];
+  const payee = names[(index + 1 + (index % (names.length - 1))) % names.length];
+  const fulfilment = randomBytes(32);
+  const body = {
+    transferId: randomUUID(), payerFsp: payer, payeeFsp: payee, amount: { amount: '1.25', currency: 'USD' },
+    ilpPacket: 'AYIBgQAAAAAAAAPoFGcuc2ltcGxlLnBheWVlLm1zaXNkbg', condition: createHash('sha256').update(fulfilment).digest('base64url'),
+    expiration: new Date(Date.now() + 120000).toISOString(),
+  };
+  return { body, fulfilment: fulfilment.toString('base64url') };
+}
+
+function fulfilBody(fulfilment) {
+  return { transferState: 'COMMITTED', fulfilment, completedTimestamp: new Date().toISOString() };
+}
+
+async function runKafkaMode(sw, names, tracker) {
+  const config = testConfig({ KAFKA_TOPIC_PREFIX: sw.prefix });
+  const producer = createProducer({ kafka: config.kafka, logger });
+  await producer.connect();
+  const fulfilments = new Map();
+  const topic = (base) => topicName(sw.prefix, base);
+  const consumer = await startBatchConsumer({
+    kafka: config.kafka, groupId: `bench-${Date.now()}`, topics: [topic(TOPIC.notificationEvent)], logger,
+    handleBatch: async (messages) => {
+      const fulfils = [];
+      for (const message of messages) {
+        const event = decodeEvent(message.value);
+        if (event.action === 'prepare') {
+          const body = fulfilBody(fulfilments.get(event.id));
+          fulfils.push({ topic: topic(TOPIC.transferFulfil), key: event.id, value: encodeEvent({ id: event.id, type: 'transfer', action: 'commit', from: event.to, to: event.from, headers: fspiopHeaders(event.to, event.from), body, rawBody: JSON.stringify(body), at: Date.now() }) });
+        } else if (event.action === 'commit') {
+          fulfilments.delete(event.id);
+          tracker.finish(event.id);
+        } else if (event.action === 'error') tracker.finish(event.id, event.body.errorInformation.errorCode);
+      }
+      if (fulfils.length) await producer.produce(fulfils);
+    },
+  });
+  const startedAt = performance.now();
+  for (let index = 0; index < TRANSFERS; index += 1) {
+    await tracker.room();
+    const { body, fulfilment } = newTransfer(index, names);
+    fulfilments.set(body.transferId, fulfilment);
+    tracker.begin(body.transferId);
+    const event = { id: body.transferId, type: 'transfer', action: 'prepare', from: body.payerFsp, to: body.payeeFsp, headers: fspiopHeaders(body.payerFsp, body.payeeFsp), body, rawBody: JSON.stringify(body), at: Date.now() };
+    producer.produce([{ topic: topic(TOPIC.transferPrepare), key: body.transferId, value: encodeEvent(event) }]).catch((error) => tracker.finish(body.transferId, error.message));
+  }
+  await waitDone(tracker);
+  const elapsedMs = performance.now() - startedAt;
+  await consumer.stop();
+  await producer.disconnect();
+  return elapsedMs;
+}
+
+/** Fast DFSPs for the HTTP mode: payees fulfil at once, payers record the outcome. */
+async function startFastDfsps(names, apiUrl, tracker, fulfilments) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const servers = [];
+  const bases = {};
+  for (const name of names) {
+    const server = http.createServer({ keepAliveTimeout: 60000 }, (request, response) => {
+      let text = '';
+      request.on('data', (chunk) => { text += chunk; });
+      request.on('end', () => {
+        response.writeHead(request.method === 'POST' ? 202 : 200).end();
+        const id = request.url.split('/')[2];
+        if (request.method === 'POST') {
+          const prepare = JSON.parse(text);
+          const body = JSON.stringify(fulfilBody(fulfilments.get(prepare.transferId)));
+          const put = http.request(`${apiUrl}/transfers/${prepare.transferId}`, { method: 'PUT', agent, headers: fspiopHeaders(name, prepare.payerFsp, { accept: false }) });
+          put.on('response', (answer) => answer.resume()).on('error', () => tracker.finish(prepare.transferId, 'fulfil-send-failed'));
+          put.end(body);
+        } else if (request.method === 'PUT' && request.url.endsWith('/error')) {
+          tracker.finish(id, JSON.parse(text).errorInformation.errorCode);
+        } else if (request.method === 'PUT') {
+          fulfilments.delete(id);
+          tracker.finish(id);
+        }
+      });
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    bases[name] = `http://127.0.0.1:${server.address().port}`;
+  }
+  return { bases, agent, close: () => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))) };
+}
+
+async function runHttpMode(sw, names, tracker, dfsps, fulfilments) {
+  const startedAt = performance.now();
+  for (let index = 0; index < TRANSFERS; index += 1) {
+    await tracker.room();
+    const { body, fulfilment } = newTransfer(index, names);
+    fulfilments.set(body.transferId, fulfilment);
+    tracker.begin(body.transferId);
+    const post = http.request(`${sw.apiUrl}/transfers`, { method: 'POST', agent: dfsps.agent, headers: fspiopHeaders(body.payerFsp, body.payeeFsp) });
+    post.on('response', (answer) => {
+      answer.resume();
+      if (answer.statusCode !== 202) tracker.finish(body.transferId, `http-${answer.statusCode}`);
+    }).on('error', (error) => tracker.finish(body.transferId, error.code));
+    post.end(JSON.stringify(body));
+  }
+  await waitDone(tracker);
+  return performance.now() - startedAt;
+}
+
+async function waitDone(tracker) {
+  const deadline = Date.now() + 600000;
+  while (tracker.done() < TRANSFERS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+async function main() {
+  const replicas = Number(options.replicas);
+  const components = options.mode === 'kafka' ? ['prepare', 'position', 'fulfil'] : undefined;
+  const sw = await startSwitch({ components, replicas: { prepare: replicas, position: replicas, fulfil: replicas, notification: replicas }, env: { LOG_LEVEL: 'warn' },
+    nodeArgs: options['profile-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${options['profile-dir']}`] : [] });
+  const tracker = createTracker();
+  const fulfilments = new Map();
+  const names = Array.from({ length: DFSP_COUNT }, (_, index) => `benchfsp${index + 1}`);
+  let dfsps;
+  try {
+    await setUpHub(sw.admin.request);
+    if (options.mode === 'http') dfsps = await startFastDfsps(names, sw.apiUrl, tracker, fulfilments);
+    for (const name of names) await onboardDfsp(sw.admin.request, { name, netDebitCap: '100000000', fundsIn: '100000000', endpointBase: dfsps?.bases[name] });
+    const elapsedMs = options.mode === 'kafka' ? await runKafkaMode(sw, names, tracker) : await runHttpMode(sw, names, tracker, dfsps, fulfilments);
+    report(tracker, elapsedMs);
+  } finally {
+    await dfsps?.close();
+    await sw.stop();
+  }
+}
+
+function report(tracker, elapsedMs) {
+  const sorted = [...tracker.latenciesMs].sort((a, b) => a - b);
+  const committed = sorted.length;
+  console.log(JSON.stringify({
+    mode: options.mode, transfers: TRANSFERS, inFlightMax: IN_FLIGHT, dfsps: DFSP_COUNT, replicas: Number(options.replicas),
+    committed, failed: Object.fromEntries(tracker.failures), unfinished: TRANSFERS - tracker.done(),
+    seconds: Number((elapsedMs / 1000).toFixed(2)), transfersPerSecond: Math.round(committed / (elapsedMs / 1000)),
+    latencyMs: { p50: Math.round(percentile(sorted, 50)), p95: Math.round(percentile(sorted, 95)), p99: Math.round(percentile(sorted, 99)), max: Math.round(sorted.at(-1) ?? 0) },
+  }, null, 2));
+}
+
+await main();

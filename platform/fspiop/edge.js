@@ -1,0 +1,133 @@
+// The FSPIOP edge: one request validator and one hapi route builder that every FSPIOP
+// edge (transfers, quotes, parties, participants) shares. A request is checked in the order
+// Mojaloop's hub checks it: headers, path parameters, then the body against the
+// operation's schema in the FSPIOP v1.1 OpenAPI document. Bad input is always answered
+// synchronously with `errorInformation` and the catalogue's HTTP status, never a 500.
+import { TextDecoder } from 'node:util';
+import { FSPIOP_ERRORS, errorInformation } from './errors.js';
+import { checkFspiopHeaders, pickForwardedHeaders } from './headers.js';
+import { describeOperation } from './openapi.js';
+import { PAYLOAD_BYTES_MAX } from '../http/server.js';
+
+/**
+ * An FSPIOP error answer: `{ code, httpStatus, body }` where body is `{ errorInformation }`.
+ * For 3001 the supported versions go into the extension list as the FSPIOP API definition
+ * asks (§3.3.4.3: key the major version, value the minor).
+ */
+export function fspiopFailure(code, detail, { supportedVersions } = {}) {
+  const entry = FSPIOP_ERRORS[code];
+  if (!entry) throw new Error(`FSPIOP error ${code} is not in the catalogue`);
+  const body = errorInformation(code, detail);
+  if (supportedVersions) {
+    const extension = supportedVersions.map((version) => {
+      const [key, value] = version.split('.');
+      return { key, value };
+    });
+    body.errorInformation.extensionList = { extension };
+  }
+  return Object.freeze({ code, httpStatus: entry.httpStatus, body });
+}
+
+/** Sends an fspiopFailure() as the HTTP answer. */
+export function fspiopErrorResponse(h, failure) {
+  return h.response(failure.body).code(failure.httpStatus);
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+function schemaFailure(errors, where) {
+  const [error] = errors;
+  if (error.keyword === 'required') {
+    return fspiopFailure(3102, `${where}${error.instancePath}/${error.params.missingProperty} is required`);
+  }
+  return fspiopFailure(3100, `${where}${error.instancePath || ''} ${error.message}`.trim());
+}
+
+/**
+ * Reads the raw body: present when the operation requires one, within the size limit,
+ * UTF-8 (JSON is, by RFC 8259, and the text must round-trip to the signed bytes), JSON,
+ * and valid against the operation's schema. Returns `{ body, rawBody }` or `{ failure }`.
+ */
+function readBody(payload, bodySpec, payloadBytesMax) {
+  const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload ?? '');
+  if (bytes.length === 0) {
+    return bodySpec.required ? { failure: fspiopFailure(3102, 'request body is required') } : { body: undefined, rawBody: undefined };
+  }
+  if (bytes.length > payloadBytesMax) return { failure: fspiopFailure(3104, `the body exceeds ${payloadBytesMax} bytes`) };
+  let rawBody;
+  let body;
+  try {
+    rawBody = UTF8.decode(bytes);
+    body = JSON.parse(rawBody);
+  } catch {
+    return { failure: fspiopFailure(3101, 'the body is not UTF-8 JSON') };
+  }
+  // Native JSON.parse is right here: FSPIOP v1.1 carries amounts as strings, and a number
+  // where the schema wants a string must stay a number so that the schema rejects it.
+  if (!bodySpec.validate(body)) return { failure: schemaFailure(bodySpec.validate.errors, 'body') };
+  return { body, rawBody };
+}
+
+function checkPathParameters(params, pathParameters) {
+  for (const { name, validate, schemaName } of pathParameters) {
+    const value = params?.[name];
+    if (value === undefined || value === '') return fspiopFailure(3102, `path parameter ${name} is required`);
+    if (!validate(value)) return fspiopFailure(3100, `path parameter ${name} must be a ${schemaName}: ${validate.errors[0].message}`);
+  }
+  return null;
+}
+
+/**
+ * Builds the validator for one route. `resource` is the FSPIOP resource the media types
+ * must name (`transfers`, `quotes`, `parties`, `participants`); `method` and `path` name
+ * the operation in the OpenAPI document (its path template, e.g. `/transfers/{ID}`);
+ * `pathSchemas` optionally types path parameters with schemas of the document.
+ *
+ * The validator takes `{ headers, params, payload }` (a hapi request fits: headers
+ * lower-cased, payload a Buffer or absent) and returns `{ failure }` or
+ * `{ headers, params, body, rawBody }` where headers is the forwarded subset.
+ */
+export function createRequestValidator({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX }) {
+  const operation = describeOperation(method, path, pathSchemas);
+  return function validateRequest({ headers, params, payload }) {
+    const headerProblem = checkFspiopHeaders(headers, { resource, required: operation.requiredHeaders });
+    if (headerProblem) {
+      const { code, detail, supportedVersions } = headerProblem;
+      return { failure: fspiopFailure(code, detail, { supportedVersions }) };
+    }
+    const pathProblem = checkPathParameters(params, operation.pathParameters);
+    if (pathProblem) return { failure: pathProblem };
+    const read = operation.body ? readBody(payload, operation.body, payloadBytesMax) : { body: undefined, rawBody: undefined };
+    if (read.failure) return read;
+    return { headers: pickForwardedHeaders(headers), params: { ...params }, body: read.body, rawBody: read.rawBody };
+  };
+}
+
+/**
+ * A hapi route for an FSPIOP operation. The body is read raw (hapi does not parse it) so
+ * that its bytes can be forwarded unchanged. `handle(accepted, h, request)` runs only for
+ * a valid request, with `accepted = { headers, params, body, rawBody, receivedAt }`
+ * (`receivedAt`: epoch ms when the request arrived), and returns the hapi response.
+ */
+export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, handle }) {
+  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax });
+  const options = {
+    handler: async (request, h) => {
+      const result = validate(request);
+      if (result.failure) return fspiopErrorResponse(h, result.failure);
+      return handle({ ...result, receivedAt: request.info.received }, h, request);
+    },
+  };
+  // hapi refuses payload settings on GET; every other FSPIOP method may carry a body.
+  if (method !== 'GET') options.payload = { parse: false, output: 'data', maxBytes: payloadBytesMax };
+  return { method, path, options };
+}
+
+/** A route the switch knows but does not serve: 501 with 2002, as Mojaloop answers. */
+export function notImplementedRoute({ method, path }) {
+  const options = {
+    handler: (request, h) => fspiopErrorResponse(h, fspiopFailure(2002, `${method} ${path} is not served by the switch`)),
+  };
+  if (method !== 'GET') options.payload = { parse: false, output: 'data', maxBytes: PAYLOAD_BYTES_MAX };
+  return { method, path, options };
+}

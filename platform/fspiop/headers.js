@@ -1,0 +1,166 @@
+// The FSPIOP header rules every edge applies before it looks at a body (the table in
+// reference/fspiop.md §2.5, after Mojaloop's central-services-shared headerValidation):
+// Content-Type and Accept carry the resource and the API version, Date must be an HTTP
+// date, and the headers the OpenAPI operation marks as required must be present.
+// Everything here is a pure function of the header values, so it is tested without HTTP.
+
+/** Versions of the FSPIOP API the switch speaks, as Content-Type states them. */
+export const CONTENT_VERSIONS = Object.freeze(['1.0', '1.1']);
+
+/** Versions a client may ask for in Accept; a major version alone means any of its minors. */
+export const ACCEPT_VERSIONS = Object.freeze(['1', '1.0', '1.1']);
+
+/** The headers an event carries onwards (handlers/README.md), keys lower-cased. */
+export const FORWARDED_HEADERS = Object.freeze([
+  'content-type', 'accept', 'date', 'fspiop-source', 'fspiop-destination', 'fspiop-signature',
+  'fspiop-encryption', 'fspiop-uri', 'fspiop-http-method', 'traceparent', 'tracestate',
+]);
+
+// Type, subtype and parameter names are case-insensitive (RFC 7231 §3.1.1.1), the resource
+// name is compared exactly, and one optional space may surround the ';' as Mojaloop allows.
+const CONTENT_TYPE = /^application\/vnd\.interoperability\.([A-Za-z]+)\+json\s?;\s?version=([^\s;,]*)$/i;
+const ACCEPT_ENTRY = /^application\/vnd\.interoperability\.([A-Za-z]+)\+json(?:\s?;\s?version=([^\s;,]*))?$/i;
+const CONTENT_VERSION_SYNTAX = /^\d+\.\d+$/;
+const ACCEPT_VERSION_SYNTAX = /^\d+(?:\.\d+)?$/;
+
+/** A header problem: the FSPIOP code it answers with and a description naming the header. */
+function problem(code, detail, extra = {}) {
+  return { code, detail, ...extra };
+}
+
+function isBlank(value) {
+  return value === undefined || value === null || String(value).trim() === '';
+}
+
+/**
+ * Checks a Content-Type value against the route's resource. Returns null when it is
+ * acceptable, or `{ code, detail, supportedVersions? }`: 3101 when malformed or naming
+ * another resource, 3001 when the version is not one the switch speaks.
+ */
+export function checkContentType(value, resource) {
+  const match = CONTENT_TYPE.exec(String(value).trim());
+  if (!match || !CONTENT_VERSION_SYNTAX.test(match[2])) {
+    return problem(3101, `Content-Type must be application/vnd.interoperability.${resource}+json;version={major}.{minor}`);
+  }
+  if (match[1] !== resource) return problem(3101, `Content-Type names resource ${match[1]}, this route serves ${resource}`);
+  if (!CONTENT_VERSIONS.includes(match[2])) {
+    return problem(3001, `Content-Type version ${match[2]} is not supported`, { supportedVersions: CONTENT_VERSIONS });
+  }
+  return null;
+}
+
+/**
+ * Checks an Accept value, which may list several media types separated by commas. It is
+ * acceptable when every entry is well formed for the route's resource and at least one
+ * entry asks for a supported version (or for no version in particular).
+ */
+export function checkAccept(value, resource) {
+  const entries = String(value).split(',').map((entry) => ACCEPT_ENTRY.exec(entry.trim()));
+  const malformed = entries.some((match) => !match || (match[2] !== undefined && !ACCEPT_VERSION_SYNTAX.test(match[2])));
+  if (malformed) return problem(3101, `Accept must be application/vnd.interoperability.${resource}+json;version={major}[.{minor}]`);
+  const stranger = entries.find((match) => match[1] !== resource);
+  if (stranger) return problem(3101, `Accept names resource ${stranger[1]}, this route serves ${resource}`);
+  const acceptable = entries.some((match) => match[2] === undefined || ACCEPT_VERSIONS.includes(match[2]));
+  if (!acceptable) {
+    const asked = entries.map((match) => match[2]).join(', ');
+    return problem(3001, `Accept version ${asked} is not supported`, { supportedVersions: CONTENT_VERSIONS });
+  }
+  return null;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MONTH = `(${MONTHS.join('|')})`;
+const SHORT_DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
+const TIME = '(\\d{2}):(\\d{2})(?::(\\d{2}))?';
+
+// RFC 7231 §7.1.1.1 asks recipients to accept IMF-fixdate and the two obsolete forms; the
+// first pattern is RFC 1123's wider form (optional weekday, one-digit day, numeric zone),
+// of which IMF-fixdate is the strict subset.
+const RFC1123 = new RegExp(`^(?:${SHORT_DAY}, )?(\\d{1,2}) ${MONTH} (\\d{4}) ${TIME} (GMT|UT|UTC|Z|[+-]\\d{4})$`);
+const RFC850 = new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} (GMT)$`);
+const ASCTIME = new RegExp(`^${SHORT_DAY} ${MONTH} ( \\d|\\d{2}) ${TIME} (\\d{4})$`);
+
+// RFC 850's two-digit years; a fixed pivot keeps parsing independent of the clock.
+function fullYear(twoDigits) {
+  return twoDigits < 70 ? 2000 + twoDigits : 1900 + twoDigits;
+}
+
+function dateParts(text) {
+  let m = RFC1123.exec(text);
+  if (m) return { day: m[1], month: m[2], year: m[3], hour: m[4], minute: m[5], second: m[6], zone: m[7] };
+  m = RFC850.exec(text);
+  if (m) return { day: m[1], month: m[2], year: String(fullYear(Number(m[3]))), hour: m[4], minute: m[5], second: m[6], zone: 'GMT' };
+  m = ASCTIME.exec(text);
+  if (m) return { day: m[2].trim(), month: m[1], year: m[6], hour: m[3], minute: m[4], second: m[5], zone: 'GMT' };
+  return null;
+}
+
+function zoneOffsetMinutes(zone) {
+  if (!/^[+-]/.test(zone)) return 0;
+  const sign = zone[0] === '-' ? -1 : 1;
+  return sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5)));
+}
+
+/**
+ * Parses an HTTP date (RFC 7231 / RFC 1123) into epoch milliseconds, or returns null.
+ * Calendar fields are range-checked (no 31 February, no hour 24); the weekday is not
+ * compared with the date, since a wrong one says nothing about the instant meant.
+ */
+export function parseHttpDate(value) {
+  const parts = dateParts(String(value).trim());
+  if (!parts) return null;
+  const [year, month, day] = [Number(parts.year), MONTHS.indexOf(parts.month), Number(parts.day)];
+  const [hour, minute, second] = [Number(parts.hour), Number(parts.minute), Number(parts.second ?? 0)];
+  if (hour > 23 || minute > 59 || second > 60) return null;
+  const daysInMonth = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return null;
+  return Date.UTC(year, month, day, hour, minute, Math.min(second, 59)) - zoneOffsetMinutes(parts.zone) * 60_000;
+}
+
+function checkDate(value) {
+  return parseHttpDate(value) === null ? problem(3101, 'Date must be an HTTP date such as Tue, 15 Nov 1994 08:12:31 GMT') : null;
+}
+
+const DISPLAY_NAMES = Object.freeze({
+  'content-type': 'Content-Type', accept: 'Accept', date: 'Date', 'fspiop-source': 'FSPIOP-Source',
+  'fspiop-destination': 'FSPIOP-Destination',
+});
+
+function displayName(name) {
+  return DISPLAY_NAMES[name] ?? name.replace(/(^|-)([a-z])/g, (_, dash, letter) => dash + letter.toUpperCase());
+}
+
+/**
+ * Applies the header rules to lower-cased request headers. `required` lists the header
+ * names (lower-case) the OpenAPI operation marks as required. Returns null, or the first
+ * problem found as `{ code, detail, supportedVersions? }`, checking Content-Type, Accept
+ * and Date before the others so that the answer does not depend on header order.
+ */
+export function checkFspiopHeaders(headers, { resource, required }) {
+  const checks = { 'content-type': (v) => checkContentType(v, resource), accept: (v) => checkAccept(v, resource), date: checkDate };
+  const names = [...new Set(['content-type', 'accept', 'date', ...required])];
+  for (const name of names) {
+    const value = headers[name];
+    // A callback (PUT, PATCH) expects no answer body, so its Accept means nothing; HTTP
+    // clients send `*/*` by default, and refusing that would refuse correct callbacks.
+    if (name === 'accept' && !required.includes('accept')) continue;
+    if (isBlank(value)) {
+      if (required.includes(name)) return problem(3102, `${displayName(name)} header is required`);
+      continue;
+    }
+    const found = checks[name]?.(value);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The subset of request headers an event carries, keys lower-cased, absent ones left out. */
+export function pickForwardedHeaders(headers) {
+  const picked = {};
+  for (const name of FORWARDED_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined) picked[name] = value;
+  }
+  return picked;
+}
