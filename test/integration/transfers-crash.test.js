@@ -30,7 +30,7 @@ after(async () => {
 async function send(index) {
   const [from, to] = index % 2 === 0 ? dfsps : [dfsps[1], dfsps[0]];
   const transferId = randomUUID();
-  const amount = `${1 + (index % 7)}.${String(index % 100).padStart(2, '0')}`;
+  const amount = `${1 + (index % 7)}.${1 + (index % 9)}`; // FSPIOP amounts have no trailing zeros
   const expiration = new Date(Date.now() + 40000).toISOString();
   const ilp = quoteIlp({ secret: to.secret, transferId, amount, currency: 'USD', payeeAddress: `g.${to.name}`, expiration });
   const body = { transferId, payerFsp: from.name, payeeFsp: to.name, amount: { amount, currency: 'USD' }, ...ilp, expiration };

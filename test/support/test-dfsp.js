@@ -54,7 +54,8 @@ export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   dfsp.url = `http://127.0.0.1:${server.address().port}`;
   dfsp.waitFor = (predicate, timeoutMs = 15000) => waitFor(received, waiters, predicate, timeoutMs, name);
-  dfsp.close = () => new Promise((resolve) => server.close(resolve));
+  // The switch keeps connections alive; close them, or close() waits for their idle timeout.
+  dfsp.close = () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
   return dfsp;
 }
 
