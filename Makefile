@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 
 .DEFAULT_GOAL := help
-.PHONY: help deps up infra-up down clean status test demo
+.PHONY: help deps up infra-up down clean status test demo bench-transfers
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -32,3 +32,6 @@ test: deps ## infrastructure up, then lint, unit and integration tests
 
 demo: deps up ## the switch up, then a demo transfer
 	@node scripts/demo.js
+
+bench-transfers: deps infra-up ## transfers benchmark: MODE=kafka|http TRANSFERS=20000 IN_FLIGHT=1000 REPLICAS=1
+	@node perf/bench-transfers.js --mode=$(or $(MODE),kafka) --transfers=$(or $(TRANSFERS),20000) --in-flight=$(or $(IN_FLIGHT),1000) --replicas=$(or $(REPLICAS),1)

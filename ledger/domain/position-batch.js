@@ -127,10 +127,14 @@ function replay(event, transfer) {
   return outcomes ? { replayed: true, outcomes: outcomes() } : null;
 }
 
+/**
+ * A commit tells the payer with the payee's own fulfil. A payee that fulfilled with
+ * transferState RESERVED asked the switch to decide: then the payer hears the final state
+ * from the hub (the payee's RESERVED is not an outcome) and the payee gets a PATCH.
+ */
 function commitOutcomes(event, transfer, view) {
-  const outcomes = [tell.forwardFulfil(transfer.transferId, transfer.payerFsp, event.message)];
-  if (event.fulfilAction === 'reserve') outcomes.push(tell.patchFinalState(transfer.transferId, transfer.payeeFsp, view));
-  return outcomes;
+  if (event.fulfilAction !== 'reserve') return [tell.forwardFulfil(transfer.transferId, transfer.payerFsp, event.message)];
+  return [tell.state(transfer.transferId, transfer.payerFsp, view), tell.patchFinalState(transfer.transferId, transfer.payeeFsp, view)];
 }
 
 /** A position event must arrive on the account it moves; anything else is a bug upstream. */

@@ -126,7 +126,9 @@ test('a fulfil with transferState RESERVED commits and the payee gets a PATCH', 
   payee.behaviour = 'reserve';
   const body = transferBody();
   await post(body);
-  await callbackFor(payer, body.transferId, 'PUT');
+  const told = await callbackFor(payer, body.transferId, 'PUT');
+  assert.deepEqual([told.body.transferState, told.headers['fspiop-source']], ['COMMITTED', 'Hub'], 'the payer hears the outcome, not RESERVED');
+  assert.ok(told.body.fulfilment);
   const patch = await callbackFor(payee, body.transferId, 'PATCH');
   assert.equal(patch.body.transferState, 'COMMITTED');
   assert.ok(patch.body.completedTimestamp);

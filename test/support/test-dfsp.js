@@ -35,7 +35,7 @@ export function fulfilmentFor(secret, ilpPacket) {
   return createHmac('sha256', secret).update(data).digest('base64url');
 }
 
-export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl }) {
+export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl, port = 0 }) {
   const received = [];
   const waiters = new Set();
   const dfsp = { name, secret, received, sent: [], behaviour: 'fulfil', delayMs: 0 };
@@ -51,7 +51,7 @@ export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl
       if (request.method === 'POST' && request.url === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, switchUrl), dfsp.delayMs);
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
   dfsp.url = `http://127.0.0.1:${server.address().port}`;
   dfsp.waitFor = (predicate, timeoutMs = 15000) => waitFor(received, waiters, predicate, timeoutMs, name);
   // The switch keeps connections alive; close them, or close() waits for their idle timeout.

@@ -116,7 +116,8 @@ test('position: commit lowers the payee position; reserve also PATCHes the payee
   const result = decidePositionBatch({ events, transfers: new Map([['f', fulfilled]]), positions: new Map([[3, 0n]]), settlements: new Map(), limits: new Map(), now });
   assert.deepEqual(result.positionChanges.map((change) => [change.accountId, change.change, change.reason]), [[3, -400n, 'COMMIT']]);
   assert.deepEqual(result.outcomes.map((outcome) => [outcome.type, outcome.to]),
-    [[OUTCOME.forwardFulfil, 'payer'], [OUTCOME.patchFinalState, 'payee'], [OUTCOME.forwardFulfil, 'payer']], 'the redelivered commit is replayed, not applied');
+    [[OUTCOME.state, 'payer'], [OUTCOME.patchFinalState, 'payee'], [OUTCOME.forwardFulfil, 'payer']], 'the redelivered commit is replayed, not applied');
+  assert.equal(result.outcomes[0].view.state, S.committed, 'after a RESERVED fulfil the payer hears COMMITTED from the hub');
   const later = decidePositionBatch({ events: [{ action: 'prepare', accountId: 1, message: { id: 'f' } }], transfers: new Map([['f', { ...fulfilled, state: S.committed }]]), positions: new Map([[1, 0n]]), settlements: new Map([[1, 0n]]), limits: new Map([[1, 0n]]), now });
   assert.deepEqual([later.positionChanges, later.stateUpdates, later.outcomes], [[], [], []], 'a stale prepare is ignored');
   assert.throws(() => decidePositionBatch({ events: [{ action: 'commit', accountId: 1, message: { id: 'f' } }], transfers: new Map([['f', fulfilled]]), positions: new Map([[1, 0n]]), settlements: new Map(), limits: new Map(), now }), /keyed by account/);
