@@ -10,7 +10,7 @@ import http from 'node:http';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { setUpHub, onboardDfsp } from '../test/support/admin-api.js';
-import { startSwitch } from '../test/support/switch.js';
+import { TRANSFER_COMPONENTS, startSwitch } from '../test/support/switch.js';
 import { fspiopHeaders } from '../test/support/test-dfsp.js';
 import { testConfig } from '../test/support/environment.js';
 import { createProducer } from '../platform/kafka/producer.js';
@@ -78,11 +78,24 @@ function fulfilBody(fulfilment) {
   return { transferState: 'COMMITTED', fulfilment, completedTimestamp: new Date().toISOString() };
 }
 
-async function runKafkaMode(sw, names, tracker) {
+/** Sends every transfer, never more than IN_FLIGHT open; returns the wall time until all finished. */
+async function sendAll(names, tracker, fulfilments, send) {
+  const startedAt = performance.now();
+  for (let index = 0; index < TRANSFERS; index += 1) {
+    await tracker.room();
+    const { body, fulfilment } = newTransfer(index, names);
+    fulfilments.set(body.transferId, fulfilment);
+    tracker.begin(body.transferId);
+    send(body);
+  }
+  await waitDone(tracker);
+  return performance.now() - startedAt;
+}
+
+async function runKafkaMode(sw, names, tracker, fulfilments) {
   const config = testConfig({ KAFKA_TOPIC_PREFIX: sw.prefix });
   const producer = createProducer({ kafka: config.kafka, logger });
   await producer.connect();
-  const fulfilments = new Map();
   const topic = (base) => topicName(sw.prefix, base);
   const consumer = await startBatchConsumer({
     kafka: config.kafka, groupId: `bench-${Date.now()}`, topics: [topic(TOPIC.notificationEvent)], logger,
@@ -101,17 +114,10 @@ async function runKafkaMode(sw, names, tracker) {
       if (fulfils.length) await producer.produce(fulfils);
     },
   });
-  const startedAt = performance.now();
-  for (let index = 0; index < TRANSFERS; index += 1) {
-    await tracker.room();
-    const { body, fulfilment } = newTransfer(index, names);
-    fulfilments.set(body.transferId, fulfilment);
-    tracker.begin(body.transferId);
+  const elapsedMs = await sendAll(names, tracker, fulfilments, (body) => {
     const event = { id: body.transferId, type: 'transfer', action: 'prepare', from: body.payerFsp, to: body.payeeFsp, headers: fspiopHeaders(body.payerFsp, body.payeeFsp), body, rawBody: JSON.stringify(body), at: Date.now() };
     producer.produce([{ topic: topic(TOPIC.transferPrepare), key: body.transferId, value: encodeEvent(event) }]).catch((error) => tracker.finish(body.transferId, error.message));
-  }
-  await waitDone(tracker);
-  const elapsedMs = performance.now() - startedAt;
+  });
   await consumer.stop();
   await producer.disconnect();
   return elapsedMs;
@@ -150,22 +156,15 @@ async function startFastDfsps(names, apiUrl, tracker, fulfilments) {
   return { bases, agent, close: () => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))) };
 }
 
-async function runHttpMode(sw, names, tracker, dfsps, fulfilments) {
-  const startedAt = performance.now();
-  for (let index = 0; index < TRANSFERS; index += 1) {
-    await tracker.room();
-    const { body, fulfilment } = newTransfer(index, names);
-    fulfilments.set(body.transferId, fulfilment);
-    tracker.begin(body.transferId);
+function runHttpMode(sw, names, tracker, dfsps, fulfilments) {
+  return sendAll(names, tracker, fulfilments, (body) => {
     const post = http.request(`${sw.apiUrl}/transfers`, { method: 'POST', agent: dfsps.agent, headers: fspiopHeaders(body.payerFsp, body.payeeFsp) });
     post.on('response', (answer) => {
       answer.resume();
       if (answer.statusCode !== 202) tracker.finish(body.transferId, `http-${answer.statusCode}`);
     }).on('error', (error) => tracker.finish(body.transferId, error.code));
     post.end(JSON.stringify(body));
-  }
-  await waitDone(tracker);
-  return performance.now() - startedAt;
+  });
 }
 
 async function waitDone(tracker) {
@@ -175,7 +174,7 @@ async function waitDone(tracker) {
 
 async function main() {
   const replicas = Number(options.replicas);
-  const components = options.mode === 'kafka' ? ['prepare', 'position', 'fulfil'] : undefined;
+  const components = options.mode === 'kafka' ? ['prepare', 'position', 'fulfil'] : TRANSFER_COMPONENTS;
   const sw = await startSwitch({ components, replicas: { prepare: replicas, position: replicas, fulfil: replicas, notification: replicas }, env: { LOG_LEVEL: 'warn' },
     nodeArgs: options['profile-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${options['profile-dir']}`] : [] });
   const tracker = createTracker();
@@ -186,7 +185,7 @@ async function main() {
     await setUpHub(sw.admin.request);
     if (options.mode === 'http') dfsps = await startFastDfsps(names, sw.apiUrl, tracker, fulfilments);
     for (const name of names) await onboardDfsp(sw.admin.request, { name, netDebitCap: '100000000', fundsIn: '100000000', endpointBase: dfsps?.bases[name] });
-    const elapsedMs = options.mode === 'kafka' ? await runKafkaMode(sw, names, tracker) : await runHttpMode(sw, names, tracker, dfsps, fulfilments);
+    const elapsedMs = options.mode === 'kafka' ? await runKafkaMode(sw, names, tracker, fulfilments) : await runHttpMode(sw, names, tracker, dfsps, fulfilments);
     report(tracker, elapsedMs);
   } finally {
     await dfsps?.close();

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
-import { startSwitch } from '../support/switch.js';
+import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
 import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
 
 const HANDLERS = ['prepare', 'position', 'fulfil', 'notification', 'timeout'];
@@ -16,7 +16,7 @@ let sw;
 let dfsps;
 
 before(async () => {
-  sw = await startSwitch({ replicas: Object.fromEntries(HANDLERS.map((name) => [name, 2])) });
+  sw = await startSwitch({ components: TRANSFER_COMPONENTS, replicas: Object.fromEntries(HANDLERS.map((name) => [name, 2])) });
   await setUpHub(sw.admin.request);
   dfsps = [await startTestDfsp({ name: 'dfspa', switchUrl: sw.apiUrl }), await startTestDfsp({ name: 'dfspb', switchUrl: sw.apiUrl })];
   for (const dfsp of dfsps) await onboardDfsp(sw.admin.request, { name: dfsp.name, endpointBase: dfsp.url, netDebitCap: '1000000', fundsIn: '1000000' });

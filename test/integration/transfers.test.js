@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
-import { startSwitch } from '../support/switch.js';
+import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
 import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
 
 let sw;
@@ -14,7 +14,7 @@ let payee;
 let outsider;
 
 before(async () => {
-  sw = await startSwitch();
+  sw = await startSwitch({ components: TRANSFER_COMPONENTS });
   await setUpHub(sw.admin.request);
   payer = await startTestDfsp({ name: 'payerfsp', switchUrl: sw.apiUrl });
   payee = await startTestDfsp({ name: 'payeefsp', switchUrl: sw.apiUrl });

@@ -1,6 +1,6 @@
 // Starts the real admin API (in this process, on a free port) over a fresh test database.
 import pino from 'pino';
-import { ensureDfsp } from '../../scripts/lib/onboarding.js';
+import { adminClient, ensureDfsp } from '../../scripts/lib/onboarding.js';
 import { createAdminServer } from '../../ledger/admin-api/server.js';
 import { ensureHubParticipant } from '../../ledger/repositories/participants.js';
 import { createMetrics } from '../../platform/metrics.js';
@@ -17,23 +17,12 @@ export async function startAdminApi() {
     baseUrl,
     db: database.db,
     databaseName: database.name,
-    request: (method, path, body) => adminRequest(baseUrl, method, path, body),
+    request: adminClient(baseUrl),
     async stop() {
       await server.stop();
       await database.drop();
     },
   };
-}
-
-/** One HTTP call; a string body is sent as is (to test malformed JSON). */
-export async function adminRequest(baseUrl, method, path, body) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
 }
 
 /** Central-ledger's onboarding sequence for one DFSP (the same code the demo uses). */

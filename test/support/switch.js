@@ -18,7 +18,14 @@ export const COMPONENTS = Object.freeze({
   fulfil: 'handlers/fulfil/main.js',
   notification: 'handlers/notification/main.js',
   timeout: 'handlers/timeout/main.js',
+  'account-lookup': 'account-lookup/main.js',
+  'account-lookup-admin': 'account-lookup/admin-main.js',
+  'quoting': 'quoting/main.js',
+  'quoting-handler': 'quoting/handler/main.js',
 });
+
+/** What a transfer needs: the transfers edge, its handlers and the callbacks. */
+export const TRANSFER_COMPONENTS = Object.freeze(['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout']);
 
 async function freePort() {
   const server = net.createServer();
