@@ -43,10 +43,40 @@ function readNotification(env) {
     callbackRetries,
     callbackRetryBackoffMs,
     callbackInFlightMaxPerFsp: readInteger(env, 'CALLBACK_IN_FLIGHT_MAX_PER_FSP', 64, { min: 1 }), // also the sockets per DFSP origin
+    pipelineDepthMax: readInteger(env, 'NOTIFICATION_PIPELINE_DEPTH_MAX', 64, { min: 1, max: 10_000 }), // batches delivered at once
     callbackQueueMaxPerFsp: readInteger(env, 'CALLBACK_QUEUE_MAX_PER_FSP', 10_000), // beyond it a callback fails at once
     batchDeadlineMs: readInteger(env, 'CALLBACK_BATCH_DEADLINE_MS', longestCallbackMs, { min: 1 }),
     breakerFailures: readInteger(env, 'CALLBACK_BREAKER_FAILURES', 5), // consecutive failed attempts; 0 disables the breaker
     breakerOpenMs: readInteger(env, 'CALLBACK_BREAKER_OPEN_MS', 10_000), // how long an open circuit fails calls at once
+  };
+}
+
+/**
+ * The quoting handler's settings (quoting/handler). QUOTES_PERSIST=true keeps each quote's
+ * request and the payee's answer (so resends and GET /quotes/{ID} are answered from them);
+ * false keeps only what duplicate detection needs.
+ */
+function readQuotes(env) {
+  const persist = readString(env, 'QUOTES_PERSIST', 'true');
+  if (persist !== 'true' && persist !== 'false') throw new ConfigError(`QUOTES_PERSIST must be true or false, got "${persist}"`);
+  return { persist: persist === 'true' };
+}
+
+/**
+ * Account lookup (account-lookup/): where the built-in oracle is, how long the edge trusts
+ * what it read about oracles and participants, and the HTTP limits towards oracles.
+ * `ORACLE_PORT` is where the admin process serves the built-in oracle; `off` serves none
+ * there (run account-lookup/oracle-main.js instead).
+ */
+function readAccountLookup(env) {
+  const oraclePort = readString(env, 'ORACLE_PORT', '4003');
+  return {
+    oracleBuiltInUrl: readString(env, 'ORACLE_BUILTIN_URL', 'http://127.0.0.1:4003'),
+    oraclePort: oraclePort === 'off' ? null : readInteger(env, 'ORACLE_PORT', 4003, { max: 65535 }),
+    oracleRequestTimeoutMs: readInteger(env, 'ORACLE_REQUEST_TIMEOUT_MS', 5_000, { min: 1 }),
+    oracleConnectionsMax: readInteger(env, 'ORACLE_CONNECTIONS_MAX', 32, { min: 1, max: 1024 }), // per oracle origin
+    oracleRegistryTtlMs: readInteger(env, 'ORACLE_REGISTRY_TTL_MS', 5_000), // 0: read the registry on every request
+    participantCacheTtlMs: readInteger(env, 'PARTICIPANT_CACHE_TTL_MS', 5_000), // 0: read the participant on every request
   };
 }
 
@@ -95,5 +125,7 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
       produceTimeoutMs: readInteger(env, 'KAFKA_PRODUCE_TIMEOUT_MS', 10000, { min: 1, max: 600000 }),
     },
     notification: readNotification(env),
+    accountLookup: readAccountLookup(env),
+    quotes: readQuotes(env),
   });
 }

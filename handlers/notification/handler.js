@@ -1,13 +1,15 @@
 // The notification handler's batch function (DESIGN.md, "Processing contract"; handlers/README.md,
 // "one event, one callback"): decode the batch, send every callback concurrently (in order
 // within a lane, see lanes.js), and resolve once every callback has a final outcome —
-// delivered, failed after its retries, or no endpoint. Only then does the consumer commit, so
-// a crash before that sends the batch's callbacks again: at least once, which FSPIOP callbacks
-// tolerate because they are idempotent for the receiver.
+// delivered, failed after its retries, or no endpoint. Only then may the consumer commit the
+// batch, so a crash before that sends its callbacks again: at least once, which FSPIOP
+// callbacks tolerate because they are idempotent for the receiver. The consumer runs in
+// pipelined mode: later batches are delivered while a slow DFSP holds up an earlier one, so
+// one dead DFSP delays nobody else; their offsets wait for the slow batch.
 import { decodeEvent, isMalformedEvent } from '../../platform/kafka/envelope.js';
 import { buildCallbackHeaders, callbackBody, callbackUrl, invalidNotificationReason } from './callback-request.js';
 import { OUTCOME } from './deliver.js';
-import { runLanes, splitIntoLanes } from './lanes.js';
+import { createLaneScheduler, runInLanes } from './lanes.js';
 import { createThrottledWarn } from './throttled-log.js';
 
 // Callbacks that tell the payer how its transfer ended: the end of the end-to-end latency.
@@ -71,12 +73,13 @@ export function createNotificationHandler({ endpoints, deliverer, metrics, logge
   const log = logger.child({ component: 'notification' });
   const throttledWarn = createThrottledWarn(log, { now });
   const context = { endpoints, deliverer, metrics, log, throttledWarn, hubName, now };
+  // A callback's deadline starts when its lane lets it go, not when its batch arrived.
+  const run = createLaneScheduler((event) => notify(context, event, now() + batchDeadlineMs));
 
   return async function handleBatch(messages) {
     const events = decodeNotifications(messages, context);
     if (events.length === 0) return;
-    const deadline = now() + batchDeadlineMs;
-    const outcomes = await runLanes(splitIntoLanes(events), (event) => notify(context, event, deadline));
+    const outcomes = await runInLanes(events, run);
     observeEndToEnd(outcomes, metrics);
     const errors = outcomes.filter((outcome) => outcome.error).map((outcome) => outcome.error);
     // An endpoint lookup the admin API could not answer is the one failure that retrying the

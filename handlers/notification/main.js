@@ -47,6 +47,8 @@ await server.start();
 const topic = topicName(config.kafka.topicPrefix, TOPIC.notificationEvent);
 consumer = await startBatchConsumer({
   kafka: config.kafka, groupId: `${config.kafka.groupPrefix}-notification`, topics: [topic], logger, handleBatch,
+  // Later batches go out while a slow DFSP holds an earlier one (see handler.js).
+  pipelineDepthMax: settings.pipelineDepthMax,
 });
 logger.info({ port: server.info.port, topic, adminApiUrl: config.adminApiUrl }, 'notification handler started');
 

@@ -197,6 +197,83 @@ async function runLoop(ctx) {
 }
 
 /**
+ * Pipelined mode, for a handler whose work on one batch can take long without later batches
+ * depending on it (the notification handler waiting on slow DFSPs). Batches are handed over
+ * as they arrive, up to `pipelineDepthMax` unfinished at once; each partition is committed
+ * only up to the longest run of finished batches, so nothing unfinished is ever
+ * acknowledged. When a batch fails, consumption pauses until every batch in flight has
+ * settled, then each partition is rewound to its first unfinished offset and the loop backs
+ * off: the failed batch and everything after it come again (at least once).
+ */
+async function runPipelinedLoop(ctx) {
+  const pending = [];
+  let failures = 0;
+  while (!ctx.stopping) {
+    commitFinishedPrefix(ctx, pending);
+    if (pending.some((entry) => entry.failed)) {
+      failures += 1;
+      await recoverPipeline(ctx, pending, failures);
+      continue;
+    }
+    if (pending.length >= ctx.pipelineDepthMax) {
+      await Promise.race(pending.map((entry) => entry.done));
+      continue;
+    }
+    const { messages, failed } = await nextBatch(ctx, failures);
+    if (failed || messages.length === 0 || ctx.stopping) continue;
+    if (!pending.some((entry) => entry.failed)) failures = 0;
+    pending.push(startPipelinedBatch(ctx, messages.map(toMessage)));
+    // A revoke waits for this before giving the partitions up (createRebalanceHandler).
+    ctx.inFlight = Promise.allSettled(pending.map((entry) => entry.done));
+  }
+  await Promise.allSettled(pending.map((entry) => entry.done));
+  commitFinishedPrefix(ctx, pending);
+}
+
+function startPipelinedBatch(ctx, messages) {
+  const entry = { ranges: partitionRanges(messages), settled: false, failed: false };
+  ctx.counters.lastBatchSize = messages.length;
+  entry.done = Promise.resolve().then(() => ctx.handleBatch(messages)).then(() => {
+    entry.settled = true;
+    ctx.counters.batches += 1;
+    ctx.counters.messages += messages.length;
+  }, (error) => {
+    Object.assign(entry, { settled: true, failed: true });
+    ctx.counters.failedBatches += 1;
+    ctx.log.error({ err: error, size: messages.length, partitions: entry.ranges }, 'batch failed; it will be redelivered');
+  });
+  return entry;
+}
+
+/** Commits and drops the finished batches at the head of the pipeline. */
+function commitFinishedPrefix(ctx, pending) {
+  const finished = [];
+  while (pending.length > 0 && pending[0].settled && !pending[0].failed) finished.push(pending.shift());
+  if (finished.length === 0) return;
+  const last = new Map();
+  for (const { ranges } of finished) {
+    for (const range of ranges) last.set(`${range.topic}\u0000${range.partition}`, range);
+  }
+  commitBatch(ctx, [...last.values()]);
+}
+
+/** After a failure: let everything settle, rewind each partition to its first unfinished offset. */
+async function recoverPipeline(ctx, pending, failures) {
+  await Promise.allSettled(pending.map((entry) => entry.done));
+  commitFinishedPrefix(ctx, pending);
+  const firstUnfinished = new Map();
+  for (const { ranges } of pending) {
+    for (const range of ranges) {
+      const id = `${range.topic}\u0000${range.partition}`;
+      if (!firstUnfinished.has(id)) firstUnfinished.set(id, range);
+    }
+  }
+  pending.length = 0;
+  await rewind(ctx, [...firstUnfinished.values()]);
+  if (!ctx.stopping) await ctx.sleeper.sleep(backoffMs(failures));
+}
+
+/**
  * The rebalance callback. An assignment is taken as given. A revoke first lets the batch in
  * flight finish and commit (the group still accepts this member's commits while it waits
  * for us), then gives the partitions up, so a rebalance redelivers as little as possible.
@@ -247,16 +324,19 @@ function disconnect(consumer) {
  * Starts a consumer-group member that feeds `handleBatch(messages)` with batches of at most
  * `batchSizeMax` messages, waiting at most `batchWaitMs` for one to fill. `groupId` is the
  * full group name. `onRebalance({ event, assignment })`, optional, observes assignments.
+ * With `pipelineDepthMax` above 1 the next batches are consumed while earlier ones are
+ * still being handled (see runPipelinedLoop); the default, 1, handles one batch at a time,
+ * which handlers that read what the previous batch wrote need.
  * Resolves once connected and subscribed, to `{ stop(), stats() }`.
  */
 export async function startBatchConsumer({
   kafka, groupId, topics, logger, handleBatch,
   batchSizeMax = kafka.batchSizeMax, batchWaitMs = kafka.batchWaitMs,
-  sessionTimeoutMs = 10_000, onRebalance,
+  sessionTimeoutMs = 10_000, onRebalance, pipelineDepthMax = 1,
 }) {
   const ctx = {
     log: logger.child({ component: 'kafka-consumer', groupId, topics }),
-    handleBatch, batchSizeMax, onRebalance,
+    handleBatch, batchSizeMax, onRebalance, pipelineDepthMax,
     stopping: false, revoking: false, inFlight: null,
     counters: { batches: 0, messages: 0, lastBatchSize: 0, failedBatches: 0 },
   };
@@ -271,7 +351,8 @@ export async function startBatchConsumer({
   // so a backlog is drained at full speed and an idle topic costs one short poll per wait.
   ctx.consumer.setDefaultConsumeTimeout(Math.max(1, batchWaitMs));
   ctx.consumer.subscribe(topics);
-  const loop = runLoop(ctx).catch((error) => ctx.log.error({ err: error }, 'consumer loop crashed'));
+  const run = pipelineDepthMax > 1 ? runPipelinedLoop : runLoop;
+  const loop = run(ctx).catch((error) => ctx.log.error({ err: error }, 'consumer loop crashed'));
   let stopped = null;
   return {
     stop() {

@@ -2,48 +2,50 @@
 // per-DFSP limiter bounds calls in flight and queued; the breaker fails a dead DFSP fast.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { laneKey, runLanes, splitIntoLanes } from '../../handlers/notification/lanes.js';
+import { createLaneScheduler, laneKey, runInLanes } from '../../handlers/notification/lanes.js';
 import { createKeyedLimiter, QueueFullError } from '../../handlers/notification/limiter.js';
 import { createCircuitBreaker, retryDelayMs } from '../../handlers/notification/deliver.js';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const event = (id, to, seq) => ({ id, to, seq });
 
-test('events are split into lanes by (id, to), each lane in batch order', () => {
-  const events = [event('t1', 'payer', 0), event('t2', 'payer', 1), event('t1', 'payee', 2), event('t1', 'payer', 3), event('t2', 'payer', 4)];
-  const lanes = splitIntoLanes(events);
-  assert.deepEqual(lanes.map((lane) => lane.map((e) => e.seq)), [[0, 3], [1, 4], [2]]);
+test('lanes are keyed by (id, to)', () => {
   assert.notEqual(laneKey(event('t1', 'payer')), laneKey(event('t1', 'payee')));
+  assert.equal(laneKey(event('t1', 'payer')), laneKey(event('t1', 'payer')));
 });
 
-test('a lane runs one item at a time in order while lanes run concurrently', async () => {
+test('a lane runs one item at a time in order, across batches, while lanes run concurrently', async () => {
   const started = [];
   let running = 0;
   let maxRunning = 0;
-  const lanes = splitIntoLanes([event('a', 'x', 0), event('b', 'x', 1), event('a', 'x', 2), event('c', 'x', 3), event('a', 'x', 4)]);
-  const outcomes = await runLanes(lanes, async (item) => {
+  const run = createLaneScheduler(async (item) => {
     started.push(item.seq);
     running += 1;
     maxRunning = Math.max(maxRunning, running);
-    // The first item of lane "a" is the slowest; its successors must still wait for it.
-    await sleep(item.seq === 0 ? 30 : 5);
+    // The first item of lane "a" is the slowest; its successors must still wait for it,
+    // including the one that arrives in a later batch.
+    await sleep(item.seq === 0 ? 40 : 5);
     running -= 1;
     return { seq: item.seq };
   });
+  const first = runInLanes([event('a', 'x', 0), event('b', 'x', 1), event('a', 'x', 2)], run);
+  const second = runInLanes([event('c', 'x', 3), event('a', 'x', 4), event('b', 'x', 5)], run);
+  const [one, two] = await Promise.all([first, second]);
   assert.equal(maxRunning, 3, 'the three lanes ran at the same time');
-  const laneA = started.filter((seq) => [0, 2, 4].includes(seq));
-  assert.deepEqual(laneA, [0, 2, 4]);
-  assert.deepEqual(started.slice(0, 3), [0, 1, 3], 'every lane started at once');
-  assert.equal(outcomes.length, 5);
+  assert.deepEqual(started.filter((seq) => [0, 2, 4].includes(seq)), [0, 2, 4], 'lane a kept its order across batches');
+  assert.ok(started.indexOf(3) < started.indexOf(2), 'the later batch did not wait for the slow lane of the earlier one');
+  assert.deepEqual([one.length, two.length], [3, 3]);
 });
 
-test('an item that throws ends its lane (later ones must not overtake it) but not the others', async () => {
-  const lanes = splitIntoLanes([event('a', 'x', 0), event('a', 'x', 1), event('b', 'x', 2), event('b', 'x', 3)]);
-  const outcomes = await runLanes(lanes, async (item) => {
+test('an item that throws stops its lane (later ones must not overtake it) but not the others', async () => {
+  const run = createLaneScheduler(async (item) => {
     if (item.seq === 0) throw new Error('lookup failed');
     return item.seq;
   });
-  assert.deepEqual(outcomes.map((o) => [o.item.seq, o.error ? 'error' : o.result]), [[0, 'error'], [2, 2], [3, 3]]);
+  const outcomes = await runInLanes([event('a', 'x', 0), event('a', 'x', 1), event('b', 'x', 2), event('b', 'x', 3)], run);
+  assert.deepEqual(outcomes.map((o) => [o.item.seq, o.error ? 'error' : o.result]), [[0, 'error'], [1, 'error'], [2, 2], [3, 3]]);
+  const after = await runInLanes([event('a', 'x', 4)], run);
+  assert.deepEqual(after.map((o) => o.result), [4], 'a lane that failed is forgotten, so a redelivery goes through');
 });
 
 test('the limiter keeps at most maxInFlight per key, queues in order, and refuses past queueMax', async () => {
