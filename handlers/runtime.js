@@ -54,11 +54,13 @@ async function healthOf(db, work) {
 }
 
 /**
- * Starts the batch consumer of one topic for a handler: events are decoded (a malformed
- * one is logged and skipped, never retried forever) and passed to `handleEvents`; the
- * consumer commits offsets only after it resolved.
+ * Starts a handler's batch consumer of the topics in `subscribeTo` (names as in `topics`):
+ * events are decoded (a malformed one is logged and skipped, never retried forever) and
+ * passed to `handleEvents`; the consumer commits offsets only after it resolved. Topics
+ * consumed together must be keyed alike with equal partition counts, so that one member
+ * gets the same partitions of each (range assignment) and sees one key's events in order.
  */
-export async function consumeEvents({ name, topic, config, logger, metrics, handleEvents }) {
+export async function consumeEvents({ name, subscribeTo, config, logger, metrics, handleEvents }) {
   const batchSize = new metrics.client.Histogram({
     name: 'handler_batch_size', help: 'Events per consumed batch.', labelNames: ['handler'],
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], registers: [metrics.registry],
@@ -71,7 +73,7 @@ export async function consumeEvents({ name, topic, config, logger, metrics, hand
   const consumer = await startBatchConsumer({
     kafka: config.kafka,
     groupId: `${config.kafka.groupPrefix}-${name}`,
-    topics: [topic],
+    topics: subscribeTo,
     logger,
     handleBatch: async (messages) => {
       const stopTimer = batchDuration.startTimer({ handler: name });

@@ -6,7 +6,7 @@ await runHandlerProcess({
   name: 'fulfil',
   defaultPort: 4221,
   start: (deps) => consumeEvents({
-    name: 'fulfil', topic: deps.topics.transferFulfil, ...deps,
+    ...deps, name: 'fulfil', subscribeTo: [deps.topics.transferFulfil],
     handleEvents: createFulfilHandler({ ...deps, hubName: deps.config.hubName }),
   }),
 });

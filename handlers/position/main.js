@@ -6,7 +6,7 @@ await runHandlerProcess({
   name: 'position',
   defaultPort: 4211,
   start: (deps) => consumeEvents({
-    name: 'position', topic: deps.topics.transferPositionBatch, ...deps,
+    ...deps, name: 'position', subscribeTo: [deps.topics.transferPositionBatch],
     handleEvents: createPositionHandler({ ...deps, hubName: deps.config.hubName }),
   }),
 });

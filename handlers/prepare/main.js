@@ -6,7 +6,7 @@ await runHandlerProcess({
   name: 'prepare',
   defaultPort: 4201,
   start: (deps) => consumeEvents({
-    name: 'prepare', topic: deps.topics.transferPrepare, ...deps,
+    ...deps, name: 'prepare', subscribeTo: [deps.topics.transferPrepare],
     handleEvents: createPrepareHandler({ ...deps, hubName: deps.config.hubName }),
   }),
 });

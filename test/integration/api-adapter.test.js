@@ -14,8 +14,9 @@ import { createProducer } from '../../platform/kafka/producer.js';
 import { decodeEvent } from '../../platform/kafka/envelope.js';
 import { TOPIC, topicName, topicDefinitions } from '../../platform/kafka/topics.js';
 import { createMetrics } from '../../platform/metrics.js';
-import { createApiAdapterServer } from '../../api-adapter/server.js';
-import { createKafkaProbe } from '../../api-adapter/kafka-health.js';
+import { createEdgeServer } from '../../platform/fspiop/edge-process.js';
+import { createKafkaProbe } from '../../platform/kafka/health.js';
+import { transferRoutes } from '../../api-adapter/routes.js';
 
 const EVENT_WAIT_MS = 15_000;
 const PAYLOAD_LIMIT = 64 * 1024;
@@ -31,7 +32,7 @@ async function startAdapter(config, producerConfig = {}) {
   const probe = createKafkaProbe({ kafka: config.kafka, topic: topicName(config.kafka.topicPrefix, TOPIC.transferPrepare) });
   await producer.connect();
   await probe.connect();
-  const server = createApiAdapterServer({ config, logger, metrics, producer, kafkaHealth: () => probe.check() });
+  const server = createEdgeServer({ config, logger, metrics, producer, kafkaHealth: () => probe.check(), routes: transferRoutes });
   await server.start();
   return {
     port: server.info.port,

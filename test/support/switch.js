@@ -58,7 +58,8 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
     KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, LOG_LEVEL: 'warn', TIMEOUT_INTERVAL_MS: '200', ...extraEnv,
   };
   const processes = new Map();
-  const harness = { admin, prefix, processes, apiUrl: undefined };
+  const ports = new Map(); // `${name}-${index}` → the HTTP port that replica listens on
+  const harness = { admin, prefix, processes, ports, apiUrl: undefined };
 
   harness.start = async (name, index = 0) => {
     const port = await freePort();
@@ -69,6 +70,7 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
     child.stdout.on('data', (chunk) => { child.output += chunk; });
     child.stderr.on('data', (chunk) => { child.output += chunk; });
     processes.set(`${name}-${index}`, child);
+    ports.set(`${name}-${index}`, port);
     await waitHealthy(`http://127.0.0.1:${port}`, child);
     if (name === 'api-adapter' && index === 0) harness.apiUrl = `http://127.0.0.1:${port}`;
     return child;
@@ -97,8 +99,14 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
     }
   };
 
-  for (const name of components) {
-    for (let index = 0; index < (replicas[name] ?? 1); index += 1) await harness.start(name, index);
+  try {
+    for (const name of components) {
+      for (let index = 0; index < (replicas[name] ?? 1); index += 1) await harness.start(name, index);
+    }
+  } catch (error) {
+    // Whatever did start must not outlive a failed start (it would keep the test alive).
+    await harness.stop();
+    throw error;
   }
   return harness;
 }

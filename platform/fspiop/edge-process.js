@@ -1,0 +1,51 @@
+// One composition root for every FSPIOP edge process (transfers, quotes, …): config parsed
+// once, logger, metrics, a producer whose delivery reports gate every answer, a Kafka probe
+// for /health, the shared HTTP base with the edge's routes, and an orderly SIGTERM.
+import { loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { createMetrics } from '../metrics.js';
+import { createHttpServer } from '../http/server.js';
+import { createProducer } from '../kafka/producer.js';
+import { createKafkaProbe } from '../kafka/health.js';
+import { topicName } from '../kafka/topics.js';
+import { createEventPublisher } from './publisher.js';
+
+/**
+ * Builds an edge's HTTP server: `routes({ publisher, config })` returns its hapi routes;
+ * `kafkaHealth()` resolves to 'OK' or 'DOWN'. Tests call this directly with their own
+ * producer.
+ */
+export function createEdgeServer({ config, logger, metrics, producer, kafkaHealth, routes }) {
+  const publisher = createEventPublisher({
+    producer, topicPrefix: config.kafka.topicPrefix, timeoutMs: config.kafka.produceTimeoutMs, metrics, logger,
+  });
+  const health = async () => ({ kafka: await kafkaHealth() });
+  const server = createHttpServer({ port: config.httpPort, logger, metrics, health });
+  server.route(routes({ publisher, config }));
+  return server;
+}
+
+/** Runs an edge process; `probeTopic` is the base name of a topic the edge produces to. */
+export async function runEdgeProcess({ name, defaultPort, probeTopic, routes }) {
+  const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort, usesDatabase: false });
+  const logger = createLogger(config);
+  const metrics = createMetrics(config);
+  const producer = createProducer({ kafka: config.kafka, logger });
+  const probe = createKafkaProbe({ kafka: config.kafka, topic: topicName(config.kafka.topicPrefix, probeTopic) });
+  await producer.connect();
+  await probe.connect();
+  const server = createEdgeServer({ config, logger, metrics, producer, kafkaHealth: () => probe.check(), routes });
+  await server.start();
+  logger.info({ port: server.info.port }, `${name} listening`);
+  // Stopping the server first lets requests in flight finish their produce and get their
+  // answer; only then is the producer flushed and closed.
+  const shutdown = async (signal) => {
+    logger.info({ signal }, 'shutting down');
+    await server.stop({ timeout: 5000 });
+    await producer.disconnect();
+    await probe.disconnect();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

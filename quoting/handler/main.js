@@ -1,0 +1,14 @@
+// Composition root of the quoting handler process. One consumer takes both quote topics:
+// they are keyed by quoteId with equal partitions, so every event of a quote reaches one
+// member, in order (see consumeEvents).
+import { consumeEvents, runHandlerProcess } from '../../handlers/runtime.js';
+import { createQuotingHandler } from './handler.js';
+
+await runHandlerProcess({
+  name: 'quoting-handler',
+  defaultPort: 4241,
+  start: (deps) => consumeEvents({
+    ...deps, name: 'quoting-handler', subscribeTo: [deps.topics.quotesPost, deps.topics.quotesPut],
+    handleEvents: createQuotingHandler({ ...deps, hubName: deps.config.hubName, persist: deps.config.quotes.persist }),
+  }),
+});

@@ -1,0 +1,45 @@
+// Turns the quote decisions' outcomes into notification events (handlers/README.md: one
+// event, one callback), keyed by quoteId so that one quote's callbacks stay in order. Every
+// quote callback goes to the DFSP's FSPIOP_CALLBACK_URL_QUOTES, a base URL, plus the
+// resource path.
+import { encodeEvent } from '../../platform/kafka/envelope.js';
+import { failureToFspiop } from '../../platform/fspiop/errors.js';
+import { QUOTE_OUTCOME } from '../../ledger/domain/quotes.js';
+
+const ENDPOINT_TYPE = 'FSPIOP_CALLBACK_URL_QUOTES';
+const quotePath = (quoteId) => `/quotes/${encodeURIComponent(quoteId)}`;
+
+const CALLBACKS = Object.freeze({
+  [QUOTE_OUTCOME.forwardRequest]: { method: 'POST', action: 'request', path: () => '/quotes', forward: true },
+  [QUOTE_OUTCOME.forwardAnswer]: { method: 'PUT', action: 'response', path: quotePath, forward: true },
+  [QUOTE_OUTCOME.forwardError]: { method: 'PUT', action: 'payee-error', path: (id) => `${quotePath(id)}/error`, forward: true },
+  [QUOTE_OUTCOME.error]: { method: 'PUT', action: 'error', path: (id) => `${quotePath(id)}/error` },
+});
+
+/** The notification event for one outcome: a forward keeps the DFSP's headers and bytes. */
+export function quoteNotificationEvent(outcome, hubName) {
+  const spec = CALLBACKS[outcome.type];
+  if (!spec) throw new Error(`no callback for quote outcome ${outcome.type}`);
+  const event = {
+    id: outcome.quoteId,
+    type: 'notification',
+    action: spec.action,
+    to: outcome.to,
+    callback: {
+      endpointType: ENDPOINT_TYPE, templateParams: { quoteId: outcome.quoteId }, method: spec.method, resource: 'quotes', path: spec.path(outcome.quoteId),
+    },
+  };
+  if (spec.forward) {
+    const { message } = outcome;
+    return { ...event, from: message.from, headers: message.headers ?? {}, body: message.body, rawBody: message.rawBody, at: message.at };
+  }
+  return { ...event, from: hubName, headers: {}, body: failureToFspiop(outcome.failure).body };
+}
+
+export function quoteNotificationRecords(topics, outcomes, hubName) {
+  return outcomes.map((outcome) => ({
+    topic: topics.notificationEvent,
+    key: outcome.quoteId,
+    value: encodeEvent(quoteNotificationEvent(outcome, hubName)),
+  }));
+}

@@ -1,0 +1,53 @@
+// The FSPIOP /quotes routes: each valid request becomes exactly one event keyed by quoteId
+// (requests on topic-quotes-post, callbacks on topic-quotes-put), and the DFSP is answered
+// only after Kafka acknowledged it. The quoting handler decides everything else.
+import { TOPIC } from '../platform/kafka/topics.js';
+import { fspiopErrorResponse, fspiopRoute } from '../platform/fspiop/edge.js';
+import { emptyResponse } from '../platform/http/server.js';
+import { QUOTE_ACTION } from '../ledger/domain/quotes.js';
+
+const RESOURCE = 'quotes';
+// The specification types a quote's {ID} only as a string, but it is the quoteId of the
+// POST, a CorrelationId; checking it here keeps unusable keys off the topics.
+const QUOTE_ID = Object.freeze({ ID: 'CorrelationId' });
+
+function quoteEvent(action, accepted, { id, to }) {
+  return {
+    id,
+    type: 'quote',
+    action,
+    from: accepted.headers['fspiop-source'],
+    to,
+    headers: accepted.headers,
+    body: accepted.body,
+    rawBody: accepted.rawBody,
+    at: accepted.receivedAt,
+  };
+}
+
+// FSPIOP-Destination is optional on the wire; an empty one counts as absent.
+function destination(accepted) {
+  return accepted.headers['fspiop-destination'] || undefined;
+}
+
+/** The payee of a quote request: FSPIOP-Destination, or the payee party's FSP when it is absent. */
+const requestEvent = (accepted) => quoteEvent(QUOTE_ACTION.request, accepted, {
+  id: accepted.body.quoteId,
+  to: destination(accepted) ?? accepted.body.payee?.partyIdInfo?.fspId,
+});
+const callbackEvent = (action) => (accepted) => quoteEvent(action, accepted, { id: accepted.params.ID, to: destination(accepted) });
+
+/** The hapi routes of the quoting edge, producing through `publisher`. */
+export function quoteRoutes({ publisher }) {
+  const relay = (baseTopic, status, toEvent) => async (accepted, h) => {
+    const failure = await publisher.publish(baseTopic, toEvent(accepted));
+    return failure ? fspiopErrorResponse(h, failure) : emptyResponse(h, status);
+  };
+  const route = (method, path, handle, pathSchemas) => fspiopRoute({ resource: RESOURCE, method, path, pathSchemas, handle });
+  return [
+    route('POST', '/quotes', relay(TOPIC.quotesPost, 202, requestEvent)),
+    route('GET', '/quotes/{ID}', relay(TOPIC.quotesPost, 202, callbackEvent(QUOTE_ACTION.get)), QUOTE_ID),
+    route('PUT', '/quotes/{ID}', relay(TOPIC.quotesPut, 200, callbackEvent(QUOTE_ACTION.response)), QUOTE_ID),
+    route('PUT', '/quotes/{ID}/error', relay(TOPIC.quotesPut, 200, callbackEvent(QUOTE_ACTION.error)), QUOTE_ID),
+  ];
+}

@@ -1,0 +1,83 @@
+// Quotes end to end with QUOTES_PERSIST=false: the switch keeps only what duplicate detection
+// needs, so a resend of an answered quote is put to the payee again rather than answered
+// from storage, and GET /quotes/{ID} of an answered quote cannot be repeated (3205).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { onboardDfsp, setUpHub } from '../support/admin-api.js';
+import { startSwitch } from '../support/switch.js';
+import { componentUrl, quoteHeaders, quoteRequestBody, startQuoteDfsp } from '../support/quote-dfsp.js';
+
+let sw;
+let quotingUrl;
+let payer;
+let payee;
+
+before(async () => {
+  sw = await startSwitch({ components: ['quoting', 'quoting-handler', 'notification'], env: { QUOTES_PERSIST: 'false' } });
+  quotingUrl = componentUrl(sw, 'quoting');
+  await setUpHub(sw.admin.request);
+  payer = await startQuoteDfsp({ name: 'payerfsp', quotingUrl });
+  payee = await startQuoteDfsp({ name: 'payeefsp', quotingUrl });
+  for (const dfsp of [payer, payee]) await onboardDfsp(sw.admin.request, { name: dfsp.name, endpointBase: dfsp.url, fundsIn: '' });
+});
+
+after(async () => {
+  await Promise.all([payer, payee].map((dfsp) => dfsp?.close()));
+  await sw?.stop();
+});
+
+async function request(method, path, body, source = 'payerfsp') {
+  const response = await fetch(`${quotingUrl}${path}`, { method, headers: quoteHeaders(source, 'payeefsp'), body: body === undefined ? undefined : JSON.stringify(body) });
+  assert.equal(response.status, 202, await response.text());
+}
+
+const quoteRow = async (quoteId) => (await sw.admin.db('quote').where({ quote_id: quoteId }))[0];
+const postsTo = (dfsp, quoteId) => dfsp.received.filter((call) => call.method === 'POST' && call.body?.quoteId === quoteId);
+
+test('the quote is relayed both ways; only its parties, state and hashes are stored', async () => {
+  const body = quoteRequestBody();
+  await request('POST', '/quotes', body);
+  const answer = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${body.quoteId}`);
+  assert.equal(answer.rawBody, payee.answers.get(body.quoteId).rawBody);
+  const row = await quoteRow(body.quoteId);
+  assert.deepEqual([row.state, row.payer_fsp, row.payee_fsp], ['ANSWERED', 'payerfsp', 'payeefsp']);
+  assert.ok(row.request_hash && row.answer_hash);
+  for (const column of ['request_body', 'request_headers', 'answer_body', 'answer_headers', 'amount', 'transaction_id', 'ilp_condition']) {
+    assert.equal(row[column], null, `${column} is not kept`);
+  }
+});
+
+test('a resend of an answered quote is put to the payee again, whose same answer reaches the payer again', async () => {
+  const body = quoteRequestBody();
+  await request('POST', '/quotes', body);
+  const first = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${body.quoteId}`);
+  await request('POST', '/quotes', body);
+  await payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${body.quoteId}` && call !== first);
+  assert.equal(postsTo(payee, body.quoteId).length, 2);
+  const answers = payer.callsTo('PUT', `/quotes/${body.quoteId}`);
+  assert.deepEqual(answers.map((call) => call.rawBody), [first.rawBody, first.rawBody]);
+  assert.equal((await quoteRow(body.quoteId)).state, 'ANSWERED');
+
+  await request('POST', '/quotes', { ...body, note: 'changed' });
+  const modified = await payer.waitFor((call) => call.path === `/quotes/${body.quoteId}/error`);
+  assert.equal(modified.body.errorInformation.errorCode, '3106');
+});
+
+test('GET /quotes/{ID} of an answered quote gets 3205: the answer is not kept', async () => {
+  const body = quoteRequestBody();
+  await request('POST', '/quotes', body);
+  await payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${body.quoteId}`);
+  await request('GET', `/quotes/${body.quoteId}`);
+  const refused = await payer.waitFor((call) => call.path === `/quotes/${body.quoteId}/error`);
+  assert.equal(refused.body.errorInformation.errorCode, '3205');
+  assert.match(refused.body.errorInformation.errorDescription, /not kept/);
+});
+
+test('a quote accepted while the handler is down is relayed once it is back', async () => {
+  await sw.kill('quoting-handler');
+  const body = quoteRequestBody();
+  await request('POST', '/quotes', body);
+  await sw.start('quoting-handler');
+  await payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${body.quoteId}`, 30_000);
+  assert.equal(postsTo(payee, body.quoteId).length, 1);
+});

@@ -1,0 +1,271 @@
+// Quotes end to end through the real switch: the quoting edge, the quoting handler and the
+// notification handler as their own processes, real Kafka and MariaDB, and DFSPs over real
+// HTTP, the payee answering with an ILP packet and condition derived from its secret.
+// Persistence is on here (the default); quoting-no-persist.test.js runs with it off.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import Kafka from 'node-rdkafka';
+import { onboardDfsp, setUpHub } from '../support/admin-api.js';
+import { startSwitch } from '../support/switch.js';
+import { componentUrl, quoteHeaders, quoteRequestBody, startQuoteDfsp } from '../support/quote-dfsp.js';
+import { testConfig } from '../support/environment.js';
+import pino from 'pino';
+import { TOPIC, topicName } from '../../platform/kafka/topics.js';
+import { createProducer } from '../../platform/kafka/producer.js';
+import { encodeEvent } from '../../platform/kafka/envelope.js';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let sw;
+let quotingUrl;
+let payer;
+let payee;
+let sleepy;
+let offsetClient;
+
+before(async () => {
+  sw = await startSwitch({ components: ['quoting', 'quoting-handler', 'notification'] });
+  quotingUrl = componentUrl(sw, 'quoting');
+  await setUpHub(sw.admin.request);
+  payer = await startQuoteDfsp({ name: 'payerfsp', quotingUrl });
+  payee = await startQuoteDfsp({ name: 'payeefsp', quotingUrl });
+  sleepy = await startQuoteDfsp({ name: 'sleepyfsp', quotingUrl });
+  for (const dfsp of [payer, payee, sleepy]) await onboardDfsp(sw.admin.request, { name: dfsp.name, endpointBase: dfsp.url, fundsIn: '' });
+  const deactivated = await sw.admin.request('PUT', '/participants/sleepyfsp', { isActive: false });
+  assert.equal(deactivated.status, 200, deactivated.text);
+  offsetClient = new Kafka.Producer({ 'bootstrap.servers': testConfig().kafka.brokers });
+  await new Promise((resolve, reject) => offsetClient.connect({ timeout: 30_000 }, (error) => (error ? reject(error) : resolve())));
+});
+
+after(async () => {
+  if (offsetClient) await new Promise((resolve) => offsetClient.disconnect(() => resolve()));
+  await Promise.all([payer, payee, sleepy].map((dfsp) => dfsp?.close()));
+  await sw?.stop();
+});
+
+async function postQuote(body, { source = 'payerfsp', destination = body.payee.partyIdInfo.fspId, raw = JSON.stringify(body), headers = {} } = {}) {
+  const response = await fetch(`${quotingUrl}/quotes`, { method: 'POST', headers: quoteHeaders(source, destination, headers), body: raw });
+  assert.equal(response.status, 202, await response.text());
+}
+
+async function getQuote(quoteId, source = 'payerfsp') {
+  const response = await fetch(`${quotingUrl}/quotes/${quoteId}`, { headers: quoteHeaders(source, 'payeefsp') });
+  assert.equal(response.status, 202, await response.text());
+}
+
+const quoteRow = async (quoteId) => (await sw.admin.db('quote').where({ quote_id: quoteId }))[0];
+const answerTo = (dfsp, quoteId, suffix = '') => dfsp.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${quoteId}${suffix}`);
+const errorTo = (dfsp, quoteId) => answerTo(dfsp, quoteId, '/error');
+
+test('happy path: the payee gets the payer\'s bytes, the payer gets the payee\'s, and both are stored', async () => {
+  payee.behaviour = 'answer';
+  const body = quoteRequestBody({ amount: '123.45' });
+  const raw = JSON.stringify(body, null, 1);
+  const signature = '{"signature":"payer-signed","protectedHeader":"y"}';
+  await postQuote(body, { raw, headers: { 'fspiop-signature': signature } });
+  const forwarded = await payee.waitFor((call) => call.method === 'POST' && call.path === '/quotes' && call.body.quoteId === body.quoteId);
+  assert.equal(forwarded.rawBody, raw, 'the payer\'s body bytes reach the payee unchanged');
+  assert.deepEqual([forwarded.headers['fspiop-source'], forwarded.headers['fspiop-destination'], forwarded.headers['fspiop-signature']], ['payerfsp', 'payeefsp', signature]);
+  assert.equal(forwarded.headers['content-type'], 'application/vnd.interoperability.quotes+json;version=1.1');
+  const answer = await answerTo(payer, body.quoteId);
+  const sent = payee.answers.get(body.quoteId);
+  assert.equal(answer.rawBody, sent.rawBody, 'the payee\'s body bytes reach the payer unchanged');
+  assert.deepEqual([answer.headers['fspiop-source'], answer.headers['fspiop-destination']], ['payeefsp', 'payerfsp']);
+  assert.match(answer.headers['fspiop-signature'], /payeefsp-signed/);
+  assert.match(answer.body.condition, /^[A-Za-z0-9_-]{43}$/);
+  const row = await quoteRow(body.quoteId);
+  assert.deepEqual([row.state, row.payer_fsp, row.payee_fsp, row.amount, row.currency, row.transaction_id], ['ANSWERED', 'payerfsp', 'payeefsp', '123.4500', 'USD', body.transactionId]);
+  assert.equal(row.request_body, raw);
+  assert.equal(JSON.parse(row.request_headers)['fspiop-signature'], signature);
+  assert.equal(row.answer_body, sent.rawBody);
+  assert.equal(row.ilp_condition, answer.body.condition);
+});
+
+test('POST without FSPIOP-Destination goes to the payee party\'s FSP', async () => {
+  const body = quoteRequestBody();
+  await postQuote(body, { destination: null });
+  await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId);
+  await answerTo(payer, body.quoteId);
+});
+
+test('duplicates: ignored while the payee has not answered, the stored answer once answered, 3106 when modified', async () => {
+  payee.behaviour = 'silent';
+  const body = quoteRequestBody();
+  await postQuote(body);
+  await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId);
+  await postQuote(body);
+  await sleep(1500);
+  assert.equal(payee.received.filter((call) => call.body?.quoteId === body.quoteId).length, 1, 'a resend in flight is not forwarded again');
+  assert.equal(payer.received.filter((call) => call.path.startsWith(`/quotes/${body.quoteId}`)).length, 0);
+
+  payee.behaviour = 'answer';
+  const answered = quoteRequestBody();
+  await postQuote(answered);
+  const first = await answerTo(payer, answered.quoteId);
+  await postQuote(answered);
+  await payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${answered.quoteId}` && call !== first);
+  const answers = payer.callsTo('PUT', `/quotes/${answered.quoteId}`);
+  assert.equal(answers.length, 2);
+  assert.equal(answers[1].rawBody, first.rawBody, 'the resend gets the payee\'s stored answer, byte for byte');
+  assert.equal(answers[1].headers['fspiop-source'], 'payeefsp');
+  assert.equal(payee.received.filter((call) => call.body?.quoteId === answered.quoteId).length, 1, 'the payee is not asked again');
+
+  await postQuote({ ...answered, amount: { amount: '99', currency: 'USD' } });
+  const modified = await errorTo(payer, answered.quoteId);
+  assert.equal(modified.body.errorInformation.errorCode, '3106');
+  assert.equal(modified.headers['fspiop-source'], 'Hub');
+});
+
+test('an unknown payee FSP gets 3203 and an inactive payer FSP 3202, to the requester; nothing is forwarded or stored', async () => {
+  const unknownPayee = quoteRequestBody({ payee: 'ghostfsp' });
+  await postQuote(unknownPayee);
+  const refused = await errorTo(payer, unknownPayee.quoteId);
+  assert.equal(refused.body.errorInformation.errorCode, '3203');
+  assert.match(refused.body.errorInformation.errorDescription, /ghostfsp/);
+  assert.equal(refused.headers['fspiop-source'], 'Hub');
+
+  const inactivePayer = quoteRequestBody({ payer: 'sleepyfsp' });
+  await postQuote(inactivePayer, { source: 'sleepyfsp' });
+  const inactive = await errorTo(sleepy, inactivePayer.quoteId);
+  assert.equal(inactive.body.errorInformation.errorCode, '3202');
+  assert.match(inactive.body.errorInformation.errorDescription, /sleepyfsp is not active/);
+
+  for (const quoteId of [unknownPayee.quoteId, inactivePayer.quoteId]) {
+    assert.equal(await quoteRow(quoteId), undefined);
+    assert.equal(payee.received.filter((call) => call.body?.quoteId === quoteId).length, 0);
+  }
+});
+
+test('a payee PUT naming an unknown payer FSP gets 3202', async () => {
+  const quoteId = randomUUID();
+  const response = await fetch(`${quotingUrl}/quotes/${quoteId}`, {
+    method: 'PUT', headers: quoteHeaders('payeefsp', 'ghostfsp', { accept: false }),
+    body: JSON.stringify({ transferAmount: { amount: '1', currency: 'USD' }, expiration: new Date(Date.now() + 60_000).toISOString(), ilpPacket: 'AYIB', condition: 'f5sqb7tBTWPd5Y8BDFdMm9BJR_MNI4isf8p8n4D5pHA' }),
+  });
+  assert.equal(response.status, 200);
+  assert.equal((await errorTo(payee, quoteId)).body.errorInformation.errorCode, '3202');
+});
+
+test('the payee\'s error reaches the payer as the payee sent it and the quote is stored FAILED', async () => {
+  payee.behaviour = 'reject';
+  const body = quoteRequestBody();
+  await postQuote(body);
+  const rejection = await errorTo(payer, body.quoteId);
+  assert.equal(rejection.rawBody, payee.answers.get(body.quoteId).rawBody);
+  assert.deepEqual(rejection.body.errorInformation, { errorCode: '5101', errorDescription: 'Payee rejected quote' });
+  assert.equal(rejection.headers['fspiop-source'], 'payeefsp');
+  const row = await quoteRow(body.quoteId);
+  assert.deepEqual([row.state, row.answer_error_code], ['FAILED', '5101']);
+  payee.behaviour = 'answer';
+});
+
+test('GET /quotes/{ID}: the payer gets the stored answer; an unknown quote and another DFSP get 3205', async () => {
+  payee.behaviour = 'answer';
+  const body = quoteRequestBody();
+  await postQuote(body);
+  const first = await answerTo(payer, body.quoteId);
+  await getQuote(body.quoteId);
+  await payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${body.quoteId}` && call !== first);
+  const [, again] = payer.callsTo('PUT', `/quotes/${body.quoteId}`);
+  assert.equal(again.rawBody, first.rawBody);
+  assert.equal(again.headers['fspiop-source'], 'payeefsp');
+
+  const unknown = randomUUID();
+  await getQuote(unknown);
+  assert.equal((await errorTo(payer, unknown)).body.errorInformation.errorCode, '3205');
+  await getQuote(body.quoteId, 'payeefsp');
+  assert.equal((await errorTo(payee, body.quoteId)).body.errorInformation.errorCode, '3205');
+});
+
+test('a redelivered request record is forwarded again while the payee has not answered; a DFSP resend is not', async () => {
+  payee.behaviour = 'silent';
+  const body = quoteRequestBody();
+  const raw = JSON.stringify(body);
+  await postQuote(body, { raw });
+  await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId);
+  const row = await quoteRow(body.quoteId);
+  // The record the edge produced, again: the same event with the same acceptance time, as
+  // Kafka redelivers it to a handler that crashed before committing its offsets.
+  const record = {
+    id: body.quoteId, type: 'quote', action: 'request', from: 'payerfsp', to: 'payeefsp',
+    headers: JSON.parse(row.request_headers), body, rawBody: raw, at: Number(row.request_at),
+  };
+  const producer = createProducer({ kafka: testConfig().kafka, logger: pino({ level: 'silent' }) });
+  await producer.connect();
+  try {
+    await producer.produce([{ topic: topicName(sw.prefix, TOPIC.quotesPost), key: body.quoteId, value: encodeEvent(record) }]);
+  } finally {
+    await producer.disconnect();
+  }
+  await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId && call.rawBody === raw
+    && payee.received.filter((other) => other.body?.quoteId === body.quoteId).length === 2);
+  await postQuote(body, { raw });
+  await sleep(1500);
+  assert.equal(payee.received.filter((call) => call.body?.quoteId === body.quoteId).length, 2, 'the resend through the edge is ignored');
+  payee.behaviour = 'answer';
+});
+
+// Asked through a client of its own, from the broker's high watermarks.
+function watermark(topic, partition) {
+  return new Promise((resolve, reject) => {
+    offsetClient.queryWatermarkOffsets(topic, partition, 10_000, (error, offsets) => (error ? reject(error) : resolve(offsets.highOffset)));
+  });
+}
+
+async function producedTotal() {
+  const topics = [TOPIC.quotesPost, TOPIC.quotesPut].map((base) => topicName(sw.prefix, base));
+  const offsets = await Promise.all(topics.flatMap((topic) => [0, 1, 2, 3].map((partition) => watermark(topic, partition))));
+  return offsets.reduce((total, offset) => total + offset, 0);
+}
+
+/** An HTTP request with exactly the given headers (fetch would add Accept and Content-Type). */
+function send({ method, path, headers, body }) {
+  const allHeaders = body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) };
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${quotingUrl}${path}`, { method, headers: allHeaders }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => { text += chunk; });
+      response.on('end', () => resolve({ status: response.statusCode, text, json: text ? JSON.parse(text) : undefined }));
+    });
+    request.on('error', reject);
+    if (body !== undefined) request.write(body);
+    request.end();
+  });
+}
+
+const validBody = () => JSON.stringify(quoteRequestBody());
+const answerBody = JSON.stringify({ transferAmount: { amount: '1', currency: 'USD' }, expiration: '2030-01-01T00:00:00.000Z', ilpPacket: 'AYIB', condition: 'f5sqb7tBTWPd5Y8BDFdMm9BJR_MNI4isf8p8n4D5pHA' });
+const BAD_REQUESTS = [
+  ['Content-Type missing', { headers: quoteHeaders('payerfsp', 'payeefsp', { 'content-type': undefined }) }, 400, '3102'],
+  ['Content-Type for transfers', { headers: quoteHeaders('payerfsp', 'payeefsp', { 'content-type': 'application/vnd.interoperability.transfers+json;version=1.1' }) }, 400, '3101'],
+  ['Content-Type version 2.0', { headers: quoteHeaders('payerfsp', 'payeefsp', { 'content-type': 'application/vnd.interoperability.quotes+json;version=2.0' }) }, 406, '3001'],
+  ['Accept missing on POST', { headers: quoteHeaders('payerfsp', 'payeefsp', { accept: false }) }, 400, '3102'],
+  ['Date malformed', { headers: quoteHeaders('payerfsp', 'payeefsp', { date: 'yesterday' }) }, 400, '3101'],
+  ['FSPIOP-Source missing', { headers: quoteHeaders(undefined, 'payeefsp') }, 400, '3102'],
+  ['body not JSON', { body: '{"quoteId":' }, 400, '3101'],
+  ['body without payer', { body: JSON.stringify({ ...quoteRequestBody(), payer: undefined }) }, 400, '3102'],
+  ['amount breaking the Amount pattern', { body: JSON.stringify(quoteRequestBody({ amount: '1.23456' })) }, 400, '3100'],
+  ['quoteId not a CorrelationId', { body: JSON.stringify(quoteRequestBody({ quoteId: 'quote-1' })) }, 400, '3100'],
+  ['PUT with an ID that is not a CorrelationId', { method: 'PUT', path: '/quotes/12345', headers: quoteHeaders('payeefsp', 'payerfsp', { accept: false }), body: answerBody }, 400, '3100'],
+  ['PUT without condition', { method: 'PUT', path: `/quotes/${randomUUID()}`, headers: quoteHeaders('payeefsp', 'payerfsp', { accept: false }), body: JSON.stringify({ ...JSON.parse(answerBody), condition: undefined }) }, 400, '3102'],
+  ['PUT /error without errorInformation', { method: 'PUT', path: `/quotes/${randomUUID()}/error`, headers: quoteHeaders('payeefsp', 'payerfsp', { accept: false }), body: '{}' }, 400, '3102'],
+  ['GET without Accept', { method: 'GET', path: `/quotes/${randomUUID()}`, headers: quoteHeaders('payerfsp', 'payeefsp', { accept: false }) }, 400, '3102'],
+];
+
+test('bad headers and bodies are answered synchronously with errorInformation and produce no event', async () => {
+  const before = await producedTotal();
+  for (const [name, request, status, code] of BAD_REQUESTS) {
+    const method = request.method ?? 'POST';
+    const response = await send({
+      method, path: request.path ?? '/quotes', headers: request.headers ?? quoteHeaders('payerfsp', 'payeefsp'), body: request.body ?? (method === 'GET' ? undefined : validBody()),
+    });
+    assert.equal(response.status, status, `${name}: ${response.text}`);
+    assert.equal(response.json.errorInformation.errorCode, code, `${name}: ${response.text}`);
+  }
+  assert.equal(await producedTotal(), before, 'no record reached the quote topics');
+  await postQuote(quoteRequestBody());
+  assert.equal(await producedTotal(), before + 1, 'the watermark does count an accepted request');
+});

@@ -1,0 +1,125 @@
+// A DFSP that answers quotes, for tests, served over real HTTP. As a payee it answers
+// POST /quotes by PUTting its quote to the switch's quoting edge: the ILP packet and the
+// condition come from its secret (quoteIlp, as test-dfsp.js derives them), and the same
+// quote id always gets the same answer bytes, as a payee that keeps its quotes would send.
+// It can also reject (PUT …/error) or stay silent; it records every call it receives.
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { quoteIlp } from './test-dfsp.js';
+
+export const QUOTES_CONTENT_TYPE = 'application/vnd.interoperability.quotes+json;version=1.1';
+
+export function quoteHeaders(source, destination, { accept = true, ...extra } = {}) {
+  const headers = {
+    'content-type': QUOTES_CONTENT_TYPE,
+    ...(accept ? { accept: 'application/vnd.interoperability.quotes+json;version=1' } : {}),
+    date: new Date().toUTCString(),
+    'fspiop-source': source,
+    ...(destination ? { 'fspiop-destination': destination } : {}),
+    ...extra,
+  };
+  for (const [name, value] of Object.entries(headers)) if (value === undefined) delete headers[name];
+  return headers;
+}
+
+/** A QuotesPostRequest from `payer` to `payee` (its payee party names the payee's FSP). */
+export function quoteRequestBody({ quoteId = randomUUID(), payer = 'payerfsp', payee = 'payeefsp', amount = '100', currency = 'USD' } = {}) {
+  return {
+    quoteId,
+    transactionId: randomUUID(),
+    payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: '27713803912', fspId: payee } },
+    payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: '44123456789', fspId: payer }, name: 'Payer Person' },
+    amountType: 'SEND',
+    amount: { amount, currency },
+    transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' },
+    note: 'quote test',
+    expiration: new Date(Date.now() + 60_000).toISOString(),
+  };
+}
+
+/**
+ * The base URL of a component startSwitch runs: the port the harness records, or else the
+ * PORT in the child's environment (Linux /proc), for a harness that records only the
+ * api-adapter's URL.
+ */
+export function componentUrl(sw, name, index = 0) {
+  const key = `${name}-${index}`;
+  let port = sw.ports?.get(key);
+  if (port === undefined) {
+    const environment = readFileSync(`/proc/${sw.processes.get(key).pid}/environ`, 'utf8').split('\0');
+    port = environment.find((entry) => entry.startsWith('PORT=')).slice('PORT='.length);
+  }
+  return `http://127.0.0.1:${port}`;
+}
+
+/** The payee's answer to a quote request, by behaviour; the same quote id always gets the same bytes. */
+function answerFor(dfsp, request) {
+  const path = `/quotes/${request.quoteId}`;
+  if (dfsp.behaviour === 'reject') {
+    return { path: `${path}/error`, rawBody: JSON.stringify({ errorInformation: { errorCode: '5101', errorDescription: 'Payee rejected quote' } }) };
+  }
+  const expiration = new Date(Date.now() + 60_000).toISOString();
+  const { amount, currency } = request.amount;
+  const ilp = quoteIlp({ secret: dfsp.secret, transferId: request.transactionId, amount, currency, payeeAddress: `g.${dfsp.name}.msisdn.27713803912`, expiration });
+  // Indented text: only a byte-for-byte forward arrives looking like this.
+  const body = { transferAmount: { amount, currency }, payeeReceiveAmount: { amount, currency }, expiration, ilpPacket: ilp.ilpPacket, condition: ilp.condition };
+  return { path, rawBody: JSON.stringify(body, null, 2) };
+}
+
+async function answerQuote(dfsp, call) {
+  if (dfsp.behaviour === 'silent') return;
+  const request = call.body;
+  if (!dfsp.answers.has(request.quoteId)) dfsp.answers.set(request.quoteId, answerFor(dfsp, request));
+  const { path, rawBody } = dfsp.answers.get(request.quoteId);
+  const headers = quoteHeaders(dfsp.name, call.headers['fspiop-source'], { accept: false, 'fspiop-signature': `{"signature":"${dfsp.name}-signed","protectedHeader":"x"}` });
+  try {
+    const response = await fetch(`${dfsp.quotingUrl}${path}`, { method: 'PUT', headers, body: rawBody });
+    dfsp.sent.push({ path, rawBody, headers, status: response.status, answer: await response.text() });
+  } catch (error) {
+    dfsp.sent.push({ path, rawBody, headers, error: error.message });
+  }
+}
+
+function waitFor(dfsp, waiters, predicate, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const found = dfsp.received.find(predicate);
+      if (!found) return;
+      clearTimeout(timer);
+      waiters.delete(check);
+      resolve(found);
+    };
+    const timer = setTimeout(() => {
+      waiters.delete(check);
+      reject(new Error(`${dfsp.name} received no matching call within ${timeoutMs} ms; got ${dfsp.received.map((call) => `${call.method} ${call.path}`).join(', ')}`));
+    }, timeoutMs);
+    waiters.add(check);
+    check();
+  });
+}
+
+/** `behaviour`: 'answer' (default), 'reject' or 'silent'; may be changed between tests. */
+export async function startQuoteDfsp({ name, secret = `${name}-secret`, quotingUrl }) {
+  const waiters = new Set();
+  const dfsp = { name, secret, quotingUrl, behaviour: 'answer', received: [], sent: [], answers: new Map() };
+  const server = http.createServer((request, response) => {
+    let text = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk) => { text += chunk; });
+    request.on('end', () => {
+      const call = { method: request.method, path: request.url, headers: request.headers, rawBody: text, body: text ? JSON.parse(text) : undefined, at: Date.now() };
+      dfsp.received.push(call);
+      for (const waiter of waiters) waiter();
+      response.writeHead(request.method === 'PUT' ? 200 : 202).end();
+      if (request.method === 'POST' && request.url === '/quotes') answerQuote(dfsp, call);
+    });
+  });
+  await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  dfsp.url = `http://127.0.0.1:${server.address().port}`;
+  dfsp.waitFor = (predicate, timeoutMs = 15000) => waitFor(dfsp, waiters, predicate, timeoutMs);
+  dfsp.callsTo = (method, path) => dfsp.received.filter((call) => call.method === method && call.path === path);
+  // The switch keeps connections alive; close them, or close() waits for their idle timeout.
+  dfsp.close = () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+  return dfsp;
+}
