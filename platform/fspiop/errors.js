@@ -1,6 +1,7 @@
 // The FSPIOP error catalogue the switch uses, and the one table that maps the domain's
 // failure codes onto it. README.md documents every code listed here (a test checks that).
 import { FAILURE } from '../../ledger/domain/failures.js';
+import { QUOTE_FAILURE } from '../../ledger/domain/quotes.js';
 
 export const FSPIOP_ERRORS = Object.freeze({
   2001: { description: 'Internal server error', httpStatus: 500 },
@@ -10,12 +11,18 @@ export const FSPIOP_ERRORS = Object.freeze({
   3001: { description: 'Unacceptable version requested', httpStatus: 406 },
   3002: { description: 'Unknown URI', httpStatus: 404 },
   3003: { description: 'Add Party information error', httpStatus: 400 },
+  3040: { description: 'Delete Party information error', httpStatus: 400 },
   3100: { description: 'Generic validation error', httpStatus: 400 },
   3101: { description: 'Malformed syntax', httpStatus: 400 },
   3102: { description: 'Missing mandatory element', httpStatus: 400 },
   3104: { description: 'Too large payload', httpStatus: 413 },
   3106: { description: 'Modified request', httpStatus: 400 },
   3200: { description: 'Generic ID not found', httpStatus: 400 },
+  3201: { description: 'Destination FSP Error', httpStatus: 400 },
+  3202: { description: 'Payer FSP ID not found', httpStatus: 400 },
+  3203: { description: 'Payee FSP ID not found', httpStatus: 400 },
+  3204: { description: 'Party not found', httpStatus: 400 },
+  3205: { description: 'Quote ID not found', httpStatus: 400 },
   3208: { description: 'Transfer ID not found', httpStatus: 400 },
   3303: { description: 'Transfer expired', httpStatus: 400 },
   4001: { description: 'Payer FSP insufficient liquidity', httpStatus: 400 },
@@ -39,6 +46,9 @@ const FAILURE_TO_FSPIOP_CODE = Object.freeze({
   [FAILURE.netDebitCapExceeded]: 4200,
   [FAILURE.invalidState]: 3100,
   [FAILURE.transferExpired]: 3303,
+  [QUOTE_FAILURE.payerFspNotFound]: 3202,
+  [QUOTE_FAILURE.payeeFspNotFound]: 3203,
+  [QUOTE_FAILURE.quoteNotFound]: 3205,
 });
 
 const DESCRIPTION_LENGTH_MAX = 128;
