@@ -69,10 +69,10 @@ function readQuotes(env) {
  * there (run account-lookup/oracle-main.js instead).
  */
 function readAccountLookup(env) {
-  const oraclePort = readString(env, 'ORACLE_PORT', '4003');
+  const oraclePortOff = env.ORACLE_PORT === 'off';
   return {
     oracleBuiltInUrl: readString(env, 'ORACLE_BUILTIN_URL', 'http://127.0.0.1:4003'),
-    oraclePort: oraclePort === 'off' ? null : readInteger(env, 'ORACLE_PORT', 4003, { max: 65535 }),
+    oraclePort: oraclePortOff ? null : readInteger(env, 'ORACLE_PORT', 4003, { max: 65535 }),
     oracleRequestTimeoutMs: readInteger(env, 'ORACLE_REQUEST_TIMEOUT_MS', 5_000, { min: 1 }),
     oracleConnectionsMax: readInteger(env, 'ORACLE_CONNECTIONS_MAX', 32, { min: 1, max: 1024 }), // per oracle origin
     oracleRegistryTtlMs: readInteger(env, 'ORACLE_REGISTRY_TTL_MS', 5_000), // 0: read the registry on every request

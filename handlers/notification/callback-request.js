@@ -2,7 +2,8 @@
 // "Notification events"): the URL rendered from the DFSP's endpoint template, the headers of a
 // forward or of a hub-originated call, and the body bytes. Pure: no I/O, the clock is passed in.
 
-export const CALLBACK_METHODS = Object.freeze(['POST', 'PUT', 'PATCH']);
+// GET forwards a party lookup (GET /parties) to the DFSP that serves the party.
+export const CALLBACK_METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH']);
 
 /** The placeholders Mojaloop's endpoint templates use, and nothing else. */
 const TEMPLATE_PARAMS = ['transferId', 'quoteId', 'partyIdType', 'partyIdentifier', 'partySubIdOrType', 'requestId', 'ID'];

@@ -27,8 +27,15 @@ export function standardEndpoints(base) {
     ['FSPIOP_CALLBACK_URL_PARTIES_GET', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}`],
     ['FSPIOP_CALLBACK_URL_PARTIES_PUT', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}`],
     ['FSPIOP_CALLBACK_URL_PARTIES_PUT_ERROR', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}/error`],
+    ['FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_GET', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}`],
+    ['FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_PUT', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}`],
+    ['FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_PUT_ERROR', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}/error`],
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_PUT', `${base}/participants/{{partyIdType}}/{{partyIdentifier}}`],
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_PUT_ERROR', `${base}/participants/{{partyIdType}}/{{partyIdentifier}}/error`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_PUT', `${base}/participants/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_PUT_ERROR', `${base}/participants/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}/error`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT', `${base}/participants/{{requestId}}`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR', `${base}/participants/{{requestId}}/error`],
     ['FSPIOP_CALLBACK_URL_QUOTES', base],
   ];
 }

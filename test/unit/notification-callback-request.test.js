@@ -107,6 +107,6 @@ test('events a producer got wrong are recognised as undeliverable', () => {
   assert.match(invalidNotificationReason(notification({ type: 'transfer' })), /not notification/);
   assert.match(invalidNotificationReason(notification({ to: undefined })), /to is missing/);
   assert.match(invalidNotificationReason(notification({ callback: undefined })), /callback is missing/);
-  assert.match(invalidNotificationReason(notification({ callback: { ...notification().callback, method: 'GET' } })), /method GET/);
+  assert.match(invalidNotificationReason(notification({ callback: { ...notification().callback, method: 'DELETE' } })), /method DELETE/);
   assert.match(invalidNotificationReason(notification({ callback: { ...notification().callback, resource: '' } })), /resource/);
 });

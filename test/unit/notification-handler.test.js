@@ -67,7 +67,7 @@ test('malformed and undeliverable events are skipped as values; the rest are del
   const { dfsp, handleBatch, value, registry } = await setUp(t);
   await handleBatch([
     { topic: 'n', partition: 0, offset: 0, value: Buffer.from('not json') },
-    message({ ...commit('t0'), callback: { ...commit('t0').callback, method: 'GET' } }, 1),
+    message({ ...commit('t0'), callback: { ...commit('t0').callback, method: 'DELETE' } }, 1),
     message(commit('t1'), 2),
     message(commit('t2', 'barefsp'), 3),
     message({ ...commit('t3'), action: 'timeout', from: 'Hub', headers: {} }, 4),

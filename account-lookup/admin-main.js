@@ -1,0 +1,31 @@
+// Composition root of the account-lookup admin process: the ALS admin API (oracle registry)
+// on PORT (default 4001) and the built-in oracle on ORACLE_PORT (default 4003; `off` leaves it
+// to account-lookup/oracle-main.js). Both are MySQL-only and light, so they share a process;
+// run one replica (a second would want the same ORACLE_PORT), or split the oracle out.
+import { loadConfig } from '../platform/config.js';
+import { createDatabase } from '../platform/db.js';
+import { createLogger } from '../platform/logger.js';
+import { createMetrics } from '../platform/metrics.js';
+import { createAlsAdminServer } from './admin/server.js';
+import { createOracleServer } from './oracle/server.js';
+
+const config = loadConfig({ SERVICE_NAME: 'account-lookup-admin', ...process.env }, { defaultPort: 4001 });
+const logger = createLogger(config);
+const metrics = createMetrics(config);
+const db = createDatabase(config.db);
+const { oraclePort } = config.accountLookup;
+
+const servers = [createAlsAdminServer({ db, port: config.httpPort, logger, metrics })];
+if (oraclePort !== null) servers.push(createOracleServer({ db, port: oraclePort, logger, metrics }));
+// The oracle starts first: the process reports healthy on PORT only once both can answer.
+for (const server of [...servers].reverse()) await server.start();
+logger.info({ port: servers[0].info.port, oraclePort: servers[1]?.info.port ?? null }, 'ALS admin API listening');
+
+async function shutdown(signal) {
+  logger.info({ signal }, 'shutting down');
+  await Promise.all(servers.map((server) => server.stop({ timeout: 5000 })));
+  await db.destroy();
+  process.exit(0);
+}
+process.once('SIGTERM', () => shutdown('SIGTERM'));
+process.once('SIGINT', () => shutdown('SIGINT'));

@@ -1,0 +1,85 @@
+// The ALS admin API's oracle routes, as Mojaloop's account-lookup-service admin API has them:
+// POST/GET /oracles, PUT/DELETE /oracles/{ID}. An id type with no oracle registered is served
+// by the built-in oracle; a registered one takes over at every edge within its registry TTL.
+import { emptyResponse, failureResponse, jsonResponse } from '../../platform/http/server.js';
+import { bodyRoute } from '../../ledger/admin-api/route-helpers.js';
+import { FAILURE, failure, isFailure } from '../../ledger/domain/failures.js';
+import { PARTY_ID_TYPES, validators } from '../schemas.js';
+import { deleteOracle, findOracle, insertOracle, isRegistered, listOracles, updateOracle } from './repository.js';
+
+const QUERY_NAMES = ['type', 'currency'];
+
+/** An oracle is reached over HTTP(S); anything else could never answer a lookup. */
+function endpointProblem(endpoint) {
+  let url;
+  try {
+    url = new URL(endpoint.value);
+  } catch {
+    return failure(FAILURE.validation, `endpoint.value "${endpoint.value}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return failure(FAILURE.validation, 'endpoint.value must be an http or https URL');
+  return null;
+}
+
+function readListQuery(query) {
+  const unknown = Object.keys(query).filter((name) => !QUERY_NAMES.includes(name));
+  if (unknown.length > 0) return failure(FAILURE.validation, `unknown query parameter(s) ${unknown.join(', ')}`);
+  if (query.type !== undefined && !PARTY_ID_TYPES.includes(query.type)) return failure(FAILURE.validation, `type must be one of ${PARTY_ID_TYPES.join(', ')}`);
+  if (query.currency !== undefined && !/^[A-Z]{3}$/.test(query.currency)) return failure(FAILURE.validation, `currency "${query.currency}" is not an ISO 4217 code`);
+  return { type: query.type, currency: query.currency };
+}
+
+/** `{ID}` as an existing oracle, or a failure (3100 for a malformed id, 3200 for an unknown one). */
+async function resolveOracle(db, text) {
+  if (!/^\d{1,9}$/.test(text)) return failure(FAILURE.validation, `oracle id "${text}" is not a number`);
+  const oracle = await findOracle(db, Number(text));
+  return oracle ?? failure(FAILURE.participantNotFound, `oracle ${text} was not found`);
+}
+
+/** Checks an oracle's endpoint and uniqueness; resolves to null or a failure. */
+async function oracleProblem(db, oracle, exceptId) {
+  const problem = endpointProblem(oracle.endpoint);
+  if (problem) return problem;
+  if (await isRegistered(db, oracle, { exceptId })) return failure(FAILURE.alreadyExists, 'this oracle is already registered for the type and currency');
+  return null;
+}
+
+export function oracleAdminRoutes({ db, clock }) {
+  async function list(request, h) {
+    const query = readListQuery(request.query);
+    if (isFailure(query)) return failureResponse(h, query);
+    return jsonResponse(h, await listOracles(db, query));
+  }
+
+  async function create(request, h, body) {
+    const problem = await oracleProblem(db, body);
+    if (problem) return failureResponse(h, problem);
+    const id = await insertOracle(db, body, { createdBy: 'als-admin-api', now: clock() });
+    return jsonResponse(h, await findOracle(db, id), 201);
+  }
+
+  async function update(request, h, body) {
+    const current = await resolveOracle(db, request.params.ID);
+    if (isFailure(current)) return failureResponse(h, current);
+    const merged = { ...current, ...body, endpoint: { ...current.endpoint, ...body.endpoint } };
+    // An update changes the fields it names; to drop an oracle's currency, register it anew.
+    const problem = await oracleProblem(db, merged, current.oracleId);
+    if (problem) return failureResponse(h, problem);
+    await updateOracle(db, current.oracleId, merged);
+    return emptyResponse(h, 204);
+  }
+
+  async function remove(request, h) {
+    const current = await resolveOracle(db, request.params.ID);
+    if (isFailure(current)) return failureResponse(h, current);
+    await deleteOracle(db, current.oracleId);
+    return emptyResponse(h, 204);
+  }
+
+  return [
+    { method: 'GET', path: '/oracles', handler: list },
+    bodyRoute('POST', '/oracles', validators.oracleCreate, create),
+    bodyRoute('PUT', '/oracles/{ID}', validators.oracleUpdate, update),
+    { method: 'DELETE', path: '/oracles/{ID}', handler: remove },
+  ];
+}

@@ -1,0 +1,92 @@
+// The notification events account lookup produces (handlers/README.md, "one event, one
+// callback"): which DFSP is called, at which of its endpoints, with whose headers and body.
+// Pure: every function builds a value from its arguments.
+
+const PARTY_ENDPOINTS = Object.freeze({
+  get: ['FSPIOP_CALLBACK_URL_PARTIES_GET', 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_GET'],
+  put: ['FSPIOP_CALLBACK_URL_PARTIES_PUT', 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_PUT'],
+  error: ['FSPIOP_CALLBACK_URL_PARTIES_PUT_ERROR', 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_PUT_ERROR'],
+});
+
+const PARTICIPANT_ENDPOINTS = Object.freeze({
+  put: ['FSPIOP_CALLBACK_URL_PARTICIPANT_PUT', 'FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_PUT'],
+  error: ['FSPIOP_CALLBACK_URL_PARTICIPANT_PUT_ERROR', 'FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_PUT_ERROR'],
+});
+
+export const BATCH_ENDPOINTS = Object.freeze({
+  put: 'FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT',
+  error: 'FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR',
+});
+
+/**
+ * A party as the path names it: `{ type, id, subId? }` from hapi's `{Type}/{ID}/{SubId}`.
+ * A sub-id selects other endpoints (Mojaloop's `..._SUB_ID_...` types) and other templates.
+ */
+export function partyOf(params) {
+  return params.SubId ? { type: params.Type, id: params.ID, subId: params.SubId } : { type: params.Type, id: params.ID };
+}
+
+/** The Kafka key of a party's events, so that a lookup and its answer stay in order. */
+export function partyKey(party) {
+  return party.subId ? `${party.type}/${party.id}/${party.subId}` : `${party.type}/${party.id}`;
+}
+
+/** The values Mojaloop's endpoint templates name: `{{partyIdType}}`, `{{partyIdentifier}}`, ... */
+export function partyTemplateParams(party) {
+  const params = { partyIdType: party.type, partyIdentifier: party.id };
+  if (party.subId) params.partySubIdOrType = party.subId;
+  return params;
+}
+
+export function partyEndpoint(kind, party) {
+  return PARTY_ENDPOINTS[kind][party.subId ? 1 : 0];
+}
+
+export function participantEndpoint(kind, party) {
+  return PARTICIPANT_ENDPOINTS[kind][party.subId ? 1 : 0];
+}
+
+/**
+ * A DFSP's request or callback passed on to another DFSP as it came: its headers and its body
+ * bytes, so that an FSPIOP-Signature over them still verifies at the other end.
+ */
+export function forwardEvent({ accepted, party, action, to, endpointType, method }) {
+  return {
+    id: partyKey(party),
+    type: 'notification',
+    action,
+    from: accepted.headers['fspiop-source'],
+    to,
+    callback: { endpointType, templateParams: partyTemplateParams(party), method, resource: 'parties' },
+    headers: accepted.headers,
+    rawBody: accepted.rawBody,
+    at: accepted.receivedAt,
+  };
+}
+
+/**
+ * A call the hub makes in its own name (an answer or an error): no DFSP headers, so the
+ * notification handler sets the hub's. `templateParams` fills the endpoint's template.
+ */
+export function hubEvent({ id, action, hubName, to, endpointType, templateParams, resource, body, at }) {
+  return {
+    id,
+    type: 'notification',
+    action,
+    from: hubName,
+    to,
+    callback: { endpointType, templateParams, method: 'PUT', resource },
+    headers: {},
+    body,
+    at,
+  };
+}
+
+/** The hub's PUT …/error about a party to `to`, on a parties or a participants endpoint. */
+export function partyErrorEvent({ party, resource, hubName, to, errorBody, at }) {
+  const endpointType = resource === 'parties' ? partyEndpoint('error', party) : participantEndpoint('error', party);
+  return hubEvent({
+    id: partyKey(party), action: 'error', hubName, to, endpointType,
+    templateParams: partyTemplateParams(party), resource, body: errorBody, at,
+  });
+}

@@ -1,0 +1,65 @@
+// How every account-lookup request is answered (DESIGN.md, "Processing contract"): checks
+// that need no more than an indexed read or one oracle call are made first; what they decide
+// becomes notification events, which Kafka must acknowledge before the DFSP hears 202 or 200.
+// A request that cannot be decided or stored is answered at once, so nothing accepted is lost.
+import { fspiopErrorResponse, fspiopFailure } from '../platform/fspiop/edge.js';
+import { emptyResponse } from '../platform/http/server.js';
+import { TOPIC } from '../platform/kafka/topics.js';
+import { createThrottledWarn } from '../handlers/notification/throttled-log.js';
+import { OracleUnavailableError } from './oracle-client.js';
+
+/** Path parameters typed with the specification's schemas, so a bad Type is a synchronous 3100. */
+const PARTY_PATH_SCHEMAS = Object.freeze({ Type: 'PartyIdType', ID: 'PartyIdentifier', SubId: 'PartySubIdOrType' });
+
+/** The path schemas that apply to a path template (SubId only where it appears). */
+export function pathSchemasOf(path) {
+  return Object.fromEntries(Object.entries(PARTY_PATH_SCHEMAS).filter(([name]) => path.includes(`{${name}}`)));
+}
+
+/**
+ * The refusal of a request whose FSPIOP-Source is not an active DFSP: 400 with 3200 at once,
+ * since such a requester has no callback endpoint that could hear an asynchronous error.
+ * Mojaloop's ALS uses the same code ("Requester FSP not found"). Resolves to null when allowed.
+ */
+export async function refuseUnknownSource(directory, accepted) {
+  const source = accepted.headers['fspiop-source'];
+  if (await directory.isActiveDfsp(source)) return null;
+  return fspiopFailure(3200, `FSPIOP-Source ${source} is not an active DFSP of this switch`);
+}
+
+/** The DFSPs among `names` that are active, each once, in their first order. */
+export async function activeDfsps(directory, names) {
+  const unique = [...new Set(names)];
+  const active = await Promise.all(unique.map((name) => directory.isActiveDfsp(name)));
+  return unique.filter((_, index) => active[index]);
+}
+
+/**
+ * Creates `respond(status, decide)`: a route handler for fspiopRoute. `decide(accepted, request)`
+ * resolves to `{ failure }`, answered at once, or `{ events }`, produced to the notification
+ * topic and acknowledged before `status` is answered. An oracle that cannot be reached makes
+ * the answer 503 with 2003: the request was not accepted and the DFSP may send it again.
+ */
+export function createResponder({ publisher, logger }) {
+  const warn = createThrottledWarn(logger);
+
+  async function decideSafely(decide, accepted, request) {
+    try {
+      return await decide(accepted, request);
+    } catch (error) {
+      if (!(error instanceof OracleUnavailableError)) throw error;
+      warn('oracle-unavailable', { err: error, route: request.route.path }, 'an oracle could not be reached');
+      return { failure: fspiopFailure(2003, 'the oracle for this party id type could not be reached; retry later') };
+    }
+  }
+
+  return function respond(status, decide) {
+    return async (accepted, h, request) => {
+      const outcome = await decideSafely(decide, accepted, request);
+      if (outcome.failure) return fspiopErrorResponse(h, outcome.failure);
+      const failures = await Promise.all(outcome.events.map((event) => publisher.publish(TOPIC.notificationEvent, event)));
+      const failure = failures.find(Boolean);
+      return failure ? fspiopErrorResponse(h, failure) : emptyResponse(h, status);
+    };
+  };
+}

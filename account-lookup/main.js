@@ -1,0 +1,58 @@
+// Composition root of the account-lookup edge (FSPIOP /parties and /participants, PORT
+// default 4002). It reads participants and the oracle registry from MySQL, asks oracles over
+// HTTP and produces notification events; it keeps no state of its own, so it scales by replicas.
+// It has the shape of platform/fspiop/edge-process.js, which it cannot use as it stands: that
+// runner has no database, and /health here also reports the database the edge reads.
+import { loadConfig } from '../platform/config.js';
+import { createDatabase } from '../platform/db.js';
+import { createLogger } from '../platform/logger.js';
+import { createMetrics } from '../platform/metrics.js';
+import { createProducer } from '../platform/kafka/producer.js';
+import { TOPIC, topicName } from '../platform/kafka/topics.js';
+import { findParticipantByName } from '../ledger/repositories/participants.js';
+import { createKafkaProbe } from '../platform/kafka/health.js';
+import { createParticipantDirectory } from './participant-directory.js';
+import { createOracleRegistry, readOracleRegistry } from './oracle-registry.js';
+import { createOracleClient } from './oracle-client.js';
+import { createAccountLookupServer } from './server.js';
+import { datastoreHealth } from './datastore-health.js';
+
+const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, { defaultPort: 4002 });
+const settings = config.accountLookup;
+const logger = createLogger(config);
+const metrics = createMetrics(config);
+const db = createDatabase(config.db);
+const producer = createProducer({ kafka: config.kafka, logger });
+const probe = createKafkaProbe({ kafka: config.kafka, topic: topicName(config.kafka.topicPrefix, TOPIC.notificationEvent) });
+
+const directory = createParticipantDirectory({
+  findParticipant: (name) => findParticipantByName(db, name), hubName: config.hubName, ttlMs: settings.participantCacheTtlMs,
+});
+const registry = createOracleRegistry({
+  readAll: () => readOracleRegistry(db), builtInUrl: settings.oracleBuiltInUrl, ttlMs: settings.oracleRegistryTtlMs,
+});
+const client = createOracleClient({
+  timeoutMs: settings.oracleRequestTimeoutMs, connectionsMax: settings.oracleConnectionsMax, metrics,
+});
+
+await producer.connect();
+await probe.connect();
+const server = createAccountLookupServer({
+  config, logger, metrics, producer, directory, registry, client,
+  health: async () => ({ kafka: await probe.check(), datastore: await datastoreHealth(db) }),
+});
+await server.start();
+logger.info({ port: server.info.port, builtInOracle: settings.oracleBuiltInUrl }, 'account-lookup listening');
+
+// Requests in flight finish their oracle call and produce before the producer is closed.
+async function shutdown(signal) {
+  logger.info({ signal }, 'shutting down');
+  await server.stop({ timeout: 5000 });
+  await producer.disconnect();
+  await probe.disconnect();
+  await client.close();
+  await db.destroy();
+  process.exit(0);
+}
+process.once('SIGTERM', () => shutdown('SIGTERM'));
+process.once('SIGINT', () => shutdown('SIGINT'));

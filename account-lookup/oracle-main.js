@@ -1,0 +1,26 @@
+// Composition root of a stand-alone built-in oracle (Mojaloop's oracle API over MySQL) on
+// PORT (default 4003): for an oracle scaled on its own, or a second oracle with another
+// database that the ALS admin API registers like any external one.
+import { loadConfig } from '../platform/config.js';
+import { createDatabase } from '../platform/db.js';
+import { createLogger } from '../platform/logger.js';
+import { createMetrics } from '../platform/metrics.js';
+import { createOracleServer } from './oracle/server.js';
+
+const config = loadConfig({ SERVICE_NAME: 'oracle', ...process.env }, { defaultPort: 4003 });
+const logger = createLogger(config);
+const metrics = createMetrics(config);
+const db = createDatabase(config.db);
+
+const server = createOracleServer({ db, port: config.httpPort, logger, metrics });
+await server.start();
+logger.info({ port: server.info.port }, 'oracle listening');
+
+async function shutdown(signal) {
+  logger.info({ signal }, 'shutting down');
+  await server.stop({ timeout: 5000 });
+  await db.destroy();
+  process.exit(0);
+}
+process.once('SIGTERM', () => shutdown('SIGTERM'));
+process.once('SIGINT', () => shutdown('SIGINT'));

@@ -1,0 +1,110 @@
+// FSPIOP /participants: DFSPs tell the switch which parties they serve, and ask which DFSP
+// serves a party. The switch keeps nothing itself: it asks the oracle for the party's id type
+// and answers from the hub with PUT /participants/… callbacks (or …/error).
+import { fspiopFailure, fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
+import { errorInformation } from '../platform/fspiop/errors.js';
+import { BATCH_ENDPOINTS, hubEvent, participantEndpoint, partyErrorEvent, partyKey, partyOf, partyTemplateParams } from './callbacks.js';
+import { pathSchemasOf, refuseUnknownSource } from './edge-flow.js';
+import { OracleRefusalError } from './oracle-client.js';
+import { registerBatch } from './participants-batch.js';
+import { BATCH_PAYLOAD_BYTES_MAX } from './schemas.js';
+
+const CURRENCY = /^[A-Z]{3}$/;
+
+function refusalDetail(error) {
+  return error.errorInformation?.errorDescription ?? error.message;
+}
+
+/**
+ * The /participants routes. `respond` comes from createResponder(); `directory` answers
+ * which DFSPs are active; `registry.urlFor()` picks the oracle and `client` talks to it.
+ */
+export function participantRoutes({ respond, directory, registry, client, hubName }) {
+  /** The hub's PUT with `body` to the requester, on its PARTICIPANT[_SUB_ID]_PUT endpoint. */
+  const confirm = (accepted, party, body) => ({
+    events: [hubEvent({
+      id: partyKey(party), action: 'answer', hubName, to: accepted.headers['fspiop-source'], endpointType: participantEndpoint('put', party),
+      templateParams: partyTemplateParams(party), resource: 'participants', body, at: accepted.receivedAt,
+    })],
+  });
+  /** The hub's PUT …/error with `code` to the requester. */
+  const fail = (accepted, party, code, detail) => ({
+    events: [partyErrorEvent({
+      party, resource: 'participants', hubName, to: accepted.headers['fspiop-source'], errorBody: errorInformation(code, detail), at: accepted.receivedAt,
+    })],
+  });
+
+  /** Runs `decide(accepted, party, source, request)` for an active requester only. */
+  const forActiveRequester = (decide) => async (accepted, request) => {
+    const refusal = await refuseUnknownSource(directory, accepted);
+    if (refusal) return { failure: refusal };
+    return decide(accepted, partyOf(accepted.params), accepted.headers['fspiop-source'], request);
+  };
+
+  async function lookUp(accepted, party, source, request) {
+    const { currency } = request.query;
+    if (currency !== undefined && !CURRENCY.test(currency)) return { failure: fspiopFailure(3100, `currency "${currency}" is not an ISO 4217 code`) };
+    const entries = await client.find(await registry.urlFor({ type: party.type, currency }), { party, currency, source });
+    if (entries.length === 0) return fail(accepted, party, 3204);
+    return confirm(accepted, party, { fspId: entries[0].fspId });
+  }
+
+  async function register(accepted, party, source) {
+    const { fspId, currency } = accepted.body;
+    // A DFSP speaks for its own customers only, as Mojaloop's ALS insists in the batch form.
+    if (fspId !== source) return fail(accepted, party, 3100, `fspId ${fspId} is not the FSPIOP-Source ${source}: a DFSP registers only its own parties`);
+    try {
+      await client.register(await registry.urlFor({ type: party.type, currency }), { party, fspId, currency, source });
+    } catch (error) {
+      if (error instanceof OracleRefusalError) return fail(accepted, party, 3003, refusalDetail(error));
+      throw error;
+    }
+    return confirm(accepted, party, { fspId });
+  }
+
+  async function remove(accepted, party, source) {
+    const url = await registry.urlFor({ type: party.type });
+    const [entry] = await client.find(url, { party, source });
+    if (!entry) return fail(accepted, party, 3204);
+    if (entry.fspId !== source) return fail(accepted, party, 3040, `the party is served by another DFSP than ${source}`);
+    try {
+      await client.remove(url, { party, source });
+    } catch (error) {
+      if (error instanceof OracleRefusalError) return fail(accepted, party, 3040, refusalDetail(error));
+      throw error;
+    }
+    // The specification leaves fspId out once the party's information is deleted.
+    return confirm(accepted, party, {});
+  }
+
+  async function registerMany(accepted) {
+    const refusal = await refuseUnknownSource(directory, accepted);
+    if (refusal) return { failure: refusal };
+    const { requestId, currency } = accepted.body;
+    const partyList = await registerBatch({ registry, client, request: accepted.body, source: accepted.headers['fspiop-source'] });
+    return {
+      events: [hubEvent({
+        id: requestId, action: 'answer', hubName, to: accepted.headers['fspiop-source'], endpointType: BATCH_ENDPOINTS.put,
+        templateParams: { requestId }, resource: 'participants', body: { partyList, ...(currency ? { currency } : {}) }, at: accepted.receivedAt,
+      })],
+    };
+  }
+
+  const route = (method, path, decide, payloadBytesMax) => fspiopRoute({
+    resource: 'participants', method, path, pathSchemas: pathSchemasOf(path), handle: respond(202, decide), payloadBytesMax,
+  });
+  const paths = ['/participants/{Type}/{ID}', '/participants/{Type}/{ID}/{SubId}'];
+  return [
+    ...paths.flatMap((path) => [
+      route('GET', path, forActiveRequester(lookUp)),
+      route('POST', path, forActiveRequester(register)),
+      route('DELETE', path, forActiveRequester(remove)),
+      // The answers go from the switch to DFSPs; DFSPs never send them here (Mojaloop answers 501).
+      notImplementedRoute({ method: 'PUT', path }),
+      notImplementedRoute({ method: 'PUT', path: `${path}/error` }),
+    ]),
+    route('POST', '/participants', registerMany, BATCH_PAYLOAD_BYTES_MAX),
+    notImplementedRoute({ method: 'PUT', path: '/participants/{ID}' }),
+    notImplementedRoute({ method: 'PUT', path: '/participants/{ID}/error' }),
+  ];
+}

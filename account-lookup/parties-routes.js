@@ -1,0 +1,69 @@
+// FSPIOP /parties: discovery. A payer's GET goes to the DFSP that serves the party (found
+// through the oracle for its id type, or named by FSPIOP-Destination); the payee's PUT and
+// PUT …/error go back to the payer named by FSPIOP-Destination. Both travel with the sending
+// DFSP's own headers and bytes; problems the switch finds come from the hub.
+import { fspiopRoute } from '../platform/fspiop/edge.js';
+import { errorInformation } from '../platform/fspiop/errors.js';
+import { forwardEvent, partyEndpoint, partyErrorEvent, partyOf } from './callbacks.js';
+import { activeDfsps, pathSchemasOf, refuseUnknownSource } from './edge-flow.js';
+
+/**
+ * The /parties routes. `respond` comes from createResponder(); `directory` answers which
+ * DFSPs are active; `registry.urlFor()` and `client.find()` ask the oracle.
+ */
+export function partyRoutes({ respond, directory, registry, client, hubName }) {
+  const errorTo = (to, accepted, party, code, detail) => ({
+    events: [partyErrorEvent({
+      party, resource: 'parties', hubName, to, errorBody: errorInformation(code, detail), at: accepted.receivedAt,
+    })],
+  });
+
+  /** The payee DFSPs: the destination the payer named, or those the oracle lists. */
+  async function payeesOf(accepted, party) {
+    const named = accepted.headers['fspiop-destination'];
+    if (named) return { payees: await activeDfsps(directory, [named]), named };
+    const source = accepted.headers['fspiop-source'];
+    const entries = await client.find(await registry.urlFor({ type: party.type }), { party, source });
+    return { payees: await activeDfsps(directory, entries.map((entry) => entry.fspId)) };
+  }
+
+  async function lookUp(accepted) {
+    const refusal = await refuseUnknownSource(directory, accepted);
+    if (refusal) return { failure: refusal };
+    const party = partyOf(accepted.params);
+    const source = accepted.headers['fspiop-source'];
+    const { payees, named } = await payeesOf(accepted, party);
+    if (payees.length === 0) {
+      return named
+        ? errorTo(source, accepted, party, 3201, `FSPIOP-Destination ${named} is not an active DFSP`)
+        : errorTo(source, accepted, party, 3204);
+    }
+    return {
+      events: payees.map((to) => forwardEvent({
+        accepted, party, action: 'lookup', to, endpointType: partyEndpoint('get', party), method: 'GET',
+      })),
+    };
+  }
+
+  /** The payee's answer (`put`) or error (`error`), passed to the DFSP it names. */
+  const relay = (kind) => async (accepted) => {
+    const refusal = await refuseUnknownSource(directory, accepted);
+    if (refusal) return { failure: refusal };
+    const party = partyOf(accepted.params);
+    const destination = accepted.headers['fspiop-destination'];
+    if (!destination || !(await directory.isActiveDfsp(destination))) {
+      const detail = destination ? `FSPIOP-Destination ${destination} is not an active DFSP` : 'FSPIOP-Destination is required to route the callback';
+      return errorTo(accepted.headers['fspiop-source'], accepted, party, 3201, detail);
+    }
+    const action = kind === 'put' ? 'answer' : 'error';
+    return { events: [forwardEvent({ accepted, party, action, to: destination, endpointType: partyEndpoint(kind, party), method: 'PUT' })] };
+  };
+
+  const route = (method, path, handle) => fspiopRoute({ resource: 'parties', method, path, pathSchemas: pathSchemasOf(path), handle });
+  const paths = ['/parties/{Type}/{ID}', '/parties/{Type}/{ID}/{SubId}'];
+  return paths.flatMap((path) => [
+    route('GET', path, respond(202, lookUp)),
+    route('PUT', path, respond(200, relay('put'))),
+    route('PUT', `${path}/error`, respond(200, relay('error'))),
+  ]);
+}

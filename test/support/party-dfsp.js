@@ -1,0 +1,111 @@
+// A DFSP for discovery tests, served over real HTTP. As a payee it answers GET /parties by
+// PUTting the party back to the switch (or PUT …/error with 3204 for a party it does not
+// hold, or nothing when told to stay silent); it records every call it receives, and it
+// sends FSPIOP requests to the account-lookup edge with the headers a real DFSP sends.
+import http from 'node:http';
+
+const MEDIA = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
+
+/** FSPIOP headers of a DFSP's request (`accept`) or callback (no Accept, as SDKs send them). */
+export function fspiopHeaders(resource, source, destination, { accept = true } = {}) {
+  return {
+    'content-type': MEDIA(resource, '1.1'),
+    ...(accept ? { accept: MEDIA(resource, '1') } : {}),
+    date: new Date().toUTCString(),
+    'fspiop-source': source,
+    ...(destination ? { 'fspiop-destination': destination } : {}),
+  };
+}
+
+/** The endpoints a DFSP registers for discovery, beyond scripts/lib/onboarding.js's standard set. */
+export function discoveryEndpoints(base) {
+  return [
+    ['FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_GET', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}`],
+    ['FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_PUT', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}`],
+    ['FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_PUT_ERROR', `${base}/parties/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}/error`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_PUT', `${base}/participants/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_PUT_ERROR', `${base}/participants/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}/error`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT', `${base}/participants/{{requestId}}`],
+    ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR', `${base}/participants/{{requestId}}/error`],
+  ];
+}
+
+/** The bytes a payee answers with: deliberately spaced, so a test can see they pass unchanged. */
+export function partyAnswer(dfspName, [type, id, subId]) {
+  const partyIdInfo = { partyIdType: type, partyIdentifier: id, ...(subId ? { partySubIdOrType: subId } : {}), fspId: dfspName };
+  return JSON.stringify({ party: { partyIdInfo, name: `Customer ${id} of ${dfspName}`, personalInfo: { complexName: { firstName: 'Ada', lastName: 'Lovelace' } } } }, null, 1);
+}
+
+/**
+ * Starts the DFSP. `switchUrl` is the account-lookup edge. `dfsp.parties` is a Set of
+ * 'Type/ID[/SubId]' it serves; `dfsp.behaviour` is 'answer' or 'silent'.
+ */
+export async function startPartyDfsp({ name, switchUrl }) {
+  const received = [];
+  const waiters = new Set();
+  const dfsp = { name, received, parties: new Set(), behaviour: 'answer', sent: [] };
+  const server = http.createServer((request, response) => {
+    let text = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk) => { text += chunk; });
+    request.on('end', () => {
+      const call = { method: request.method, path: request.url, headers: request.headers, rawBody: text, body: text ? JSON.parse(text) : undefined, at: Date.now() };
+      received.push(call);
+      for (const waiter of waiters) waiter();
+      response.writeHead(request.method === 'PUT' ? 200 : 202).end();
+      if (request.method === 'GET' && request.url.startsWith('/parties/')) setImmediate(() => answerLookup(dfsp, call, switchUrl));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  dfsp.url = `http://127.0.0.1:${server.address().port}`;
+  dfsp.waitFor = (predicate, timeoutMs = 15000) => waitFor(dfsp, waiters, predicate, timeoutMs);
+  dfsp.send = (method, path, options) => sendToSwitch(dfsp, switchUrl, method, path, options);
+  dfsp.close = () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+  return dfsp;
+}
+
+/**
+ * Sends a request to the switch as this DFSP. `body` is JSON-encoded unless `raw` text is
+ * given; `headers` replace the defaults. Resolves to `{ status, body }`.
+ */
+async function sendToSwitch(dfsp, switchUrl, method, path, { resource = path.split('/')[1], destination, body, raw, headers } = {}) {
+  const accept = method !== 'PUT';
+  const response = await fetch(`${switchUrl}${path}`, {
+    method,
+    headers: headers ?? fspiopHeaders(resource, dfsp.name, destination, { accept }),
+    body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The payee's side of discovery: its party, or 3204, PUT back to the payer through the switch. */
+async function answerLookup(dfsp, call, switchUrl) {
+  if (dfsp.behaviour !== 'answer') return;
+  const segments = call.path.split('/').slice(2).map(decodeURIComponent);
+  const payer = call.headers['fspiop-source'];
+  const known = dfsp.parties.has(segments.join('/'));
+  const path = `/parties/${segments.map(encodeURIComponent).join('/')}${known ? '' : '/error'}`;
+  const raw = known ? partyAnswer(dfsp.name, segments) : JSON.stringify({ errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } });
+  const result = await sendToSwitch(dfsp, switchUrl, 'PUT', path, { destination: payer, raw }).catch((error) => ({ error: error.message }));
+  dfsp.sent.push({ path, raw, ...result });
+}
+
+function waitFor(dfsp, waiters, predicate, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const found = dfsp.received.find(predicate);
+      if (!found) return;
+      clearTimeout(timer);
+      waiters.delete(check);
+      resolve(found);
+    };
+    const timer = setTimeout(() => {
+      waiters.delete(check);
+      const got = dfsp.received.map((call) => `${call.method} ${call.path}`).join(', ');
+      reject(new Error(`${dfsp.name} received no matching call within ${timeoutMs} ms; got ${got}`));
+    }, timeoutMs);
+    waiters.add(check);
+    check();
+  });
+}
