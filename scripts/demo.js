@@ -1,20 +1,24 @@
 // `make demo`: onboards the hub and four demo DFSPs through the admin API (as a scheme
-// operator would, with central-ledger's requests), serves the four DFSPs' simulators,
-// sends transfers between them through the switch (one of each kind of failure a DFSP meets),
-// and prints what each DFSP was told and the positions. Safe to run again.
+// operator would, with central-ledger's requests), serves the four DFSPs' simulators, lets
+// each payee register its customer's MSISDN, then runs payments through the switch as a
+// DFSP would, each one discovery → quote → transfer (with the failures a DFSP meets), and
+// prints every step, what each payer was told, and the positions. Safe to run again.
 import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
-import { fspiopHeaders, quoteIlp, startTestDfsp } from '../test/support/test-dfsp.js';
+import { fspiopHeaders, startTestDfsp } from '../test/support/test-dfsp.js';
 
 const ADMIN_URL = process.env.ADMIN_API_URL ?? `http://127.0.0.1:${process.env.ADMIN_API_PORT ?? 3001}`;
 const TRANSFERS_URL = process.env.TRANSFERS_API_URL ?? 'http://127.0.0.1:3000';
+const QUOTES_URL = process.env.QUOTES_API_URL ?? 'http://127.0.0.1:3002';
+const PARTIES_URL = process.env.ACCOUNT_LOOKUP_URL ?? 'http://127.0.0.1:4002';
 const CURRENCY = 'USD';
 const DEMO_DFSPS = [
-  { name: 'payerfsp', netDebitCap: '10000', fundsIn: '5000', simulatorPort: 4101 },
-  { name: 'payeefsp', netDebitCap: '10000', fundsIn: '5000', simulatorPort: 4102 },
-  { name: 'greenbank', netDebitCap: '25000', fundsIn: '20000', simulatorPort: 4103 },
-  { name: 'mobilemoney', netDebitCap: '2000', fundsIn: '1500', simulatorPort: 4104 },
+  { name: 'payerfsp', netDebitCap: '10000', fundsIn: '5000', simulatorPort: 4101, msisdn: '27710000001', customer: 'Thandi Payer' },
+  { name: 'payeefsp', netDebitCap: '10000', fundsIn: '5000', simulatorPort: 4102, msisdn: '27710000002', customer: 'Sipho Payee' },
+  { name: 'greenbank', netDebitCap: '25000', fundsIn: '20000', simulatorPort: 4103, msisdn: '27710000003', customer: 'Amara Green' },
+  { name: 'mobilemoney', netDebitCap: '2000', fundsIn: '1500', simulatorPort: 4104, msisdn: '27710000004', customer: 'Kofi Mobile' },
 ];
+const msisdnOf = (name) => DEMO_DFSPS.find((dfsp) => dfsp.name === name).msisdn;
 
 function table(rows) {
   const widths = Object.keys(rows[0]).map((key) => Math.max(key.length, ...rows.map((row) => String(row[key]).length)));
@@ -33,26 +37,64 @@ async function onboard(request) {
 }
 
 const DEMO_TRANSFERS = [
-  { from: 'payerfsp', to: 'payeefsp', amount: '100', note: 'a plain transfer' },
+  { from: 'payerfsp', to: 'payeefsp', amount: '100', note: 'a plain payment' },
   { from: 'greenbank', to: 'mobilemoney', amount: '250.5', note: 'another pair' },
   { from: 'mobilemoney', to: 'greenbank', amount: '5000', note: 'more than mobilemoney has deposited' },
-  { from: 'payerfsp', to: 'payeefsp', amount: '42', payeeBehaviour: 'reject', note: 'the payee rejects it' },
+  { from: 'payerfsp', to: 'payeefsp', amount: '42', payeeBehaviour: 'reject', note: 'the payee rejects the transfer' },
   { from: 'greenbank', to: 'payeefsp', amount: '10', payeeBehaviour: 'reserve', note: 'the payee fulfils with RESERVED and is told the outcome' },
+  { from: 'payerfsp', to: 'payeefsp', msisdn: '27719999999', amount: '5', note: 'an MSISDN no DFSP has registered' },
 ];
 
-/** Sends one transfer as the payer's DFSP would and waits until the payer is told the outcome. */
-async function sendTransfer(simulators, { from, to, amount, payeeBehaviour = 'fulfil' }) {
-  const payer = simulators.get(from);
-  const payee = simulators.get(to);
+function headersFor(resource, from, to) {
+  return { ...fspiopHeaders(from, to), 'content-type': `application/vnd.interoperability.${resource}+json;version=1.1`, accept: `application/vnd.interoperability.${resource}+json;version=1` };
+}
+
+async function call(url, method, headers, body) {
+  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (![200, 202].includes(response.status)) throw new Error(`${method} ${url} answered ${response.status}: ${await response.text()}`);
+}
+
+/** Each payee registers its customer's MSISDN with the switch, as a DFSP would. */
+async function registerParties(simulators) {
+  for (const dfsp of DEMO_DFSPS) {
+    const simulator = simulators.get(dfsp.name);
+    simulator.parties.set(`MSISDN/${dfsp.msisdn}`, { name: dfsp.customer });
+    await call(`${PARTIES_URL}/participants/MSISDN/${dfsp.msisdn}`, 'POST', headersFor('participants', dfsp.name), { fspId: dfsp.name, currency: CURRENCY });
+    await simulator.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/participants/MSISDN/${dfsp.msisdn}`), 20000);
+    console.log(`${dfsp.name} registered MSISDN ${dfsp.msisdn} (${dfsp.customer}) with the switch's oracle`);
+  }
+}
+
+/** Discovery: GET /parties from the payer; the answer (or 3204) comes back as a PUT. */
+async function discover(payer, msisdn) {
+  await call(`${PARTIES_URL}/parties/MSISDN/${msisdn}`, 'GET', headersFor('parties', payer.name));
+  const answer = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/parties/MSISDN/${msisdn}`) && seen.at >= payer.mark, 20000);
+  return answer.body.errorInformation ? { error: answer.body.errorInformation } : { party: answer.body.party };
+}
+
+async function quote(payer, payeeFsp, msisdn, amount) {
+  const quoteId = randomUUID();
+  const transactionId = randomUUID();
+  await call(`${QUOTES_URL}/quotes`, 'POST', headersFor('quotes', payer.name, payeeFsp), {
+    quoteId, transactionId, amountType: 'SEND', amount: { amount, currency: CURRENCY },
+    payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdn, fspId: payeeFsp } },
+    payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdnOf(payer.name), fspId: payer.name } },
+    transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' },
+  });
+  const answer = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/quotes/${quoteId}`), 20000);
+  return { quoteId, transactionId, ...answer.body };
+}
+
+async function transfer(payer, payee, quoted, payeeBehaviour) {
   payee.behaviour = payeeBehaviour;
   const transferId = randomUUID();
-  const expiration = new Date(Date.now() + 30000).toISOString();
-  const ilp = quoteIlp({ secret: payee.secret, transferId, amount, currency: CURRENCY, payeeAddress: `g.${to}.msisdn.demo`, expiration });
-  const body = { transferId, payerFsp: from, payeeFsp: to, amount: { amount, currency: CURRENCY }, ...ilp, expiration };
-  const response = await fetch(`${TRANSFERS_URL}/transfers`, { method: 'POST', headers: fspiopHeaders(from, to), body: JSON.stringify(body) });
-  if (response.status !== 202) throw new Error(`POST /transfers answered ${response.status}: ${await response.text()}`);
-  const outcome = await payer.waitFor((call) => call.method === 'PUT' && call.path.startsWith(`/transfers/${transferId}`), 20000);
-  const patch = payeeBehaviour === 'reserve' ? await payee.waitFor((call) => call.method === 'PATCH' && call.path === `/transfers/${transferId}`, 20000) : null;
+  const body = {
+    transferId, payerFsp: payer.name, payeeFsp: payee.name, amount: quoted.transferAmount,
+    ilpPacket: quoted.ilpPacket, condition: quoted.condition, expiration: new Date(Date.now() + 30000).toISOString(),
+  };
+  await call(`${TRANSFERS_URL}/transfers`, 'POST', headersFor('transfers', payer.name, payee.name), body);
+  const outcome = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/transfers/${transferId}`), 20000);
+  const patch = payeeBehaviour === 'reserve' ? await payee.waitFor((seen) => seen.method === 'PATCH' && seen.path === `/transfers/${transferId}`, 20000) : null;
   return { transferId, outcome, patch };
 }
 
@@ -63,17 +105,33 @@ function describeOutcome({ outcome, patch }) {
   return `${told}, from ${outcome.headers['fspiop-source']}${patch ? `; payee PATCHed ${patch.body.transferState}` : ''}`;
 }
 
-async function runTransfers() {
+/** One payment as a payer DFSP makes it: discovery, quote, transfer, each step printed. */
+async function pay(simulators, { from, to, amount, msisdn = msisdnOf(to), payeeBehaviour = 'fulfil', note }) {
+  const payer = simulators.get(from);
+  payer.mark = Date.now();
+  console.log(`\n${from} pays ${amount} ${CURRENCY} to MSISDN ${msisdn} (${note})`);
+  const found = await discover(payer, msisdn);
+  if (found.error) {
+    console.log(`  1. discovery: ${found.error.errorCode} "${found.error.errorDescription}": the payment stops here`);
+    return;
+  }
+  console.log(`  1. discovery: ${msisdn} is ${found.party.name} at ${found.party.partyIdInfo.fspId}`);
+  const quoted = await quote(payer, found.party.partyIdInfo.fspId, msisdn, amount);
+  console.log(`  2. quote ${quoted.quoteId.slice(0, 8)}…: ${quoted.transferAmount.amount} ${CURRENCY}, condition ${quoted.condition.slice(0, 10)}… from the payee's secret`);
+  const result = await transfer(payer, simulators.get(found.party.partyIdInfo.fspId), quoted, payeeBehaviour);
+  console.log(`  3. transfer ${result.transferId.slice(0, 8)}…: payer told ${describeOutcome(result)}`);
+}
+
+async function runPayments() {
   const simulators = new Map();
+  const urls = { transfers: TRANSFERS_URL, quotes: QUOTES_URL, parties: PARTIES_URL };
   for (const dfsp of DEMO_DFSPS) {
-    simulators.set(dfsp.name, await startTestDfsp({ name: dfsp.name, switchUrl: TRANSFERS_URL, port: dfsp.simulatorPort }));
+    simulators.set(dfsp.name, await startTestDfsp({ name: dfsp.name, urls, port: dfsp.simulatorPort }));
   }
   try {
-    console.log(`\nTransfers through the switch at ${TRANSFERS_URL} (the DFSP simulators derive ILP fulfilments from their secrets)\n`);
-    for (const transfer of DEMO_TRANSFERS) {
-      const result = await sendTransfer(simulators, transfer);
-      console.log(`${transfer.from} → ${transfer.to} ${transfer.amount} ${CURRENCY} (${transfer.note}):\n    ${result.transferId}: payer told ${describeOutcome(result)}`);
-    }
+    console.log('');
+    await registerParties(simulators);
+    for (const payment of DEMO_TRANSFERS) await pay(simulators, payment);
   } finally {
     await Promise.all([...simulators.values()].map((simulator) => simulator.close()));
   }
@@ -82,7 +140,7 @@ async function runTransfers() {
 async function main() {
   const request = adminClient(ADMIN_URL);
   await onboard(request);
-  await runTransfers();
+  await runPayments();
   const rows = [];
   for (const name of ['Hub', ...DEMO_DFSPS.map((dfsp) => dfsp.name)]) {
     const accounts = (await request('GET', `/participants/${name}/accounts`)).body;

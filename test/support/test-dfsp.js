@@ -1,7 +1,9 @@
-// A DFSP for tests, served over real HTTP. Like a real DFSP it derives the ILP fulfilment
-// from a secret (ILPv4, as Mojaloop's SDKs do): fulfilment = HMAC-SHA256(secret, the packet's
-// data), condition = SHA-256(fulfilment). As a payee it answers POST /transfers by PUTting
-// the fulfilment (or an error, or nothing) back to the switch; it records every callback.
+// A DFSP for tests and the demo, served over real HTTP. Like a real DFSP it derives the ILP
+// fulfilment from a secret (ILPv4, as Mojaloop's SDKs do): fulfilment = HMAC-SHA256(secret,
+// the packet's data), condition = SHA-256(fulfilment). As a payee it answers GET /parties for
+// the parties it holds, POST /quotes with an ILP packet and condition from its secret, and
+// POST /transfers by PUTting the fulfilment (or an error, or nothing); it records every call.
+// `urls` says where its answers go: { transfers, quotes, parties } base URLs of the switch.
 import http from 'node:http';
 import { createHash, createHmac } from 'node:crypto';
 import IlpPacket from 'ilp-packet';
@@ -35,10 +37,13 @@ export function fulfilmentFor(secret, ilpPacket) {
   return createHmac('sha256', secret).update(data).digest('base64url');
 }
 
-export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl, port = 0 }) {
+export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0 }) {
   const received = [];
   const waiters = new Set();
-  const dfsp = { name, secret, received, sent: [], behaviour: 'fulfil', delayMs: 0 };
+  const dfsp = {
+    name, secret, received, sent: [], behaviour: 'fulfil', delayMs: 0, parties: new Map(),
+    urls: { transfers: switchUrl, ...urls },
+  };
   const server = http.createServer((request, response) => {
     let text = '';
     request.setEncoding('utf8');
@@ -48,7 +53,9 @@ export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl
       received.push(call);
       for (const waiter of waiters) waiter();
       response.writeHead(request.method === 'POST' ? 202 : 200).end();
-      if (request.method === 'POST' && request.url === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, switchUrl), dfsp.delayMs);
+      if (request.method === 'POST' && request.url === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, dfsp.urls.transfers), dfsp.delayMs);
+      if (request.method === 'POST' && request.url === '/quotes') answerQuote(dfsp, call).catch(() => {});
+      if (request.method === 'GET' && request.url.startsWith('/parties/')) answerParty(dfsp, call).catch(() => {});
     });
   });
   await new Promise((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
@@ -97,4 +104,42 @@ async function answerPrepare(dfsp, prepare, switchUrl) {
   } catch (error) {
     dfsp.sent.push({ url: answer.url, error: error.message });
   }
+}
+
+async function send(dfsp, url, method, headers, body) {
+  try {
+    const response = await fetch(url, { method, headers, body: JSON.stringify(body) });
+    dfsp.sent.push({ url, status: response.status, answer: await response.text() });
+  } catch (error) {
+    dfsp.sent.push({ url, error: error.message });
+  }
+}
+
+function resourceHeaders(resource, source, destination) {
+  return { ...fspiopHeaders(source, destination, { accept: false }), 'content-type': `application/vnd.interoperability.${resource}+json;version=1.1` };
+}
+
+/** GET /parties/{Type}/{ID}: the party it holds (PUT), or 3204 (PUT …/error). */
+async function answerParty(dfsp, call) {
+  const [, , type, id] = call.path.split('/');
+  const party = dfsp.parties.get(`${type}/${id}`);
+  const url = `${dfsp.urls.parties}/parties/${type}/${id}`;
+  const headers = resourceHeaders('parties', dfsp.name, call.headers['fspiop-source']);
+  if (!party) {
+    await send(dfsp, `${url}/error`, 'PUT', headers, { errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } });
+    return;
+  }
+  await send(dfsp, url, 'PUT', headers, {
+    party: { partyIdInfo: { partyIdType: type, partyIdentifier: id, fspId: dfsp.name }, name: party.name },
+  });
+}
+
+/** POST /quotes: the payee's quote, its ILP packet and condition derived from the secret. */
+async function answerQuote(dfsp, call) {
+  const { quoteId, transactionId, amount, payer } = call.body;
+  const expiration = new Date(Date.now() + 60000).toISOString();
+  const ilp = quoteIlp({ secret: dfsp.secret, transferId: transactionId, amount: amount.amount, currency: amount.currency, payeeAddress: `g.${dfsp.name}`, expiration });
+  await send(dfsp, `${dfsp.urls.quotes}/quotes/${quoteId}`, 'PUT', resourceHeaders('quotes', dfsp.name, payer.partyIdInfo.fspId), {
+    transferAmount: amount, expiration, ilpPacket: ilp.ilpPacket, condition: ilp.condition,
+  });
 }
