@@ -9,3 +9,4 @@ bash scripts/infra-up.sh
 npm run lint
 npm run test:unit
 npm run test:integration
+npm run test:charts

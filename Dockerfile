@@ -1,0 +1,42 @@
+# One image for every process of the switch; the Helm chart picks the entry point per
+# Deployment (`node <entry>`). Build: docker build -t ghcr.io/fspiop-switch/fspiop-switch:0.1.0 .
+
+# ---- build: production node_modules, with node-rdkafka's native addon -------------------------
+FROM node:20-bookworm-slim AS build
+# node-rdkafka compiles its bundled librdkafka: a C/C++ toolchain, Python for node-gyp, and the
+# OpenSSL / Cyrus SASL / zlib / zstd headers, so TLS and SASL/SCRAM to MSK are compiled in.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      python3 make g++ ca-certificates libssl-dev libsasl2-dev zlib1g-dev libzstd-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Install scripts must run (node-rdkafka's build); dev dependencies stay out of the image.
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && test -d node_modules/node-rdkafka/build/Release \
+ && npm cache clean --force
+
+# ---- runtime --------------------------------------------------------------------------------
+FROM node:20-bookworm-slim
+# The shared libraries the compiled librdkafka links against; ca-certificates for TLS to
+# MSK and RDS (Amazon's roots are in the system store).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates libssl3 libsasl2-2 zlib1g libzstd1 \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY package.json ./
+# Only the code the processes run (tests, perf, charts and local-runtime scripts stay out).
+COPY platform ./platform
+COPY ledger ./ledger
+COPY api-adapter ./api-adapter
+COPY handlers ./handlers
+COPY quoting ./quoting
+COPY account-lookup ./account-lookup
+COPY scripts/create-topics.js ./scripts/create-topics.js
+# The image's `node` user (uid 1000), as the chart's securityContext expects.
+USER 1000:1000
+EXPOSE 3000 3001 3002 4001 4002 4003
+# The chart always sets the command; this default runs the transfers edge.
+CMD ["node", "api-adapter/main.js"]

@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// Writes the Grafana dashboards of the chart (dashboards/*.json, loaded into ConfigMaps by
+// templates/monitoring/dashboards.yaml). Edit here and run `node generate.mjs`, rather than
+// editing the JSON by hand. Only metrics that exist are used:
+//   the switch:      http_request_duration_seconds{service,route,method,status},
+//                    transfer_end_to_end_seconds, callbacks_total{fsp,endpoint_type,outcome},
+//                    callback_duration_seconds{endpoint_type}, notification_events_skipped_total,
+//                    handler_batch_size{handler}, handler_batch_duration_seconds{handler},
+//                    prom-client's default process/nodejs metrics
+//   kafka-exporter:  kafka_consumergroup_lag, kafka_topic_partition_current_offset
+//   mysqld_exporter: mysql_up, mysql_global_status_*, mysql_global_variables_max_connections
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ds = { type: 'prometheus', uid: '${datasource}' };
+const ns = 'namespace=~"$namespace"';
+
+let nextId = 1;
+function panel(title, targets, { unit = 'short', w = 12, h = 8, type = 'timeseries', description } = {}) {
+  return {
+    id: nextId++, type, title, description, datasource: ds,
+    gridPos: { w, h, x: 0, y: 0 },
+    fieldConfig: { defaults: { unit }, overrides: [] },
+    options: { legend: { displayMode: 'table', placement: 'bottom', calcs: ['mean', 'max'] } },
+    targets: targets.map(([expr, legendFormat], i) => ({ refId: String.fromCharCode(65 + i), datasource: ds, expr, legendFormat })),
+  };
+}
+
+/** Lays panels out two per row, in order. */
+function layout(panels) {
+  let x = 0; let y = 0; let rowHeight = 0;
+  for (const p of panels) {
+    if (x + p.gridPos.w > 24) { x = 0; y += rowHeight; rowHeight = 0; }
+    p.gridPos.x = x; p.gridPos.y = y;
+    x += p.gridPos.w; rowHeight = Math.max(rowHeight, p.gridPos.h);
+  }
+  return panels;
+}
+
+function dashboard(uid, title, panels, extraVariables = []) {
+  nextId = 1;
+  return {
+    uid, title, tags: ['fspiop-switch'], timezone: 'utc', schemaVersion: 39, version: 1,
+    refresh: '30s', time: { from: 'now-1h', to: 'now' },
+    templating: {
+      list: [
+        { name: 'datasource', type: 'datasource', query: 'prometheus', label: 'Data source' },
+        { name: 'namespace', type: 'query', datasource: ds, query: 'label_values(http_request_duration_seconds_count, namespace)', includeAll: true, multi: true, refresh: 2 },
+        ...extraVariables,
+      ],
+    },
+    panels: layout(panels),
+  };
+}
+
+const quantile = (q, metric, by = '') =>
+  `histogram_quantile(${q}, sum by (le${by ? `, ${by}` : ''}) (rate(${metric}_bucket{${ns}}[$__rate_interval])))`;
+
+const overview = () => dashboard('fspiop-overview', 'fspiop-switch / Overview', [
+  panel('Transfers accepted per second (POST /transfers 202)', [
+    [`sum(rate(http_request_duration_seconds_count{${ns}, service="api-adapter", method="POST", status="202"}[$__rate_interval]))`, 'TPS'],
+  ], { unit: 'reqps' }),
+  panel('Final-state callbacks delivered per second', [
+    [`sum(rate(transfer_end_to_end_seconds_count{${ns}}[$__rate_interval]))`, 'completed'],
+  ], { unit: 'ops' }),
+  panel('End-to-end latency (edge accepted → final callback delivered)', [
+    [quantile(0.5, 'transfer_end_to_end_seconds'), 'p50'],
+    [quantile(0.95, 'transfer_end_to_end_seconds'), 'p95'],
+    [quantile(0.99, 'transfer_end_to_end_seconds'), 'p99'],
+  ], { unit: 's' }),
+  panel('HTTP p99 by service', [
+    [quantile(0.99, 'http_request_duration_seconds', 'service'), '{{service}}'],
+  ], { unit: 's' }),
+  panel('Callbacks by outcome and endpoint type', [
+    [`sum by (outcome, endpoint_type) (rate(callbacks_total{${ns}}[$__rate_interval]))`, '{{outcome}} {{endpoint_type}}'],
+  ], { unit: 'ops', description: 'Error callbacks (FSPIOP errorInformation) go to *_ERROR endpoint types.' }),
+  panel('HTTP answers by status (4xx/5xx)', [
+    [`sum by (service, status) (rate(http_request_duration_seconds_count{${ns}, status=~"[45].."}[$__rate_interval]))`, '{{service}} {{status}}'],
+  ], { unit: 'reqps' }),
+  panel('Error callbacks by endpoint type', [
+    [`sum by (endpoint_type) (rate(callbacks_total{${ns}, endpoint_type=~".*ERROR.*"}[$__rate_interval]))`, '{{endpoint_type}}'],
+  ], { unit: 'ops', description: 'FSPIOP error codes are not a metric label yet (see charts/README.md).' }),
+  panel('Notification events skipped (malformed)', [
+    [`sum by (reason) (rate(notification_events_skipped_total{${ns}}[$__rate_interval]))`, '{{reason}}'],
+  ], { unit: 'ops' }),
+]);
+
+const handlers = () => dashboard('fspiop-handlers', 'fspiop-switch / Handlers', [
+  panel('Batches per second', [
+    [`sum by (handler) (rate(handler_batch_size_count{${ns}, handler=~"$handler"}[$__rate_interval]))`, '{{handler}}'],
+  ], { unit: 'ops' }),
+  panel('Events per second', [
+    [`sum by (handler) (rate(handler_batch_size_sum{${ns}, handler=~"$handler"}[$__rate_interval]))`, '{{handler}}'],
+  ], { unit: 'ops' }),
+  panel('Mean batch size', [
+    [`sum by (handler) (rate(handler_batch_size_sum{${ns}, handler=~"$handler"}[$__rate_interval])) / sum by (handler) (rate(handler_batch_size_count{${ns}, handler=~"$handler"}[$__rate_interval]))`, '{{handler}}'],
+  ]),
+  panel('Batch duration p99 (prefetch, decide, apply, produce)', [
+    [quantile(0.99, 'handler_batch_duration_seconds', 'handler').replace(`{${ns}}`, `{${ns}, handler=~"$handler"}`), '{{handler}}'],
+  ], { unit: 's' }),
+  panel('CPU by pod', [
+    [`sum by (pod) (rate(process_cpu_seconds_total{${ns}, service=~"$handler"}[$__rate_interval]))`, '{{pod}}'],
+  ], { unit: 'percentunit' }),
+  panel('Event-loop lag p99 by pod', [
+    [`max by (pod) (nodejs_eventloop_lag_p99_seconds{${ns}, service=~"$handler"})`, '{{pod}}'],
+  ], { unit: 's' }),
+], [{ name: 'handler', type: 'query', datasource: ds, query: 'label_values(handler_batch_size_count, handler)', includeAll: true, multi: true, refresh: 2 }]);
+
+const kafka = () => dashboard('fspiop-kafka', 'fspiop-switch / Kafka lag', [
+  panel('Consumer lag by group', [
+    ['sum by (consumergroup) (kafka_consumergroup_lag{consumergroup=~"$group_prefix-.*"})', '{{consumergroup}}'],
+  ], { description: 'From kafka-exporter; the switch does not export lag itself.' }),
+  panel('Consumer lag by topic and partition', [
+    ['sum by (topic, partition) (kafka_consumergroup_lag{consumergroup=~"$group_prefix-.*"})', '{{topic}}/{{partition}}'],
+  ]),
+  panel('Messages produced per second by topic', [
+    ['sum by (topic) (rate(kafka_topic_partition_current_offset{topic=~"topic-.*"}[$__rate_interval]))', '{{topic}}'],
+  ], { unit: 'ops' }),
+  panel('Events consumed per second by handler', [
+    [`sum by (handler) (rate(handler_batch_size_sum{${ns}}[$__rate_interval]))`, '{{handler}}'],
+  ], { unit: 'ops' }),
+], [{ name: 'group_prefix', type: 'constant', query: 'fspiop', hide: 2 }]);
+
+const mysql = () => dashboard('fspiop-mysql', 'fspiop-switch / MySQL', [
+  panel('MySQL up', [['mysql_up', '{{instance}}']]),
+  panel('Connections (threads connected) vs max', [
+    ['mysql_global_status_threads_connected', 'connected {{instance}}'],
+    ['mysql_global_variables_max_connections', 'max {{instance}}'],
+  ]),
+  panel('Threads running', [['mysql_global_status_threads_running', '{{instance}}']]),
+  panel('Queries per second', [['rate(mysql_global_status_queries[$__rate_interval])', '{{instance}}']], { unit: 'ops' }),
+  panel('InnoDB row lock waits per second', [['rate(mysql_global_status_innodb_row_lock_waits[$__rate_interval])', '{{instance}}']], { unit: 'ops' }),
+  panel('Handler batch duration p99 (one DB transaction per batch)', [
+    [quantile(0.99, 'handler_batch_duration_seconds', 'handler'), '{{handler}}'],
+  ], { unit: 's', description: 'The switch exports no pool/query metrics yet; the batch time includes the DB transaction.' }),
+]);
+
+const dfsp = () => dashboard('fspiop-dfsp', 'fspiop-switch / Per DFSP', [
+  panel('Callbacks to the DFSP by outcome', [
+    [`sum by (outcome) (rate(callbacks_total{${ns}, fsp=~"$fsp"}[$__rate_interval]))`, '{{outcome}}'],
+  ], { unit: 'ops' }),
+  panel('Callbacks to the DFSP by endpoint type', [
+    [`sum by (endpoint_type) (rate(callbacks_total{${ns}, fsp=~"$fsp"}[$__rate_interval]))`, '{{endpoint_type}}'],
+  ], { unit: 'ops' }),
+  panel('Failed callback ratio by DFSP', [
+    [`sum by (fsp) (rate(callbacks_total{${ns}, fsp=~"$fsp", outcome!="delivered"}[$__rate_interval])) / sum by (fsp) (rate(callbacks_total{${ns}, fsp=~"$fsp"}[$__rate_interval]))`, '{{fsp}}'],
+  ], { unit: 'percentunit' }),
+  panel('Error callbacks by DFSP', [
+    [`sum by (fsp) (rate(callbacks_total{${ns}, fsp=~"$fsp", endpoint_type=~".*ERROR.*"}[$__rate_interval]))`, '{{fsp}}'],
+  ], { unit: 'ops', description: 'Positions and net debit caps per DFSP need gauges the switch does not export yet (charts/README.md).' }),
+], [{ name: 'fsp', type: 'query', datasource: ds, query: 'label_values(callbacks_total, fsp)', includeAll: true, multi: true, refresh: 2 }]);
+
+for (const [file, make] of [['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp]]) {
+  writeFileSync(join(here, `${file}.json`), `${JSON.stringify(make(), null, 2)}\n`);
+}

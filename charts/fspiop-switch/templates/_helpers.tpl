@@ -1,0 +1,262 @@
+{{/* Names ------------------------------------------------------------------------------- */}}
+
+{{- define "fspiop-switch.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "fspiop-switch.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The name of one component's objects: <fullname>-<component>, within 63 characters. */}}
+{{- define "fspiop-switch.componentName" -}}
+{{- printf "%s-%s" (include "fspiop-switch.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "fspiop-switch.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "fspiop-switch.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "fspiop-switch.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{/* Labels -------------------------------------------------------------------------------- */}}
+
+{{- define "fspiop-switch.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/name: {{ include "fspiop-switch.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* Selector labels of one component; call with (dict "root" $ "name" $name). */}}
+{{- define "fspiop-switch.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "fspiop-switch.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "fspiop-switch.componentLabels" -}}
+{{ include "fspiop-switch.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{/* Components ---------------------------------------------------------------------------- */}}
+
+{{/*
+One component's settings: componentDefaults deep-merged with what the component names, as
+YAML (templates read it back with fromYaml). Call with (dict "root" $ "name" $name).
+*/}}
+{{- define "fspiop-switch.component" -}}
+{{- $own := index .root.Values.components .name -}}
+{{- toYaml (mergeOverwrite (deepCopy .root.Values.componentDefaults) (deepCopy $own)) -}}
+{{- end -}}
+
+{{/*
+The most replicas a handler can usefully run: a consumer group has at most one active consumer
+per partition, so the cap is its topics' smallest partition count. Prints the configured
+maxReplicas when the component consumes no topic. Call with (dict "root" $ "c" $component).
+*/}}
+{{- define "fspiop-switch.maxReplicas" -}}
+{{- $max := int .c.autoscaling.maxReplicas -}}
+{{- range (.c.topics | default list) -}}
+{{- $partitions := int (index $.root.Values.kafka.topics.partitions .) -}}
+{{- if lt $partitions $max -}}{{- $max = $partitions -}}{{- end -}}
+{{- end -}}
+{{- $max -}}
+{{- end -}}
+
+{{/* True ("true") when a component is enabled. Call with (dict "root" $ "name" $name). */}}
+{{- define "fspiop-switch.enabled" -}}
+{{- $c := index .root.Values.components .name | default dict -}}
+{{- if $c.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/* In-cluster URLs ----------------------------------------------------------------------- */}}
+
+{{- define "fspiop-switch.url" -}}
+{{- $c := index .root.Values.components .name -}}
+{{- printf "http://%s:%v" (include "fspiop-switch.componentName" .) $c.port -}}
+{{- end -}}
+
+{{- define "fspiop-switch.kafkaBrokers" -}}
+{{- if .Values.dev.kafka.enabled -}}
+{{- printf "%s-dev-kafka:9092" (include "fspiop-switch.fullname" .) -}}
+{{- else -}}
+{{- .Values.kafka.brokers -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "fspiop-switch.dbHost" -}}
+{{- if .Values.dev.mysql.enabled -}}
+{{- printf "%s-dev-mysql" (include "fspiop-switch.fullname" .) -}}
+{{- else -}}
+{{- .Values.db.host -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Configuration ------------------------------------------------------------------------- */}}
+
+{{/*
+The non-secret environment every process shares (README "Configuration"), as a YAML map:
+`.Values.config` plus what the chart derives (database, brokers, in-cluster URLs). Rendered
+into the ConfigMap, and inline into the hook Jobs (which run before the ConfigMap exists).
+*/}}
+{{- define "fspiop-switch.configData" -}}
+{{- $data := dict -}}
+{{- range $k, $v := .Values.config -}}
+{{- if ne (toString $v) "" -}}{{- $_ := set $data $k (toString $v) -}}{{- end -}}
+{{- end -}}
+{{- $_ := set $data "DB_HOST" (include "fspiop-switch.dbHost" .) -}}
+{{- $_ := set $data "DB_PORT" (ternary "3306" (toString .Values.db.port) .Values.dev.mysql.enabled) -}}
+{{- $_ := set $data "DB_USER" (ternary "root" .Values.db.user .Values.dev.mysql.enabled) -}}
+{{- $_ := set $data "DB_NAME" .Values.db.name -}}
+{{- $_ := set $data "DB_SSL" (toString .Values.db.ssl) -}}
+{{- $_ := set $data "KAFKA_BROKERS" (include "fspiop-switch.kafkaBrokers" .) -}}
+{{- $_ := set $data "KAFKA_TOPIC_REPLICATION_FACTOR" (ternary "1" (toString .Values.kafka.topics.replicationFactor) .Values.dev.kafka.enabled) -}}
+{{- /* Partitions for scripts/create-topics.js (env override proposed in charts/README.md). */ -}}
+{{- $_ := set $data "TOPIC_PARTITIONS_JSON" (toJson .Values.kafka.topics.partitions) -}}
+{{- $security := ternary "plaintext" .Values.kafka.securityProtocol .Values.dev.kafka.enabled -}}
+{{- $_ := set $data "KAFKA_SECURITY_PROTOCOL" $security -}}
+{{- if hasPrefix "sasl" $security -}}
+{{- $_ := set $data "KAFKA_SASL_MECHANISM" .Values.kafka.sasl.mechanism -}}
+{{- $_ := set $data "KAFKA_SASL_USERNAME" .Values.kafka.sasl.username -}}
+{{- end -}}
+{{- if .Values.kafka.sslCaLocation -}}
+{{- $_ := set $data "KAFKA_SSL_CA_LOCATION" .Values.kafka.sslCaLocation -}}
+{{- end -}}
+{{- $admin := dict "root" . "name" "admin-api" -}}
+{{- $_ := set $data "ADMIN_API_URL" (include "fspiop-switch.url" $admin) -}}
+{{- if not .Values.config.ADMIN_API_BASE_URL -}}
+{{- $_ := set $data "ADMIN_API_BASE_URL" (include "fspiop-switch.url" $admin) -}}
+{{- end -}}
+{{- /* The ALS edge reaches the built-in oracle in its own Deployment, or in the ALS admin. */ -}}
+{{- $oracle := ternary "oracle" "account-lookup-admin" (eq (include "fspiop-switch.enabled" (dict "root" . "name" "oracle")) "true") -}}
+{{- $_ := set $data "ORACLE_BUILTIN_URL" (printf "http://%s:4003" (include "fspiop-switch.componentName" (dict "root" . "name" $oracle))) -}}
+{{- toYaml $data -}}
+{{- end -}}
+
+{{- define "fspiop-switch.dbSecretName" -}}
+{{- default (printf "%s-secrets" (include "fspiop-switch.fullname" .)) .Values.db.existingSecret -}}
+{{- end -}}
+
+{{- define "fspiop-switch.kafkaSecretName" -}}
+{{- default (printf "%s-secrets" (include "fspiop-switch.fullname" .)) .Values.kafka.sasl.existingSecret -}}
+{{- end -}}
+
+{{- define "fspiop-switch.saslEnabled" -}}
+{{- if and (not .Values.dev.kafka.enabled) (hasPrefix "sasl" .Values.kafka.securityProtocol) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+Secret env vars. `hook` = true points at the hook copy of the chart's Secret (pre-install hooks
+run before the release's own Secret exists); a Secret you manage (existingSecret) is used as is.
+`db` = false leaves out DB_PASSWORD (processes without a database).
+Call with (dict "root" $ "hook" bool "db" bool).
+*/}}
+{{- define "fspiop-switch.secretEnv" -}}
+{{- $root := .root -}}
+{{- $suffix := ternary "-hooks" "" .hook -}}
+{{- if .db }}
+- name: DB_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      {{- if and $root.Values.db.existingSecret (not $root.Values.dev.mysql.enabled) }}
+      name: {{ $root.Values.db.existingSecret }}
+      key: {{ $root.Values.db.existingSecretKey }}
+      {{- else }}
+      name: {{ printf "%s-secrets%s" (include "fspiop-switch.fullname" $root) $suffix }}
+      key: DB_PASSWORD
+      {{- end }}
+{{- end }}
+{{- if include "fspiop-switch.saslEnabled" $root }}
+- name: KAFKA_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      {{- if $root.Values.kafka.sasl.existingSecret }}
+      name: {{ $root.Values.kafka.sasl.existingSecret }}
+      key: {{ $root.Values.kafka.sasl.existingSecretKey }}
+      {{- else }}
+      name: {{ printf "%s-secrets%s" (include "fspiop-switch.fullname" $root) $suffix }}
+      key: KAFKA_SASL_PASSWORD
+      {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The keys of the chart-made Secret (empty when every secret is an existing one). */}}
+{{- define "fspiop-switch.secretData" -}}
+{{- if or .Values.dev.mysql.enabled (not .Values.db.existingSecret) }}
+DB_PASSWORD: {{ (ternary .Values.dev.mysql.rootPassword .Values.db.password .Values.dev.mysql.enabled) | b64enc | quote }}
+{{- end }}
+{{- if and (include "fspiop-switch.saslEnabled" .) (not .Values.kafka.sasl.existingSecret) }}
+KAFKA_SASL_PASSWORD: {{ .Values.kafka.sasl.password | b64enc | quote }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Hook annotations of the setup Jobs. With the in-cluster dev Kafka/MySQL the Jobs are plain
+resources instead: a pre-install hook would wait for a broker that is only created after it.
+Call with (dict "root" $ "weight" "N").
+*/}}
+{{- define "fspiop-switch.hookAnnotations" -}}
+{{- if not (or .root.Values.dev.kafka.enabled .root.Values.dev.mysql.enabled) -}}
+helm.sh/hook: pre-install,pre-upgrade
+helm.sh/hook-weight: {{ .weight | quote }}
+helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+{{- end -}}
+{{- end -}}
+
+{{- define "fspiop-switch.devMode" -}}
+{{- if or .Values.dev.kafka.enabled .Values.dev.mysql.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/* Space-separated /health URLs of every enabled component (helm test). */}}
+{{- define "fspiop-switch.healthUrls" -}}
+{{- $urls := list -}}
+{{- range $name, $_ := .Values.components -}}
+{{- $ctx := dict "root" $ "name" $name -}}
+{{- if include "fspiop-switch.enabled" $ctx -}}
+{{- $urls = append $urls (printf "%s/health" (include "fspiop-switch.url" $ctx)) -}}
+{{- end -}}
+{{- end -}}
+{{- join " " $urls -}}
+{{- end -}}
+
+{{/* Volume, mount and env of the extra CA bundle (extraCaCerts); empty when not set. */}}
+{{- define "fspiop-switch.caVolume" -}}
+{{- if .Values.extraCaCerts.configMapName }}
+- name: extra-ca
+  configMap:
+    name: {{ .Values.extraCaCerts.configMapName }}
+{{- end }}
+{{- end -}}
+
+{{- define "fspiop-switch.caMount" -}}
+{{- if .Values.extraCaCerts.configMapName }}
+- name: extra-ca
+  mountPath: /etc/fspiop-switch/ca
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "fspiop-switch.caEnv" -}}
+{{- if .Values.extraCaCerts.configMapName }}
+- name: NODE_EXTRA_CA_CERTS
+  value: {{ printf "/etc/fspiop-switch/ca/%s" .Values.extraCaCerts.key | quote }}
+{{- end }}
+{{- end -}}

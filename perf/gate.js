@@ -1,0 +1,108 @@
+// The validity gate after every run: a run's numbers are only worth publishing when the
+// switch really did what k6 says it did. It prints PASS or FAIL with reasons:
+//   1. committed transfers of the run in MySQL = k6's completed_transactions;
+//   2. no transfer of the run left non-final after its expiry (plus a grace period);
+//   3. money conserved: the run's position changes sum to zero, the payers' net change and
+//      the payees' commits both equal the committed amount, and every position account's
+//      position equals the sum of its journal;
+//   4. Kafka high-water marks moved consistently: fulfil ≈ prepare, notification ≈ the
+//      expected multiple of prepare (Mojaloop's whitepaper gate: within 2 %).
+// The run's transfers are recognised by their id (perf/simulators/correlator.js ownedId:
+// characters 3–8 are the run tag).
+import Kafka from 'node-rdkafka';
+import { TOPIC, topicDefinitions } from '../platform/kafka/topics.js';
+
+const FINAL = ['COMMITTED', 'ABORTED_REJECTED', 'ABORTED_ERROR', 'INVALID', 'EXPIRED_PREPARED', 'EXPIRED_RESERVED'];
+const EXPIRY_GRACE_MS = 5_000;
+
+const runPattern = (runTag) => `__${runTag}-%`;
+
+/** The sum over partitions of every switch topic's high-water mark. */
+export async function topicHighWaterMarks({ brokers, prefix = '' }) {
+  const producer = new Kafka.Producer({ 'bootstrap.servers': brokers, 'client.id': 'perf-gate' });
+  await new Promise((resolve, reject) => producer.connect({ timeout: 10_000 }, (error) => (error ? reject(error) : resolve())));
+  try {
+    const marks = {};
+    for (const { name, partitions } of topicDefinitions(prefix)) {
+      let sum = 0;
+      for (let partition = 0; partition < partitions; partition += 1) {
+        sum += await new Promise((resolve, reject) => producer.queryWatermarkOffsets(name, partition, 10_000, (error, offsets) => (error ? reject(error) : resolve(offsets.highOffset))));
+      }
+      marks[name.slice(prefix.length)] = sum;
+    }
+    return marks;
+  } finally {
+    await new Promise((resolve) => producer.disconnect(resolve));
+  }
+}
+
+/** Waits until every transfer of the run is final, or `timeoutMs` passed; returns how many are not. */
+export async function waitForFinality(db, runTag, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ n }] = await db('transfer').where('transfer_id', 'like', runPattern(runTag)).whereNotIn('state', FINAL).count({ n: '*' });
+    if (Number(n) === 0 || Date.now() >= deadline) return Number(n);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+async function transferChecks(db, runTag, completed) {
+  const reasons = [];
+  const rows = await db('transfer').where('transfer_id', 'like', runPattern(runTag)).select('state').count({ n: '*' }).sum({ amount: 'amount' }).groupBy('state');
+  const byState = Object.fromEntries(rows.map((row) => [row.state, { n: Number(row.n), amount: String(row.amount) }]));
+  const committed = byState.COMMITTED?.n ?? 0;
+  if (committed !== completed) reasons.push(`committed in MySQL ${committed} ≠ k6 completed ${completed}`);
+  const [stuck] = await db('transfer').where('transfer_id', 'like', runPattern(runTag)).whereNotIn('state', FINAL)
+    .where('expires_at', '<', new Date(Date.now() - EXPIRY_GRACE_MS)).count({ n: '*' });
+  if (Number(stuck.n) > 0) reasons.push(`${stuck.n} transfers still non-final after their expiry`);
+  return { reasons, byState, committedAmount: byState.COMMITTED?.amount ?? '0' };
+}
+
+async function moneyChecks(db, runTag, committedAmount) {
+  const reasons = [];
+  const sums = await db('position_change').where('transfer_id', 'like', runPattern(runTag)).select('reason').sum({ total: 'change' }).groupBy('reason');
+  const by = Object.fromEntries(sums.map((row) => [row.reason, Number(row.total)]));
+  const total = Object.values(by).reduce((sum, value) => sum + value, 0);
+  const expected = Number(committedAmount);
+  const payerNet = (by.PREPARE ?? 0) + (by.ABORT ?? 0) + (by.TIMEOUT ?? 0);
+  if (Math.abs(total) > 1e-6) reasons.push(`the run's position changes sum to ${total}, not 0`);
+  if (Math.abs(payerNet - expected) > 1e-6) reasons.push(`payers' net position change ${payerNet} ≠ committed amount ${expected}`);
+  if (Math.abs(-(by.COMMIT ?? 0) - expected) > 1e-6) reasons.push(`payees' commits ${-(by.COMMIT ?? 0)} ≠ committed amount ${expected}`);
+  const drift = await db('position as p')
+    .leftJoin(db('position_change').select('account_id').sum({ journal: 'change' }).groupBy('account_id').as('j'), 'j.account_id', 'p.account_id')
+    .whereRaw('p.value <> COALESCE(j.journal, 0)').select('p.account_id', 'p.value', 'j.journal');
+  for (const row of drift) reasons.push(`account ${row.account_id}: position ${row.value} ≠ journal ${row.journal ?? 0}`);
+  return { reasons, changes: by };
+}
+
+function kafkaChecks(before, after, expectedNotificationRatio) {
+  const delta = Object.fromEntries(Object.keys(after).map((topic) => [topic, after[topic] - (before[topic] ?? 0)]));
+  const prepare = delta[TOPIC.transferPrepare];
+  const reasons = [];
+  const within = (value, target) => Math.abs(value - target) <= target * 0.02;
+  if (prepare > 0) {
+    const fulfil = delta[TOPIC.transferFulfil] / prepare;
+    const notification = delta[TOPIC.notificationEvent] / prepare;
+    if (!within(fulfil, 1)) reasons.push(`Kafka fulfil/prepare = ${fulfil.toFixed(3)}, expected 1.0 ± 2 %`);
+    if (expectedNotificationRatio && !within(notification, expectedNotificationRatio)) {
+      reasons.push(`Kafka notification/prepare = ${notification.toFixed(3)}, expected ${expectedNotificationRatio} ± 2 %`);
+    }
+  }
+  return { reasons, delta };
+}
+
+/** Runs every check; `{ pass, reasons, details }`. */
+export async function runGate({ db, runTag, completed, marksBefore, marksAfter, expectedNotificationRatio }) {
+  const transfers = await transferChecks(db, runTag, completed);
+  const money = await moneyChecks(db, runTag, transfers.committedAmount);
+  const kafka = kafkaChecks(marksBefore, marksAfter, expectedNotificationRatio);
+  const reasons = [...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...kafka.reasons];
+  return { pass: reasons.length === 0, reasons, details: { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta } };
+}
+
+export function printGate(result, write = (line) => process.stdout.write(`${line}\n`)) {
+  write(`GATE ${result.pass ? 'PASS' : 'FAIL'}`);
+  for (const reason of result.reasons) write(`  - ${reason}`);
+  write(`  states ${JSON.stringify(result.details.states)} kafka ${JSON.stringify(result.details.kafkaDelta)}`);
+}
+

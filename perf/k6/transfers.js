@@ -1,0 +1,112 @@
+/* global __ENV */
+// One iteration = discovery → quote → transfer for a weighted payer/payee pair and a payee
+// MSISDN from the payee's range, through the payer bridge (perf/simulators), which answers
+// each phase synchronously. constant-arrival-rate at TPS for ceil(TRANSFERS / TPS) seconds.
+// Env: TPS, TRANSFERS, PAIRS_JSON ([{payer, payee, weight, msisdnFrom, msisdnCount}]),
+// BRIDGE_HOST, BRIDGE_PORT, BRIDGE_WORKERS, AMOUNT, CURRENCY, PROFILE, SUMMARY_PATH.
+import http from 'k6/http';
+import { check } from 'k6';
+import { Counter, Rate, Trend } from 'k6/metrics';
+
+const TPS = Number(__ENV.TPS || 10);
+const TRANSFERS = Number(__ENV.TRANSFERS || 300);
+const PAIRS = JSON.parse(__ENV.PAIRS_JSON || '[]');
+const WORKERS = Number(__ENV.BRIDGE_WORKERS || 1);
+const BRIDGE_HOST = __ENV.BRIDGE_HOST || '127.0.0.1';
+const BRIDGE_PORT = Number(__ENV.BRIDGE_PORT || 7100);
+const AMOUNT = __ENV.AMOUNT || '1';
+const CURRENCY = __ENV.CURRENCY || 'USD';
+const DURATION_S = Math.max(1, Math.ceil(TRANSFERS / TPS));
+const TOTAL_WEIGHT = PAIRS.reduce((sum, pair) => sum + (pair.weight || 1), 0);
+
+const discoveryTime = new Trend('discovery_time', true);
+const quoteTime = new Trend('quote_time', true);
+const transferTime = new Trend('transfer_time', true);
+const e2eTime = new Trend('e2e_time', true);
+const completed = new Counter('completed_transactions');
+const failed = new Counter('failed_transactions');
+const successRate = new Rate('success_rate');
+
+export const options = {
+  discardResponseBodies: false,
+  summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max'],
+  scenarios: {
+    transfers: {
+      executor: 'constant-arrival-rate', rate: TPS, timeUnit: '1s', duration: `${DURATION_S}s`,
+      preAllocatedVUs: Math.max(30, TPS * 3), maxVUs: Math.max(100, TPS * 10), gracefulStop: '40s',
+    },
+  },
+  thresholds: {
+    success_rate: ['rate>0.9999'],
+    e2e_time: ['p(95)<1000'],
+  },
+};
+
+function pickPair() {
+  let point = Math.random() * TOTAL_WEIGHT;
+  for (const pair of PAIRS) {
+    point -= pair.weight || 1;
+    if (point <= 0) return pair;
+  }
+  return PAIRS[PAIRS.length - 1];
+}
+
+let failuresLogged = 0;
+
+/** Counts a failed iteration; the first few failures of each VU are logged with the answer. */
+function fail(phase, response) {
+  if (failuresLogged < 2) {
+    failuresLogged += 1;
+    console.warn(`${phase} failed: HTTP ${response.status} ${String(response.body).slice(0, 300)}`);
+  }
+  failed.add(1, { phase });
+  successRate.add(0);
+}
+
+export default function iteration() {
+  const pair = pickPair();
+  const msisdn = String(pair.msisdnFrom + Math.floor(Math.random() * pair.msisdnCount));
+  const bridge = `http://${BRIDGE_HOST}:${BRIDGE_PORT + (Number(msisdn) % WORKERS)}`;
+  const json = { headers: { 'content-type': 'application/json' } };
+  const start = Date.now();
+
+  const parties = http.get(`${bridge}/parties/MSISDN/${msisdn}?payer=${pair.payer}&payee=${pair.payee}`, { tags: { flow: 'discovery' } });
+  const found = check(parties, { ALS_FSPIOP_GET_PARTIES_RESPONSE_IS_200: (r) => r.status === 200 });
+  if (!found) return fail('discovery', parties);
+  discoveryTime.add(Date.now() - start);
+  const payee = parties.json('party.partyIdInfo.fspId');
+
+  const quoteStart = Date.now();
+  const quote = http.post(`${bridge}/quotes`, JSON.stringify({ payer: pair.payer, payee, msisdn, amount: AMOUNT, currency: CURRENCY }), { ...json, tags: { flow: 'quotes' } });
+  if (!check(quote, { QUOTES_FSPIOP_POST_QUOTES_RESPONSE_IS_200: (r) => r.status === 200 })) return fail('quote', quote);
+  quoteTime.add(Date.now() - quoteStart);
+  const q = quote.json();
+
+  const transferStart = Date.now();
+  const transfer = http.post(`${bridge}/transfers`, JSON.stringify({
+    payer: pair.payer, payee, transferId: q.transactionId, amount: q.transferAmount.amount, currency: q.transferAmount.currency,
+    ilpPacket: q.ilpPacket, condition: q.condition,
+  }), { ...json, tags: { flow: 'transfers' } });
+  if (!check(transfer, { TRANSFERS_FSPIOP_POST_TRANSFERS_RESPONSE_IS_200: (r) => r.status === 200 })) return fail('transfer', transfer);
+  const end = Date.now();
+  transferTime.add(end - transferStart);
+  e2eTime.add(end - start);
+  completed.add(1);
+  successRate.add(1);
+}
+
+function metric(data, name, stat) {
+  const values = data.metrics[name]?.values;
+  return values ? values[stat] : undefined;
+}
+
+export function handleSummary(data) {
+  const done = metric(data, 'completed_transactions', 'count') || 0;
+  const line = `profile=${__ENV.PROFILE || 'custom'} tps=${TPS} target=${TRANSFERS} completed=${done} `
+    + `failed=${metric(data, 'failed_transactions', 'count') || 0} success_rate=${metric(data, 'success_rate', 'rate')} `
+    + `e2e_p95=${metric(data, 'e2e_time', 'p(95)')}ms actual_tps=${(done / DURATION_S).toFixed(1)} `
+    + `dropped_iterations=${metric(data, 'dropped_iterations', 'count') || 0}\n`;
+  const out = { stdout: line };
+  if (__ENV.SUMMARY_PATH) out[__ENV.SUMMARY_PATH] = JSON.stringify(data, null, 2);
+  return out;
+}

@@ -1,0 +1,309 @@
+// One performance run end to end: provision (perf/provision.js) → FSP simulators
+// (perf/simulators, several processes) → k6 (perf/k6/transfers.js, web dashboard export and
+// JSON output) → the validity gate (perf/gate.js) → the report (perf/report.js) and each
+// service's /metrics, all in perf/results/<run>/. Against the switch `make up` runs:
+//   node perf/run.js --profile load --tps 100 --transfers 30000 [--mode full|quote-transfer|transfer]
+// (--skip-discovery-quote is --mode transfer.)
+// The smoke test (test/integration/perf-smoke.test.js) calls runPerf with its own switch.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { provision } from './provision.js';
+import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
+import { writeReport } from './report.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+// Notification-topic messages per transfer prepare, by mode (the gate's expected multiple):
+// a transfer makes 2 (prepare to the payee, commit to the payer), a quote 2, a lookup 2.
+export const NOTIFICATION_RATIO = Object.freeze({ transfer: 2, 'quote-transfer': 4, full: 6 });
+export const MODES = Object.keys(NOTIFICATION_RATIO);
+
+export const PROFILES = Object.freeze({
+  smoke: { tps: 10, transfers: 250, dfsps: 4, msisdns: 1000, simWorkers: 2, expirationMs: 30_000, callbackWaitMs: 15_000 },
+  load: { tps: 100, transfers: 30_000, dfsps: 4, msisdns: 10_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000 },
+  // k6's JSON output of a million iterations would be ~10 GB: the soak's charts over time are
+  // the web dashboard's (dashboard.html) only.
+  soak: { tps: 200, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, jsonOutput: false },
+});
+
+// CPU accounting: CPU seconds each component's processes (with their children) used between
+// two samples of /proc/<pid>/stat, as a percentage of one core.
+
+const TICKS_PER_SECOND = 100;
+
+function statOf(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function allStats() {
+  const stats = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = statOf(entry);
+    if (stat) stats.set(Number(entry), stat);
+  }
+  return stats;
+}
+
+/** The processes whose command line contains `text` (for MariaDB and Kafka). */
+export function pidsMatching(text) {
+  const pids = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(text)) pids.push(Number(entry));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+/** `{ component: ticks }` for `{ component: [pid, ...] }`, each pid with its descendants. */
+export function sampleCpu(components) {
+  const stats = allStats();
+  const children = new Map();
+  for (const [pid, { ppid }] of stats) {
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid).push(pid);
+  }
+  const treeTicks = (pid) => (stats.get(pid)?.ticks ?? 0) + (children.get(pid) ?? []).reduce((sum, child) => sum + treeTicks(child), 0);
+  return { at: Date.now(), ticks: Object.fromEntries(Object.entries(components).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + treeTicks(pid), 0)])) };
+}
+
+/** `{ component: 'percent of one core' }` between two samples. */
+export function cpuPercent(before, after) {
+  const seconds = (after.at - before.at) / 1000;
+  return Object.fromEntries(Object.keys(after.ticks).map((name) => [name, Math.round(((after.ticks[name] - (before.ticks[name] ?? 0)) / TICKS_PER_SECOND / seconds) * 100)]));
+}
+
+async function portIsFree(port) {
+  const server = net.createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A base port with `count` free ports after it. */
+export async function freePortRange(count, preferred) {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const base = attempt === 0 && preferred ? preferred : 20_000 + Math.floor(Math.random() * 30_000);
+    let free = true;
+    for (let port = base; port < base + count && free; port += 1) free = await portIsFree(port);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} free ports in a row`);
+}
+
+async function waitHealthy(url, child, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`simulators exited: ${child.output}`);
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch { /* not yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} not healthy`);
+}
+
+async function startSimulators(env, workers) {
+  const child = spawn(process.execPath, ['perf/simulators/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.output = '';
+  child.stdout.on('data', (chunk) => { child.output = (child.output + chunk).slice(-5000); });
+  child.stderr.on('data', (chunk) => { child.output = (child.output + chunk).slice(-5000); });
+  for (let index = 0; index < workers; index += 1) await waitHealthy(`http://127.0.0.1:${Number(env.BRIDGE_PORT) + index}/health`, child);
+  child.stop = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  };
+  return child;
+}
+
+async function runK6(dir, env, log, jsonOutput = true) {
+  const k6 = process.env.K6_BIN ?? `${ROOT}.tools/bin/k6`;
+  const args = ['run', '--quiet', '--no-usage-report', ...(jsonOutput ? ['--out', `json=${dir}/k6.json.gz`] : []), 'perf/k6/transfers.js'];
+  const child = spawn(k6, args, {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_EXPORT: `${dir}/dashboard.html`, K6_WEB_DASHBOARD_PORT: String(await freePortRange(1)), SUMMARY_PATH: `${dir}/summary.json` },
+  });
+  let output = '';
+  let ticks = 0;
+  const started = Date.now();
+  const poll = setInterval(() => { ticks = statOf(child.pid)?.ticks ?? ticks; }, 1000);
+  child.stdout.on('data', (chunk) => { output += chunk; log(String(chunk).trimEnd()); });
+  child.stderr.on('data', (chunk) => { output = (output + chunk).slice(-20000); });
+  const [code] = await once(child, 'exit');
+  clearInterval(poll);
+  writeFileSync(`${dir}/k6.log`, output);
+  // 99: thresholds crossed, which the gate and the report show; anything else is a failure.
+  if (code !== 0 && code !== 99) throw new Error(`k6 exited with ${code}: ${output.slice(-3000)}`);
+  return Math.round((ticks / TICKS_PER_SECOND / ((Date.now() - started) / 1000)) * 100);
+}
+
+async function collectMetrics(dir, metricsUrls) {
+  for (const [name, url] of Object.entries(metricsUrls)) {
+    try {
+      writeFileSync(`${dir}/metrics-${name}.txt`, await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text());
+    } catch (error) {
+      writeFileSync(`${dir}/metrics-${name}.txt`, `# unavailable: ${error.message}\n`);
+    }
+  }
+}
+
+export function runName(profile, tps) {
+  return `${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}-${profile}-${tps}tps`;
+}
+
+/** Simulator, k6 and gate settings of a run, as environment variables. */
+function runEnv({ target, settings, runTag, simPort, bridgePort, pairs }) {
+  return {
+    SIM_PORT: String(simPort), BRIDGE_PORT: String(bridgePort), SIM_WORKERS: String(settings.simWorkers), BRIDGE_WORKERS: String(settings.simWorkers),
+    ALS_URL: target.alsUrl, QUOTING_URL: target.quotingUrl, TRANSFERS_URL: target.transfersUrl, RUN_TAG: runTag,
+    CALLBACK_WAIT_MS: String(settings.callbackWaitMs), TRANSFER_EXPIRATION_MS: String(settings.expirationMs),
+    SIM_MODE: settings.mode,
+    TPS: String(settings.tps), TRANSFERS: String(settings.transfers), PROFILE: settings.profile, PAIRS_JSON: JSON.stringify(pairs), AMOUNT: '1', CURRENCY: 'USD',
+  };
+}
+
+/** Runs k6 against the started simulators with CPU and Kafka samples around it. */
+async function measure({ target, dir, env, log, jsonOutput }) {
+  const processes = () => ({ ...target.processes(), simulators: [target.simulatorPid] });
+  const marksBefore = await topicHighWaterMarks(target.kafka);
+  const cpuBefore = sampleCpu(processes());
+  const k6Cpu = await runK6(dir, env, log, jsonOutput);
+  const cpu = { ...cpuPercent(cpuBefore, sampleCpu(processes())), k6: k6Cpu };
+  return { marksBefore, cpu };
+}
+
+export async function runPerf(target, options, log = (line) => process.stdout.write(`${line}\n`)) {
+  const settings = { mode: 'full', ...PROFILES[options.profile ?? 'smoke'], ...options, profile: options.profile ?? 'smoke' };
+  if (!MODES.includes(settings.mode)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
+  const run = { name: options.name ?? runName(settings.profile, settings.tps), ...settings };
+  const dir = `${ROOT}perf/results/${run.name}`;
+  mkdirSync(dir, { recursive: true });
+  const runTag = randomBytes(3).toString('hex');
+  const simPort = await freePortRange(1, options.simPort);
+  const bridgePort = await freePortRange(settings.simWorkers, options.bridgePort);
+  const { pairs } = await provision({ adminUrl: target.adminUrl, simBase: `http://127.0.0.1:${simPort}`, dfsps: settings.dfsps, msisdns: settings.msisdns, transfers: settings.transfers, dbEnv: target.dbEnv, loadParties: settings.mode === 'full', log });
+  const env = runEnv({ target, settings, runTag, simPort, bridgePort, pairs });
+  const simulators = await startSimulators(env, settings.simWorkers);
+  target.simulatorPid = simulators.pid;
+  let measured;
+  try {
+    measured = await measure({ target, dir, env, log, jsonOutput: settings.jsonOutput !== false });
+  } finally {
+    await simulators.stop();
+  }
+  await collectMetrics(dir, target.metricsUrls);
+  // Transfers still in flight when k6 stopped finish, or expire (timeout handler), first.
+  const open = await waitForFinality(target.db, runTag, settings.expirationMs + 15_000);
+  if (open > 0) log(`${open} transfers of the run are still not final`);
+  const summary = JSON.parse(readFileSync(`${dir}/summary.json`, 'utf8'));
+  const completed = summary.metrics.completed_transactions?.values.count ?? 0;
+  const gate = await runGate({ db: target.db, runTag, completed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka), expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode] });
+  printGate(gate, log);
+  writeFileSync(`${dir}/run.json`, JSON.stringify({ run, runTag, gate, cpu: measured.cpu }, null, 2));
+  const markdown = await writeReport(dir, { run, gate, cpu: measured.cpu });
+  log(markdown);
+  return { dir, run, gate, summary, cpu: measured.cpu };
+}
+
+async function main() {
+  const { values } = parseArgs({ options: {
+    profile: { type: 'string', default: 'load' }, tps: { type: 'string' }, transfers: { type: 'string' }, dfsps: { type: 'string' },
+    'sim-workers': { type: 'string' }, mode: { type: 'string' }, fresh: { type: 'boolean', default: false }, 'skip-discovery-quote': { type: 'boolean', default: false }, name: { type: 'string' },
+  } });
+  const overrides = Object.fromEntries(Object.entries({
+    profile: values.profile, tps: values.tps && Number(values.tps), transfers: values.transfers && Number(values.transfers), dfsps: values.dfsps && Number(values.dfsps),
+    simWorkers: values['sim-workers'] && Number(values['sim-workers']), mode: values['skip-discovery-quote'] ? 'transfer' : values.mode, name: values.name,
+  }).filter(([, value]) => value !== undefined && value !== ''));
+  // --fresh: a switch of the run's own instead of the one `make up` runs.
+  const target = values.fresh ? await freshTarget(overrides.mode ?? 'full') : await localTarget();
+  try {
+    const result = await runPerf(target, { simPort: 7000, bridgePort: 7100, ...overrides });
+    process.exitCode = result.gate.pass ? 0 : 1;
+  } finally {
+    await target.close();
+  }
+}
+
+
+/** The switch `make up` runs: fixed ports (scripts/services.conf), PIDs from .run/pids. */
+export async function localTarget() {
+  const { loadConfig } = await import('../platform/config.js');
+  const { createDatabase } = await import('../platform/db.js');
+  const config = loadConfig({ SERVICE_NAME: 'perf-run', ...process.env });
+  const db = createDatabase(config.db);
+  const services = readFileSync(`${ROOT}scripts/services.conf`, 'utf8').split('\n').filter((line) => line.trim() && !line.startsWith('#'))
+    .map((line) => line.trim().split(/\s+/)).map(([name, , port]) => ({ name, port: Number(port) }));
+  const pidsOf = (name) => readdirSync(`${ROOT}.run/pids`).filter((file) => file.startsWith(`${name}-`) && /^\d+\.pid$/.test(file.slice(name.length + 1)))
+    .map((file) => Number(readFileSync(`${ROOT}.run/pids/${file}`, 'utf8').trim()));
+  const metricsUrls = {};
+  for (const { name, port } of services) pidsOf(name).forEach((_, index) => { metricsUrls[`${name}-${index}`] = `http://127.0.0.1:${port + index}`; });
+  const target = {
+    adminUrl: 'http://127.0.0.1:3001', alsUrl: 'http://127.0.0.1:4002', quotingUrl: 'http://127.0.0.1:3002', transfersUrl: 'http://127.0.0.1:3000',
+    db, dbEnv: {}, kafka: { brokers: config.kafka.brokers, prefix: config.kafka.topicPrefix ?? '' }, metricsUrls,
+    processes: () => ({
+      ...Object.fromEntries(services.map(({ name }) => [name, pidsOf(name)])),
+      mariadb: pidsMatching(`${ROOT}.run/mariadb/data`), kafka: pidsMatching(`${ROOT}.run/kafka/`),
+    }),
+    close: () => db.destroy(),
+  };
+  return target;
+}
+
+export const MODE_COMPONENTS = Object.freeze({
+  transfer: ['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout'],
+  'quote-transfer': ['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout', 'quoting', 'quoting-handler'],
+  full: ['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout', 'quoting', 'quoting-handler', 'account-lookup-admin', 'account-lookup'],
+});
+
+/**
+ * A switch of the run's own (test/support/switch.js: fresh database and topic prefix, every
+ * component a child process) with what the mode needs: repeatable numbers, nothing left
+ * from earlier runs. Components are started one by one so a failed start still stops all.
+ */
+export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {}) {
+  const { startSwitch } = await import('../test/support/switch.js');
+  const { testConfig } = await import('../test/support/environment.js');
+  const oraclePort = await freePortRange(1);
+  const sw = await startSwitch({ components: [], env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}`, ...env } });
+  const config = testConfig();
+  const target = { sw, close: () => sw.stop() };
+  try {
+    for (const name of MODE_COMPONENTS[mode]) for (let index = 0; index < (replicas[name] ?? 1); index += 1) await sw.start(name, index);
+  } catch (error) {
+    await sw.stop();
+    throw error;
+  }
+  const urlOf = (key) => {
+    const environment = readFileSync(`/proc/${sw.processes.get(key).pid}/environ`, 'utf8').split('\0');
+    return `http://127.0.0.1:${environment.find((entry) => entry.startsWith('PORT=')).slice('PORT='.length)}`;
+  };
+  const keys = [...sw.processes.keys()];
+  return Object.assign(target, {
+    adminUrl: sw.admin.baseUrl, transfersUrl: sw.apiUrl, db: sw.admin.db,
+    alsUrl: mode === 'full' ? urlOf('account-lookup-0') : 'http://127.0.0.1:9',
+    quotingUrl: mode === 'transfer' ? 'http://127.0.0.1:9' : urlOf('quoting-0'),
+    dbEnv: { DB_NAME: sw.admin.databaseName, DB_PASSWORD: config.db.password },
+    kafka: { brokers: config.kafka.brokers, prefix: sw.prefix },
+    metricsUrls: Object.fromEntries(keys.map((key) => [key, urlOf(key)])),
+    processes: () => ({
+      ...Object.fromEntries(keys.map((key) => [key, [sw.processes.get(key).pid]])),
+      mariadb: pidsMatching(`${ROOT}.run/mariadb/data`), kafka: pidsMatching(`${ROOT}.run/kafka/`),
+    }),
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

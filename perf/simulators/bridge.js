@@ -1,0 +1,88 @@
+// The payer bridge k6 calls synchronously: it sends the FSPIOP request to the switch as the
+// payer DFSP and answers k6 when the switch's callback arrives (200 with the callback body),
+// with the payee's or switch's error (502), or after a timeout (504). Each bridge process
+// owns the ids it makes (ownedId) and the MSISDNs that map to it (ownerOf), so a callback
+// that lands on another process is relayed to this one (main.js).
+import { randomBytes } from 'node:crypto';
+import { headers, reply, send } from './fspiop.js';
+import { ownedId } from './correlator.js';
+import { quoteAnswer } from './payee.js';
+
+function finish(response, outcome, started) {
+  const elapsed = Date.now() - started;
+  if (outcome.timeout) return reply(response, 504, { error: 'timeout', elapsed });
+  if (outcome.error) return reply(response, 502, { error: outcome.error, body: outcome.body, elapsed });
+  return reply(response, 200, { ...outcome.body, elapsed });
+}
+
+/** Sends `request` to the switch and waits for the callback under `key`. */
+async function roundTrip(context, key, request) {
+  const waiting = context.correlator.wait(key, context.config.callbackTimeoutMs);
+  const sent = await send(request.url, request.method, request.headers, request.body);
+  if (sent.status !== 202) {
+    context.correlator.settle(key, { error: `switch answered ${sent.status}`, body: sent.text });
+  }
+  return waiting;
+}
+
+function quoteRequest(context, { payer, payee, msisdn, amount, currency }) {
+  const quoteId = ownedId(context.worker, context.config.runTag, randomBytes(12));
+  const transactionId = ownedId(context.worker, context.config.runTag, randomBytes(12));
+  return {
+    quoteId, transactionId,
+    payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdn, fspId: payee } },
+    payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: '10000000000', fspId: payer }, name: 'Perf Payer' },
+    amountType: 'SEND', amount: { amount, currency },
+    transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' },
+    expiration: new Date(Date.now() + context.config.expirationMs).toISOString(),
+  };
+}
+
+async function discovery(context, params) {
+  const { payer, type, id } = params;
+  if (context.config.mode !== 'full') return { body: { party: { partyIdInfo: { partyIdType: type, partyIdentifier: id, fspId: params.payee } } } };
+  return roundTrip(context, `parties:${payer}:${type}/${id}`, {
+    url: `${context.config.alsUrl}/parties/${type}/${id}`, method: 'GET', headers: headers('parties', payer), body: undefined,
+  });
+}
+
+async function quote(context, params) {
+  const body = quoteRequest(context, params);
+  if (context.config.mode === 'transfer') {
+    return { body: { quoteId: body.quoteId, transactionId: body.transactionId, ...quoteAnswer(context.config, params.payee, body) } };
+  }
+  const outcome = await roundTrip(context, `quotes:${body.quoteId}`, {
+    url: `${context.config.quotingUrl}/quotes`, method: 'POST', headers: headers('quotes', params.payer, params.payee), body: JSON.stringify(body),
+  });
+  if (outcome.body && !outcome.error) outcome.body = { ...outcome.body, quoteId: body.quoteId, transactionId: body.transactionId };
+  return outcome;
+}
+
+function transfer(context, { payer, payee, transferId, amount, currency, ilpPacket, condition }) {
+  const body = {
+    transferId, payerFsp: payer, payeeFsp: payee, amount: { amount, currency }, ilpPacket, condition,
+    expiration: new Date(Date.now() + context.config.expirationMs).toISOString(),
+  };
+  return roundTrip(context, `transfers:${transferId}`, {
+    url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: headers('transfers', payer, payee), body: JSON.stringify(body),
+  });
+}
+
+/** Routes k6's calls: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers. */
+export async function handleBridge(context, request, response, text) {
+  const started = Date.now();
+  const url = new URL(request.url, 'http://bridge');
+  const parts = url.pathname.split('/').filter(Boolean);
+  try {
+    if (request.method === 'GET' && parts[0] === 'parties') {
+      const params = { payer: url.searchParams.get('payer'), payee: url.searchParams.get('payee'), type: parts[1], id: parts[2] };
+      return finish(response, await discovery(context, params), started);
+    }
+    if (request.method === 'POST' && parts[0] === 'quotes') return finish(response, await quote(context, JSON.parse(text)), started);
+    if (request.method === 'POST' && parts[0] === 'transfers') return finish(response, await transfer(context, JSON.parse(text)), started);
+    if (request.method === 'GET' && parts[0] === 'health') return reply(response, 200, { status: 'OK', waiting: context.correlator.size });
+    return reply(response, 404, { error: 'no such bridge route' });
+  } catch (error) {
+    return reply(response, 503, { error: error.message });
+  }
+}

@@ -1,0 +1,22 @@
+// The simulators' settings, from the environment (perf/run.js sets them).
+export function readConfig(env) {
+  const number = (name, fallback) => Number(env[name] ?? fallback);
+  return Object.freeze({
+    host: env.SIM_HOST ?? '127.0.0.1',
+    simPort: number('SIM_PORT', 7000),
+    bridgePort: number('BRIDGE_PORT', 7100),
+    workers: number('SIM_WORKERS', 2),
+    alsUrl: env.ALS_URL ?? 'http://127.0.0.1:4002',
+    quotingUrl: env.QUOTING_URL ?? 'http://127.0.0.1:3002',
+    transfersUrl: env.TRANSFERS_URL ?? 'http://127.0.0.1:3000',
+    runTag: (env.RUN_TAG ?? '000000').padStart(6, '0').slice(0, 6),
+    secretPrefix: env.SIM_SECRET_PREFIX ?? 'perf-secret-',
+    callbackTimeoutMs: number('CALLBACK_WAIT_MS', 30_000),
+    expirationMs: number('TRANSFER_EXPIRATION_MS', 60_000),
+    maxWaiting: number('SIM_MAX_WAITING', 200_000),
+    // full: discovery, quote and transfer through the switch; quote-transfer: the bridge
+    // answers discovery itself; transfer: it answers discovery and the quote (ILP from the
+    // payee's secret) itself, so only the transfer goes through the switch.
+    mode: env.SIM_MODE ?? 'full',
+  });
+}

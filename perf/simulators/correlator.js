@@ -1,0 +1,60 @@
+// Bounded correlation of the payer bridge: a request waits here, under a key, for the
+// switch's callback. Every waiter has a timer, the map has a size cap, and a late callback
+// (after its waiter timed out) finds nothing and is dropped, so memory stays flat over any
+// number of transfers.
+
+export class CorrelatorFull extends Error {}
+
+/** `{ wait(key, timeoutMs) → Promise<outcome>, settle(key, outcome) → boolean, size }`. */
+export function createCorrelator({ maxWaiting = 200_000 } = {}) {
+  const waiting = new Map();
+  let count = 0;
+  return {
+    get size() { return count; },
+    wait(key, timeoutMs) {
+      if (count >= maxWaiting) return Promise.reject(new CorrelatorFull(`more than ${maxWaiting} requests waiting`));
+      return new Promise((resolve) => {
+        const entry = { resolve, timer: undefined };
+        entry.timer = setTimeout(() => {
+          remove(waiting, key, entry);
+          count -= 1;
+          resolve({ timeout: true });
+        }, timeoutMs);
+        const list = waiting.get(key);
+        if (list) list.push(entry); else waiting.set(key, [entry]);
+        count += 1;
+      });
+    },
+    settle(key, outcome) {
+      const list = waiting.get(key);
+      if (!list) return false;
+      waiting.delete(key);
+      count -= list.length;
+      for (const entry of list) {
+        clearTimeout(entry.timer);
+        entry.resolve(outcome);
+      }
+      return true;
+    },
+  };
+}
+
+function remove(waiting, key, entry) {
+  const list = waiting.get(key);
+  if (!list) return;
+  const index = list.indexOf(entry);
+  if (index >= 0) list.splice(index, 1);
+  if (list.length === 0) waiting.delete(key);
+}
+
+/** The bridge process that owns a callback: ids start with the owner's index (2 hex digits). */
+export function ownerOf(kind, id, workers) {
+  if (kind === 'parties') return Number(BigInt(id.replace(/\D/g, '') || '0') % BigInt(workers));
+  return Number.parseInt(id.slice(0, 2), 16) % workers;
+}
+
+/** A UUID v4-shaped id whose first two hex digits name the owning worker and next six the run. */
+export function ownedId(worker, runTag, random) {
+  const hex = `${worker.toString(16).padStart(2, '0')}${runTag}${random.toString('hex')}`.slice(0, 32);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

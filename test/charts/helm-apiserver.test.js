@@ -1,0 +1,151 @@
+// The chart against a real Kubernetes API server (kube-apiserver + etcd built from the Go
+// module proxy by `scripts/k8s-apiserver.sh build`; no kubelet, so pods never run): CRDs of
+// ServiceMonitor, PodMonitor, PrometheusRule, ScaledObject, TriggerAuthentication and TestRun
+// applied first, then `helm install --no-hooks`, `upgrade`, `rollback`, and the hooks (setup
+// Jobs, hook Secret, test Pod) validated with a server-side dry run. Helm would wait forever
+// for hook Jobs that nothing runs, hence --no-hooks plus the dry run.
+// Skips (with the reason) when the binaries are absent.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { load, loadAll } from 'js-yaml';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const chart = join(root, 'charts', 'fspiop-switch');
+const eksValues = join(chart, 'examples', 'values-eks.yaml');
+const tools = join(root, '.tools');
+const helm = process.env.HELM ?? join(tools, 'bin', 'helm');
+const crdDir = join(tools, 'crds');
+const testRunCrd = join(root, '..', 'shared', 'crds', 'k6.io_testruns.yaml');
+const script = join(root, 'scripts', 'k8s-apiserver.sh');
+const NAMESPACE = 'payments';
+const RELEASE = 'sw';
+
+const missing = [join(tools, 'bin', 'kube-apiserver'), join(tools, 'bin', 'etcd'), helm, join(crdDir, 'keda.sh_scaledobjects.yaml')]
+  .filter((path) => !existsSync(path));
+const skip = missing.length > 0
+  ? `no local Kubernetes API server: ${missing.join(', ')} missing (build with: scripts/k8s-apiserver.sh build)`
+  : false;
+
+let dir;
+let kubeconfig;
+let server;
+let token;
+const dispatcher = new Agent({ connect: { rejectUnauthorized: false } }); // the apiserver's self-signed cert
+
+/** A permissive TestRun CRD (any spec), for when shared/crds is not beside the repository. */
+const FALLBACK_TESTRUN_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+  metadata: { name: 'testruns.k6.io' },
+  spec: {
+    group: 'k6.io', scope: 'Namespaced',
+    names: { kind: 'TestRun', listKind: 'TestRunList', plural: 'testruns', singular: 'testrun' },
+    versions: [{
+      name: 'v1alpha1', served: true, storage: true, subresources: { status: {} },
+      schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+    }],
+  },
+};
+
+async function api(method, path, body) {
+  const res = await request(`${server}${path}`, {
+    method, dispatcher,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+}
+
+function runHelm(args) {
+  return execFileSync(helm, [...args, '--kubeconfig', kubeconfig], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** The REST collection path of an object (namespaced unless it is cluster-scoped). */
+function collectionPath({ apiVersion, kind }, namespace) {
+  const plural = { NetworkPolicy: 'networkpolicies', PodDisruptionBudget: 'poddisruptionbudgets' }[kind] ?? `${kind.toLowerCase()}s`;
+  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  return namespace ? `${base}/namespaces/${namespace}/${plural}` : `${base}/${plural}`;
+}
+
+async function applyCrd(crd) {
+  const created = await api('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+  assert.ok([201, 409].includes(created.status), `CRD ${crd.metadata.name}: ${created.status} ${JSON.stringify(created.body?.message)}`);
+}
+
+async function waitEstablished(name) {
+  for (let i = 0; i < 120; i++) {
+    const { body } = await api('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    if (body?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`CRD ${name} not established`);
+}
+
+before(async () => {
+  if (skip) return;
+  dir = mkdtempSync(join(tmpdir(), 'chart-apiserver-'));
+  execFileSync('bash', [script, 'start'], { env: { ...process.env, K8S_DIR: dir }, stdio: ['ignore', 'ignore', 'inherit'], timeout: 240_000 });
+  kubeconfig = join(dir, 'kubeconfig');
+  const config = load(readFileSync(kubeconfig, 'utf8'));
+  server = config.clusters[0].cluster.server;
+  token = config.users[0].user.token;
+
+  const crds = readdirSync(crdDir).filter((f) => f.endsWith('.yaml')).map((f) => load(readFileSync(join(crdDir, f), 'utf8')));
+  crds.push(existsSync(testRunCrd) ? load(readFileSync(testRunCrd, 'utf8')) : FALLBACK_TESTRUN_CRD);
+  for (const crd of crds) await applyCrd(crd);
+  for (const crd of crds) await waitEstablished(crd.metadata.name);
+});
+
+after(() => {
+  if (dir) {
+    execFileSync('bash', [script, 'stop', dir], { stdio: 'inherit' });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function configValue(key) {
+  const { body } = await api('GET', `/api/v1/namespaces/${NAMESPACE}/configmaps/${RELEASE}-fspiop-switch-config`);
+  return body.data[key];
+}
+
+test('install (no hooks), upgrade and rollback against a real API server', { skip, timeout: 600_000 }, async () => {
+  runHelm(['install', RELEASE, chart, '-n', NAMESPACE, '--create-namespace', '--no-hooks', '-f', eksValues]);
+  const { body: deployments } = await api('GET', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments`);
+  assert.equal(deployments.items.length, 12);
+  const { body: scaled } = await api('GET', `/apis/keda.sh/v1alpha1/namespaces/${NAMESPACE}/scaledobjects`);
+  assert.deepEqual(scaled.items.map((s) => s.metadata.name).sort(), [`${RELEASE}-fspiop-switch-position`, `${RELEASE}-fspiop-switch-prepare`]);
+  const { body: rules } = await api('GET', `/apis/monitoring.coreos.com/v1/namespaces/${NAMESPACE}/prometheusrules`);
+  assert.equal(rules.items.length, 1);
+  assert.equal(await configValue('LOG_LEVEL'), 'info');
+
+  runHelm(['upgrade', RELEASE, chart, '-n', NAMESPACE, '--no-hooks', '-f', eksValues, '--set', 'config.LOG_LEVEL=debug', '--set', 'components.quoting.enabled=false']);
+  assert.equal(await configValue('LOG_LEVEL'), 'debug');
+  const quoting = await api('GET', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${RELEASE}-fspiop-switch-quoting`);
+  assert.equal(quoting.status, 404, 'a disabled component is removed on upgrade');
+
+  runHelm(['rollback', RELEASE, '1', '-n', NAMESPACE, '--no-hooks']);
+  assert.equal(await configValue('LOG_LEVEL'), 'info');
+  const restored = await api('GET', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${RELEASE}-fspiop-switch-quoting`);
+  assert.equal(restored.status, 200);
+  const history = JSON.parse(runHelm(['history', RELEASE, '-n', NAMESPACE, '-o', 'json']));
+  assert.deepEqual(history.map((r) => r.revision), [1, 2, 3]);
+});
+
+test('hooks (setup Jobs, hook Secret, helm test Pod) pass a server-side dry run', { skip, timeout: 300_000 }, async () => {
+  await api('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+  for (const values of [['-f', eksValues], ['--set', 'db.password=x']]) {
+    const objects = loadAll(execFileSync(helm, ['template', RELEASE, chart, '-n', NAMESPACE, ...values], { encoding: 'utf8' })).filter(Boolean);
+    const hooks = objects.filter((o) => o.metadata.annotations?.['helm.sh/hook']);
+    assert.ok(hooks.some((o) => o.kind === 'Job'), 'there are hook Jobs');
+    for (const hook of hooks) {
+      const { status, body } = await api('POST', `${collectionPath(hook, NAMESPACE)}?dryRun=All&fieldValidation=Strict`, hook);
+      assert.equal(status, 201, `${hook.kind}/${hook.metadata.name}: ${body?.message}`);
+    }
+  }
+});

@@ -1,0 +1,244 @@
+// The Helm chart, rendered: `helm lint --strict`, then `helm template` with the default values
+// and with EKS-style values (MSK + Aurora), asserting on the objects (kinds, replicas, env,
+// hooks, what must be absent). Needs only the helm binary (.tools/bin/helm, `make deps`).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadAll } from 'js-yaml';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const chart = join(root, 'charts', 'fspiop-switch');
+const helm = process.env.HELM ?? join(root, '.tools', 'bin', 'helm');
+const eksValues = join(chart, 'examples', 'values-eks.yaml');
+const skip = existsSync(helm) ? false : `helm not found at ${helm} (run make deps)`;
+
+const TRANSFER_COMPONENTS = ['admin-api', 'api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'timeout'];
+const OPTIONAL_COMPONENTS = ['account-lookup', 'account-lookup-admin', 'oracle', 'quoting', 'quoting-handler'];
+
+function runHelm(args) {
+  return execFileSync(helm, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Renders the chart and returns its objects; `args` are extra helm flags (-f, --set). */
+function render(args = []) {
+  const text = runHelm(['template', 'sw', chart, '--namespace', 'payments', ...args]);
+  return loadAll(text).filter(Boolean);
+}
+
+const ofKind = (objects, kind) => objects.filter((o) => o.kind === kind);
+const named = (objects, kind, name) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+const component = (o) => o.metadata.labels['app.kubernetes.io/component'];
+const envOf = (container) => Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+
+test('helm lint --strict passes with default and EKS values', { skip }, () => {
+  runHelm(['lint', '--strict', chart, '--set', 'db.password=x']);
+  runHelm(['lint', '--strict', chart, '-f', eksValues]);
+});
+
+test('without a database password the chart refuses to render', { skip }, () => {
+  assert.throws(() => runHelm(['template', 'sw', chart]), /db\.password or db\.existingSecret is required/);
+});
+
+test('the schema rejects values the switch could not run with', { skip }, () => {
+  assert.throws(() => render(['--set', 'db.password=x', '--set', 'kafka.securityProtocol=tls']), /securityProtocol/);
+  assert.throws(() => render(['--set', 'db.password=x', '--set', 'kafka.topics.partitions.topic-transfer-prepare=0']), /partitions/);
+  assert.throws(() => render(['--set', 'db.password=x', '--set', 'components.prepare.replicas=two']), /replicas/);
+});
+
+test('default values: the transfer components only, each from the one image with its own command', { skip }, () => {
+  const objects = render(['--set', 'db.password=x']);
+  const deployments = ofKind(objects, 'Deployment');
+  assert.deepEqual(deployments.map(component).sort(), TRANSFER_COMPONENTS);
+  for (const name of OPTIONAL_COMPONENTS) assert.equal(named(objects, 'Deployment', `sw-fspiop-switch-${name}`), undefined);
+
+  const entries = { 'api-adapter': 'api-adapter/main.js', 'admin-api': 'ledger/admin-api/main.js', prepare: 'handlers/prepare/main.js', position: 'handlers/position/main.js', fulfil: 'handlers/fulfil/main.js', notification: 'handlers/notification/main.js', timeout: 'handlers/timeout/main.js' };
+  const images = new Set();
+  for (const d of deployments) {
+    const [c] = d.spec.template.spec.containers;
+    images.add(c.image);
+    assert.deepEqual(c.command, ['node', entries[component(d)]]);
+    assert.ok(existsSync(join(root, entries[component(d)])), `${entries[component(d)]} exists`);
+    const port = c.ports[0].containerPort;
+    const env = envOf(c);
+    assert.equal(env.SERVICE_NAME, component(d));
+    assert.equal(env.PORT, String(port));
+    assert.equal(c.envFrom[0].configMapRef.name, 'sw-fspiop-switch-config');
+    assert.equal(c.readinessProbe.httpGet.path, '/health');
+    assert.equal(c.livenessProbe.httpGet.path, '/health');
+    assert.ok(c.resources.requests.cpu, 'CPU request set');
+    assert.equal(d.spec.template.spec.topologySpreadConstraints.length, 2);
+    assert.ok(named(objects, 'PodDisruptionBudget', d.metadata.name), `PDB for ${d.metadata.name}`);
+    assert.equal(named(objects, 'Service', d.metadata.name).spec.ports[0].port, port);
+    // The notification handler and the edges need no database password.
+    assert.equal('DB_PASSWORD' in env, !['api-adapter', 'notification'].includes(component(d)));
+  }
+  assert.deepEqual([...images], ['ghcr.io/fspiop-switch/fspiop-switch:0.1.0']);
+});
+
+test('default values: replicas, HPAs capped at partitions, nothing optional rendered', { skip }, () => {
+  const objects = render(['--set', 'db.password=x']);
+  // Components under an HPA leave replicas to it; admin-api has no HPA and keeps its count.
+  assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-admin-api').spec.replicas, 2);
+  assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-prepare').spec.replicas, undefined);
+  const hpas = Object.fromEntries(ofKind(objects, 'HorizontalPodAutoscaler').map((h) => [component(h), h.spec]));
+  assert.deepEqual(Object.keys(hpas).sort(), ['api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'timeout']);
+  assert.equal(hpas.position.maxReplicas, 8, 'topic-transfer-position-batch has 8 partitions on EKS');
+  assert.equal(hpas.prepare.maxReplicas, 12);
+  assert.equal(hpas.timeout.maxReplicas, 3);
+  assert.equal(hpas.prepare.metrics[0].resource.name, 'cpu');
+  for (const kind of ['ScaledObject', 'TriggerAuthentication', 'ServiceMonitor', 'PodMonitor', 'PrometheusRule']) {
+    assert.equal(ofKind(objects, kind).length, 0, `${kind} is off by default`);
+  }
+  assert.equal(ofKind(objects, 'ConfigMap').length, 1, 'only the config, no dashboards');
+  // A lower partition count lowers the cap.
+  const fewer = render(['--set', 'db.password=x', '--set', 'kafka.topics.partitions.topic-transfer-prepare=3']);
+  assert.equal(ofKind(fewer, 'HorizontalPodAutoscaler').find((h) => component(h) === 'prepare').spec.maxReplicas, 3);
+});
+
+test('default values: config, secret, admin API kept internal, setup Jobs as hooks, helm test', { skip }, () => {
+  const objects = render(['--set', 'db.password=s3cret']);
+  const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
+  assert.equal(config.ADMIN_API_URL, 'http://sw-fspiop-switch-admin-api:3001');
+  assert.equal(config.DB_SSL, 'false');
+  assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), {
+    'topic-transfer-prepare': 12, 'topic-transfer-fulfil': 12, 'topic-transfer-position-batch': 8,
+    'topic-notification-event': 12, 'topic-quotes-post': 12, 'topic-quotes-put': 12,
+  });
+  for (const value of Object.values(config)) assert.equal(typeof value, 'string');
+  assert.equal(Buffer.from(named(objects, 'Secret', 'sw-fspiop-switch-secrets').data.DB_PASSWORD, 'base64').toString(), 's3cret');
+
+  const policies = ofKind(objects, 'NetworkPolicy');
+  assert.deepEqual(policies.map(component), ['admin-api']);
+  assert.equal(policies[0].spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/instance'], 'sw');
+
+  const jobs = Object.fromEntries(ofKind(objects, 'Job').map((j) => [component(j), j]));
+  assert.deepEqual(jobs.migrate.spec.template.spec.containers[0].command, ['node', 'ledger/migrate.js']);
+  assert.deepEqual(jobs.topics.spec.template.spec.containers[0].command, ['node', 'scripts/create-topics.js']);
+  const hookSecret = named(objects, 'Secret', 'sw-fspiop-switch-secrets-hooks');
+  assert.equal(Number(hookSecret.metadata.annotations['helm.sh/hook-weight']) < Number(jobs.migrate.metadata.annotations['helm.sh/hook-weight']), true);
+  for (const job of Object.values(jobs)) {
+    assert.equal(job.metadata.annotations['helm.sh/hook'], 'pre-install,pre-upgrade');
+    const env = envOf(job.spec.template.spec.containers[0]);
+    // Inline env: the ConfigMap does not exist yet when pre-install hooks run.
+    assert.equal(env.KAFKA_BROKERS, 'kafka.example.internal:9092');
+    assert.equal(env.DB_PASSWORD?.secretKeyRef.name, job === jobs.migrate ? 'sw-fspiop-switch-secrets-hooks' : undefined);
+  }
+
+  const testPod = ofKind(objects, 'Pod').find((p) => p.metadata.annotations['helm.sh/hook'] === 'test');
+  const urls = envOf(testPod.spec.containers[0]).HEALTH_URLS.split(' ');
+  assert.equal(urls.length, TRANSFER_COMPONENTS.length);
+  assert.ok(urls.includes('http://sw-fspiop-switch-position:4211/health'));
+});
+
+test('EKS values: MSK over SASL/SCRAM + TLS, Aurora over TLS, secrets from existing Secrets', { skip }, () => {
+  const objects = render(['-f', eksValues]);
+  assert.deepEqual(ofKind(objects, 'Deployment').map(component).sort(), [...TRANSFER_COMPONENTS, ...OPTIONAL_COMPONENTS].sort());
+  assert.equal(ofKind(objects, 'Secret').length, 0, 'both secrets are existing ones');
+  const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
+  assert.equal(config.DB_SSL, 'true');
+  assert.match(config.DB_HOST, /rds\.amazonaws\.com$/);
+  assert.match(config.KAFKA_BROKERS, /:9096,/);
+  assert.equal(config.KAFKA_SECURITY_PROTOCOL, 'sasl_ssl');
+  assert.equal(config.KAFKA_SASL_MECHANISM, 'SCRAM-SHA-512');
+  assert.equal(config.KAFKA_SASL_USERNAME, 'fspiop-switch');
+  assert.equal(config.KAFKA_TOPIC_REPLICATION_FACTOR, '3');
+  assert.equal(config.ORACLE_BUILTIN_URL, 'http://sw-fspiop-switch-oracle:4003');
+  for (const d of ofKind(objects, 'Deployment')) {
+    const env = envOf(d.spec.template.spec.containers[0]);
+    assert.deepEqual(env.KAFKA_SASL_PASSWORD, { secretKeyRef: { name: 'fspiop-msk', key: 'password' } });
+  }
+  const migrate = ofKind(objects, 'Job').find((j) => component(j) === 'migrate');
+  assert.deepEqual(envOf(migrate.spec.template.spec.containers[0]).DB_PASSWORD, { secretKeyRef: { name: 'fspiop-db', key: 'password' } });
+  const topics = ofKind(objects, 'Job').find((j) => component(j) === 'topics');
+  assert.deepEqual(envOf(topics.spec.template.spec.containers[0]).KAFKA_SASL_PASSWORD, { secretKeyRef: { name: 'fspiop-msk', key: 'password' } });
+  // The RDS CA bundle: trusted by every process through NODE_EXTRA_CA_CERTS.
+  for (const workload of [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'Job').filter((j) => component(j) === 'migrate')]) {
+    const spec = workload.spec.template.spec;
+    assert.equal(envOf(spec.containers[0]).NODE_EXTRA_CA_CERTS, '/etc/fspiop-switch/ca/ca.pem');
+    assert.equal(spec.volumes[0].configMap.name, 'rds-ca');
+  }
+  const admin = named(objects, 'Deployment', 'sw-fspiop-switch-account-lookup-admin');
+  assert.equal(envOf(admin.spec.template.spec.containers[0]).ORACLE_PORT, 'off');
+  assert.deepEqual(ofKind(objects, 'NetworkPolicy').map(component).sort(), ['account-lookup-admin', 'admin-api', 'oracle']);
+});
+
+test('EKS values: KEDA on lag replaces the HPA, capped at partitions; monitoring rendered', { skip }, () => {
+  const objects = render(['-f', eksValues]);
+  const scaled = Object.fromEntries(ofKind(objects, 'ScaledObject').map((s) => [component(s), s.spec]));
+  assert.deepEqual(Object.keys(scaled).sort(), ['position', 'prepare']);
+  assert.equal(scaled.position.maxReplicaCount, 8);
+  assert.deepEqual(scaled.prepare.triggers[0].metadata, {
+    bootstrapServers: named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.KAFKA_BROKERS,
+    consumerGroup: 'fspiop-prepare', topic: 'topic-transfer-prepare', lagThreshold: '500',
+    allowIdleConsumers: 'false', sasl: 'scram_sha512', tls: 'enable',
+  });
+  assert.equal(ofKind(objects, 'TriggerAuthentication').length, 2);
+  const hpaComponents = ofKind(objects, 'HorizontalPodAutoscaler').map(component);
+  assert.ok(!hpaComponents.includes('prepare') && !hpaComponents.includes('position'), 'no HPA beside KEDA');
+  assert.ok(hpaComponents.includes('quoting-handler'));
+  const quotingCap = ofKind(objects, 'HorizontalPodAutoscaler').find((h) => component(h) === 'quoting-handler');
+  assert.equal(quotingCap.spec.maxReplicas, 12);
+
+  assert.equal(ofKind(objects, 'ServiceMonitor')[0].spec.endpoints[0].honorLabels, true);
+  assert.equal(ofKind(objects, 'ServiceMonitor')[0].metadata.labels.release, 'kube-prometheus-stack');
+  const alerts = ofKind(objects, 'PrometheusRule')[0].spec.groups.flatMap((g) => g.rules.map((r) => r.alert));
+  assert.deepEqual(alerts, ['FspiopHttpP99LatencyHigh', 'FspiopTransferEndToEndP99High', 'FspiopHttpServerErrors', 'FspiopCallbacksFailing', 'FspiopConsumerLagHigh']);
+  const dashboards = ofKind(objects, 'ConfigMap').filter((c) => c.metadata.labels.grafana_dashboard === '1');
+  assert.deepEqual(dashboards.map((c) => Object.keys(c.data)[0]).sort(), ['dfsp.json', 'handlers.json', 'kafka.json', 'mysql.json', 'overview.json']);
+  for (const c of dashboards) assert.ok(JSON.parse(Object.values(c.data)[0]).panels.length > 0);
+});
+
+test('dev mode: in-cluster Kafka and MySQL, setup Jobs become plain retrying Jobs', { skip }, () => {
+  const objects = render(['--set', 'dev.kafka.enabled=true', '--set', 'dev.mysql.enabled=true']);
+  const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
+  assert.equal(config.KAFKA_BROKERS, 'sw-fspiop-switch-dev-kafka:9092');
+  assert.equal(config.DB_HOST, 'sw-fspiop-switch-dev-mysql');
+  assert.equal(config.KAFKA_TOPIC_REPLICATION_FACTOR, '1');
+  for (const job of ofKind(objects, 'Job')) {
+    assert.equal(job.metadata.annotations?.['helm.sh/hook'], undefined);
+    if (component(job) === 'migrate') assert.equal(envOf(job.spec.template.spec.containers[0]).DB_PASSWORD.secretKeyRef.name, 'sw-fspiop-switch-secrets');
+  }
+  assert.ok(named(objects, 'Deployment', 'sw-fspiop-switch-dev-kafka'));
+  assert.ok(named(objects, 'Deployment', 'sw-fspiop-switch-dev-mysql'));
+});
+
+/** Metric names the switch registers, read from its source (`name: '...'` in new metrics). */
+function exportedMetricNames() {
+  const names = new Set();
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules') walk(path);
+      else if (entry.name.endsWith('.js')) {
+        for (const m of readFileSync(path, 'utf8').matchAll(/name: '([a-z_]+)'/g)) names.add(m[1]);
+      }
+    }
+  };
+  for (const dir of ['platform', 'handlers', 'api-adapter', 'ledger', 'quoting', 'account-lookup']) {
+    if (existsSync(join(root, dir))) walk(join(root, dir));
+  }
+  return names;
+}
+
+test('dashboards and alerts use only metrics that exist (the switch\'s, or a named exporter\'s)', { skip }, () => {
+  const objects = render(['-f', eksValues]);
+  const exported = exportedMetricNames();
+  // prom-client's default metrics, kafka-exporter's and mysqld_exporter's.
+  const external = /^(process_|nodejs_|kafka_consumergroup_lag$|kafka_topic_partition_current_offset$|mysql_)/;
+  const texts = [
+    ...ofKind(objects, 'ConfigMap').filter((c) => c.metadata.labels.grafana_dashboard).map((c) => Object.values(c.data)[0]),
+    JSON.stringify(ofKind(objects, 'PrometheusRule')[0].spec),
+  ];
+  const used = new Set();
+  for (const text of texts) {
+    for (const m of text.matchAll(/([a-z][a-z0-9_]*)\{/g)) used.add(m[1]);
+    for (const m of text.matchAll(/\((?:rate\()?([a-z][a-z0-9_]*)\[/g)) used.add(m[1]);
+  }
+  assert.ok(used.has('transfer_end_to_end_seconds_bucket') && used.size > 10, 'the metric names were found');
+  const base = (name) => name.replace(/_(bucket|count|sum)$/, '');
+  const unknown = [...used].map(base).filter((n) => !exported.has(n) && !external.test(n) && !['le', 'by', 'sum', 'rate'].includes(n));
+  assert.deepEqual(unknown, [], `metrics not exported by the switch: ${unknown.join(', ')}`);
+});
