@@ -1,6 +1,8 @@
 // Configuration is read from environment variables once per process, validated, and
 // returned frozen, so no module can read process.env behind the composition root's back.
 
+import { TOPIC } from './kafka/topics.js';
+
 export class ConfigError extends Error {}
 
 function readString(env, name, fallback) {
@@ -18,6 +20,43 @@ function readInteger(env, name, fallback, { min = 0, max = Number.MAX_SAFE_INTEG
   const value = Number(text);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+const KAFKA_SECURITY_PROTOCOLS = ['plaintext', 'ssl', 'sasl_plaintext', 'sasl_ssl'];
+
+/**
+ * How clients reach the brokers: plaintext locally; TLS and SASL/SCRAM for a managed
+ * cluster such as MSK (the password has no default: a SASL protocol without it stops here).
+ */
+function readKafkaSecurity(env) {
+  const protocol = readString(env, 'KAFKA_SECURITY_PROTOCOL', 'plaintext');
+  if (!KAFKA_SECURITY_PROTOCOLS.includes(protocol)) {
+    throw new ConfigError(`KAFKA_SECURITY_PROTOCOL must be one of ${KAFKA_SECURITY_PROTOCOLS.join(', ')}, got "${protocol}"`);
+  }
+  const sasl = protocol.startsWith('sasl');
+  return {
+    protocol,
+    saslMechanism: sasl ? readString(env, 'KAFKA_SASL_MECHANISM', 'SCRAM-SHA-512') : undefined,
+    saslUsername: sasl ? readString(env, 'KAFKA_SASL_USERNAME') : undefined,
+    saslPassword: sasl ? readString(env, 'KAFKA_SASL_PASSWORD') : undefined,
+    sslCaLocation: readString(env, 'KAFKA_SSL_CA_LOCATION', '') || undefined,
+  };
+}
+
+/** Partition counts by base topic name, overriding the local defaults (Helm sets these). */
+function readTopicPartitions(env) {
+  const text = readString(env, 'TOPIC_PARTITIONS_JSON', '{}');
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`TOPIC_PARTITIONS_JSON is not JSON: ${text}`);
+  }
+  for (const [name, partitions] of Object.entries(parsed)) {
+    if (!Object.values(TOPIC).includes(name)) throw new ConfigError(`TOPIC_PARTITIONS_JSON names an unknown topic ${name}`);
+    if (!Number.isInteger(partitions) || partitions < 1) throw new ConfigError(`TOPIC_PARTITIONS_JSON: ${name} needs a positive whole number of partitions`);
+  }
+  return parsed;
 }
 
 function deepFreeze(value) {
@@ -117,6 +156,8 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
     kafka: {
       brokers: readString(env, 'KAFKA_BROKERS', '127.0.0.1:9192'),
       topicPrefix: readString(env, 'KAFKA_TOPIC_PREFIX', ''),
+      topicPartitions: readTopicPartitions(env),
+      security: readKafkaSecurity(env),
       clientId: readString(env, 'KAFKA_CLIENT_ID', 'fspiop-switch'),
       groupPrefix: readString(env, 'KAFKA_GROUP_PREFIX', 'fspiop'),
       batchSizeMax: readInteger(env, 'KAFKA_BATCH_SIZE_MAX', 500, { min: 1, max: 100000 }),

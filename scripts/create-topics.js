@@ -7,18 +7,24 @@
 // partition a key lands on, so it must be fixed by hand, never silently accepted. More
 // partitions than wanted are reported and accepted.
 //
-// Env: KAFKA_BROKERS (default 127.0.0.1:9192), KAFKA_TOPIC_PREFIX (default ''),
-//      KAFKA_TOPIC_REPLICATION_FACTOR (default 1), KAFKA_CONNECT_TIMEOUT_MS (default 30000).
+// Env: the Kafka settings of platform/config.js (KAFKA_BROKERS, KAFKA_TOPIC_PREFIX,
+//      TOPIC_PARTITIONS_JSON to override partition counts, KAFKA_SECURITY_PROTOCOL and
+//      KAFKA_SASL_* for a managed cluster), KAFKA_TOPIC_REPLICATION_FACTOR (default 1),
+//      KAFKA_CONNECT_TIMEOUT_MS (default 30000).
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 import Kafka from 'node-rdkafka';
+import { loadConfig } from '../platform/config.js';
+import { librdkafkaSecurity } from '../platform/kafka/security.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const topicsModule = join(repoRoot, 'platform', 'kafka', 'topics.js');
 
-const brokers = process.env.KAFKA_BROKERS || '127.0.0.1:9192';
-const prefix = process.env.KAFKA_TOPIC_PREFIX ?? '';
+const { kafka } = loadConfig(process.env, { usesDatabase: false });
+const brokers = kafka.brokers;
+const prefix = kafka.topicPrefix;
+const security = librdkafkaSecurity(kafka.security);
 const replicationFactor = Number(process.env.KAFKA_TOPIC_REPLICATION_FACTOR || 1);
 const connectTimeoutMs = Number(process.env.KAFKA_CONNECT_TIMEOUT_MS || 30000);
 const requestTimeoutMs = 15000;
@@ -29,6 +35,7 @@ const say = (message) => console.log(`[create-topics] ${message}`);
 async function connectMetadataClient() {
   const producer = new Kafka.Producer({
     'metadata.broker.list': brokers,
+    ...security,
     'client.id': 'fspiop-create-topics',
     'socket.connection.setup.timeout.ms': connectTimeoutMs,
   });
@@ -78,11 +85,12 @@ async function main() {
     return 0;
   }
   const { topicDefinitions } = await import(pathToFileURL(topicsModule).href);
-  const wanted = topicDefinitions(prefix);
+  const wanted = topicDefinitions(prefix, kafka.topicPartitions);
 
   const producer = await connectMetadataClient();
   const admin = Kafka.AdminClient.create({
     'metadata.broker.list': brokers,
+    ...security,
     'client.id': 'fspiop-create-topics-admin',
   });
   try {

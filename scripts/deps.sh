@@ -4,6 +4,8 @@
 #   - Debian packages: mariadb-server + mariadb-client (if mariadbd is missing), Java and
 #     Maven for Kafka, curl for health checks
 #   - node_modules: `npm ci` when missing or older than package-lock.json
+#   - redis-server (Debian) and test/sdk-scheme-adapter/node_modules (`npm ci`, same rule):
+#     the real Mojaloop DFSP client of test/integration/sdk-scheme-adapter.test.js
 #   - Kafka jars (+ slf4j binding) from Maven Central into .cache/kafka/libs
 #   - k6 and helm via `go install` into .tools/bin
 # The slow steps (npm ci builds librdkafka; go install builds k6 and helm; mvn downloads)
@@ -26,11 +28,13 @@ wanted_debian_packages() {
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
   command -v mvn >/dev/null || missing+=(maven)
   command -v curl >/dev/null || missing+=(curl)
+  command -v redis-server >/dev/null || missing+=(redis-server)
   ((${#missing[@]} == 0)) || printf '%s\n' "${missing[@]}"
 }
 
-# Debian's maintainer scripts would start a system-wide mariadb on port 3306 that we do not
-# use; a policy-rc.d answering 101 ("action forbidden") stops that. An existing one is kept.
+# Debian's maintainer scripts would start a system-wide mariadb on port 3306 (and redis on
+# 6379) that we do not use; a policy-rc.d answering 101 ("action forbidden") stops that. An
+# existing one is kept.
 install_debian_packages() {
   local -a packages=("$@")
   local policy=/usr/sbin/policy-rc.d created_policy=0 sudo=()
@@ -70,6 +74,27 @@ install_node_modules() {
   # node-rdkafka's native addon is built by an install script; make sure it was.
   [[ -d node_modules/node-rdkafka/build/Release ]] ||
     { echo "node-rdkafka's native build is missing (install scripts blocked?)"; return 1; }
+}
+
+# The sdk-scheme-adapter test's own npm project: @mojaloop/sdk-scheme-adapter@18.0.2 pins a
+# node 16-era tree (EBADENGINE warnings only), so it stays out of the switch's node_modules.
+SDK_ADAPTER_DIR="$REPO_ROOT/test/sdk-scheme-adapter"
+
+sdk_adapter_npm_needed() {
+  [[ ! -f "$SDK_ADAPTER_DIR/node_modules/.package-lock.json" ]] && return 0
+  [[ "$SDK_ADAPTER_DIR/package-lock.json" -nt "$SDK_ADAPTER_DIR/node_modules/.package-lock.json" ]]
+}
+
+install_sdk_adapter_modules() {
+  cd "$SDK_ADAPTER_DIR"
+  if [[ -f package-lock.json ]]; then
+    npm ci --no-audit --no-fund
+  else
+    echo "test/sdk-scheme-adapter/package-lock.json is missing: running npm install to create it"
+    npm install --no-audit --no-fund
+  fi
+  [[ -f node_modules/@mojaloop/sdk-scheme-adapter/src/index.js ]] ||
+    { echo "@mojaloop/sdk-scheme-adapter is missing after the install"; return 1; }
 }
 
 # ---- Kafka jars -----------------------------------------------------------------------------
@@ -159,8 +184,16 @@ main() {
   if ! go_tool_current "$TOOLS_BIN/helm" helm.sh/helm/v3 "$HELM_VERSION"; then
     start_job helm go_install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
   fi
+  # A real kube-apiserver + etcd and the monitoring/KEDA CRDs, for test/charts (the chart is
+  # installed, upgraded and rolled back against them). The longest build: it runs alongside.
+  if [[ ! -x "$TOOLS_BIN/kube-apiserver" || ! -x "$TOOLS_BIN/etcd" || ! -f "$TOOLS_BIN/../crds/keda.sh_scaledobjects.yaml" ]]; then
+    start_job k8s-apiserver env K8S_TOOLS_BIN="$TOOLS_BIN" bash "$REPO_ROOT/scripts/k8s-apiserver.sh" build
+  fi
   if npm_needed; then
     start_job npm install_node_modules
+  fi
+  if sdk_adapter_npm_needed; then
+    start_job npm-sdk-scheme-adapter install_sdk_adapter_modules
   fi
   # Maven may itself come from apt, so the jar fetch waits for the packages.
   if ((${#packages[@]} > 0)); then

@@ -2,6 +2,7 @@
 // tests and the topic script need. Auto-create is off on our brokers, so topics are always
 // made explicitly, with their partition counts.
 import Kafka from 'node-rdkafka';
+import { librdkafkaSecurity } from './security.js';
 
 const ADMIN_TIMEOUT_MS = 30_000;
 
@@ -9,6 +10,7 @@ const ADMIN_TIMEOUT_MS = 30_000;
 export function createAdminClient(kafkaConfig) {
   return Kafka.AdminClient.create({
     'bootstrap.servers': kafkaConfig.brokers,
+    ...librdkafkaSecurity(kafkaConfig.security),
     'client.id': `${kafkaConfig.clientId}-admin`,
   });
 }

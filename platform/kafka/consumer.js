@@ -2,6 +2,7 @@
 // available, hand it to handleBatch, and commit the offsets only after handleBatch resolved.
 // A failed batch is never acknowledged: its partitions are rewound and it is consumed again.
 import Kafka from 'node-rdkafka';
+import { librdkafkaSecurity } from './security.js';
 
 const { ERRORS } = Kafka.CODES;
 const BACKOFF_FIRST_MS = 100;
@@ -21,6 +22,7 @@ const REBALANCE_CODES = new Set([
 function consumerConfig({ kafka, groupId, sessionTimeoutMs, rebalance }) {
   return {
     'bootstrap.servers': kafka.brokers,
+    ...librdkafkaSecurity(kafka.security),
     'client.id': kafka.clientId,
     'group.id': groupId,
     // Offsets are committed explicitly, per batch, after the handler's work is durable.

@@ -3,11 +3,12 @@
 // the metadata of the topic this edge produces to: it answers only when a broker is
 // reachable and the topic exists, which is what a produce needs.
 import Kafka from 'node-rdkafka';
+import { librdkafkaSecurity } from './security.js';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 
 export function createKafkaProbe({ kafka, topic, timeoutMs = 2_000 }) {
-  const client = new Kafka.Producer({ 'bootstrap.servers': kafka.brokers, 'client.id': `${kafka.clientId}-health` });
+  const client = new Kafka.Producer({ 'bootstrap.servers': kafka.brokers, 'client.id': `${kafka.clientId}-health`, ...librdkafkaSecurity(kafka.security) });
   return {
     connect() {
       return new Promise((resolve, reject) => {

@@ -2,6 +2,7 @@
 // acknowledged every record (acks=all). The HTTP edges answer 202 and the handlers commit
 // their offsets on the strength of that promise (DESIGN.md, "Processing contract").
 import Kafka from 'node-rdkafka';
+import { librdkafkaSecurity } from './security.js';
 
 const ERR_QUEUE_FULL = Kafka.CODES.ERRORS.ERR__QUEUE_FULL;
 const QUEUE_FULL_RETRY_MS = 5;
@@ -11,6 +12,7 @@ const DISCONNECT_FLUSH_MS = 10_000;
 function producerConfig(kafka, overrides) {
   return {
     'bootstrap.servers': kafka.brokers,
+    ...librdkafkaSecurity(kafka.security),
     'client.id': kafka.clientId,
     // The delivery report is the acknowledgement we wait for; without it nothing resolves.
     dr_cb: true,

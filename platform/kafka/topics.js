@@ -24,10 +24,13 @@ export function topicName(prefix, baseName) {
   return `${prefix}${baseName}`;
 }
 
-/** Every topic with the partitions it must have, under the given prefix. */
-export function topicDefinitions(prefix = '') {
-  return Object.entries(LOCAL_PARTITIONS).map(([baseName, partitions]) => ({
+/**
+ * Every topic with the partitions it must have, under the given prefix; `partitions` maps
+ * base names to counts that replace the local defaults (a cluster's, from TOPIC_PARTITIONS_JSON).
+ */
+export function topicDefinitions(prefix = '', partitions = {}) {
+  return Object.entries(LOCAL_PARTITIONS).map(([baseName, localPartitions]) => ({
     name: topicName(prefix, baseName),
-    partitions,
+    partitions: partitions[baseName] ?? localPartitions,
   }));
 }
