@@ -81,6 +81,7 @@ install_node_modules() {
 SDK_ADAPTER_DIR="$REPO_ROOT/test/sdk-scheme-adapter"
 
 sdk_adapter_npm_needed() {
+  [[ -f "$SDK_ADAPTER_DIR/package.json" ]] || return 1
   [[ ! -f "$SDK_ADAPTER_DIR/node_modules/.package-lock.json" ]] && return 0
   [[ "$SDK_ADAPTER_DIR/package-lock.json" -nt "$SDK_ADAPTER_DIR/node_modules/.package-lock.json" ]]
 }
