@@ -2,7 +2,7 @@
 // (handlers/README.md, "Topics, producers, actions"), and the DFSP is answered only after
 // Kafka acknowledged it.
 import { TOPIC } from '../platform/kafka/topics.js';
-import { fspiopErrorResponse, fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
+import { destinationOf, edgeEvent, fspiopErrorResponse, fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
 import { emptyResponse } from '../platform/http/server.js';
 
 const RESOURCE = 'transfers';
@@ -17,24 +17,8 @@ export function fulfilAction(transferState) {
   return FULFIL_ACTIONS[transferState] ?? 'reject';
 }
 
-function transferEvent(action, accepted, { id, to }) {
-  return {
-    id,
-    type: 'transfer',
-    action,
-    from: accepted.headers['fspiop-source'],
-    to,
-    headers: accepted.headers,
-    body: accepted.body,
-    rawBody: accepted.rawBody,
-    at: accepted.receivedAt,
-  };
-}
-
-// FSPIOP-Destination is optional on the wire; an empty one counts as absent.
-function destination(accepted) {
-  return accepted.headers['fspiop-destination'] || undefined;
-}
+const transferEvent = (action, accepted, ids) => edgeEvent('transfer', action, accepted, ids);
+const destination = destinationOf;
 
 const prepareEvent = (accepted) => transferEvent('prepare', accepted, {
   id: accepted.body.transferId,

@@ -2,7 +2,7 @@
 // (requests on topic-quotes-post, callbacks on topic-quotes-put), and the DFSP is answered
 // only after Kafka acknowledged it. The quoting handler decides everything else.
 import { TOPIC } from '../platform/kafka/topics.js';
-import { fspiopErrorResponse, fspiopRoute } from '../platform/fspiop/edge.js';
+import { destinationOf, edgeEvent, fspiopErrorResponse, fspiopRoute } from '../platform/fspiop/edge.js';
 import { emptyResponse } from '../platform/http/server.js';
 import { QUOTE_ACTION } from '../ledger/domain/quotes.js';
 
@@ -11,24 +11,8 @@ const RESOURCE = 'quotes';
 // POST, a CorrelationId; checking it here keeps unusable keys off the topics.
 const QUOTE_ID = Object.freeze({ ID: 'CorrelationId' });
 
-function quoteEvent(action, accepted, { id, to }) {
-  return {
-    id,
-    type: 'quote',
-    action,
-    from: accepted.headers['fspiop-source'],
-    to,
-    headers: accepted.headers,
-    body: accepted.body,
-    rawBody: accepted.rawBody,
-    at: accepted.receivedAt,
-  };
-}
-
-// FSPIOP-Destination is optional on the wire; an empty one counts as absent.
-function destination(accepted) {
-  return accepted.headers['fspiop-destination'] || undefined;
-}
+const quoteEvent = (action, accepted, ids) => edgeEvent('quote', action, accepted, ids);
+const destination = destinationOf;
 
 /** The payee of a quote request: FSPIOP-Destination, or the payee party's FSP when it is absent. */
 const requestEvent = (accepted) => quoteEvent(QUOTE_ACTION.request, accepted, {

@@ -131,3 +131,23 @@ export function notImplementedRoute({ method, path }) {
   if (method !== 'GET') options.payload = { parse: false, output: 'data', maxBytes: PAYLOAD_BYTES_MAX };
   return { method, path, options };
 }
+
+/** The event an edge produces for an accepted request (handlers/README.md's envelope). */
+export function edgeEvent(type, action, accepted, { id, to }) {
+  return {
+    id,
+    type,
+    action,
+    from: accepted.headers['fspiop-source'],
+    to,
+    headers: accepted.headers,
+    body: accepted.body,
+    rawBody: accepted.rawBody,
+    at: accepted.receivedAt,
+  };
+}
+
+/** FSPIOP-Destination is optional on the wire; an empty one counts as absent. */
+export function destinationOf(accepted) {
+  return accepted.headers['fspiop-destination'] || undefined;
+}
