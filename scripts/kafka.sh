@@ -124,20 +124,7 @@ cmd_start() {
 }
 
 cmd_stop() {
-  local pid
-  pid="$(running_pid)"
-  if [[ -n "$pid" ]]; then
-    log "stopping Kafka (pid $pid)"
-    stop_pids "$STOP_TIMEOUT_KAFKA" "$pid"
-  elif [[ -e "$PID_FILE" ]]; then
-    log "pid file $PID_FILE does not point at our Kafka; not killing anything"
-  fi
-  rm -f "$PID_FILE"
+  stop_own_process Kafka "$STOP_TIMEOUT_KAFKA" "$PID_FILE"
 }
 
-case "${1:-}" in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  pid) running_pid ;;
-  *) die "usage: $0 start|stop|pid" ;;
-esac
+run_component_command "$@"

@@ -115,3 +115,28 @@ spawn() {
   setsid env "$RUN_MARKER" "$@" </dev/null >>"$log" 2>&1 &
   printf '%s\n' "$!"
 }
+
+# Stops the process that the calling script's `running_pid` names (it checks the process is
+# ours), then removes the PID file. A PID file pointing elsewhere kills nothing.
+stop_own_process() {
+  local what="$1" timeout="$2" pid_file="$3" pid
+  pid="$(running_pid)"
+  if [[ -n "$pid" ]]; then
+    log "stopping $what (pid $pid)"
+    stop_pids "$timeout" "$pid"
+  elif [[ -e "$pid_file" ]]; then
+    log "pid file $pid_file does not point at our $what; not killing anything"
+  fi
+  rm -f "$pid_file"
+}
+
+# The command line of a component script: start|stop|pid, served by its cmd_start, cmd_stop
+# and running_pid.
+run_component_command() {
+  case "${1:-}" in
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    pid) running_pid ;;
+    *) die "usage: $0 start|stop|pid" ;;
+  esac
+}

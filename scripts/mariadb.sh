@@ -122,20 +122,7 @@ cmd_start() {
 }
 
 cmd_stop() {
-  local pid
-  pid="$(running_pid)"
-  if [[ -n "$pid" ]]; then
-    log "stopping mariadbd (pid $pid)"
-    stop_pids "$STOP_TIMEOUT_DB" "$pid"
-  elif [[ -e "$PID_FILE" ]]; then
-    log "pid file $PID_FILE does not point at our mariadbd; not killing anything"
-  fi
-  rm -f "$PID_FILE"
+  stop_own_process mariadbd "$STOP_TIMEOUT_DB" "$PID_FILE"
 }
 
-case "${1:-}" in
-  start) cmd_start ;;
-  stop) cmd_stop ;;
-  pid) running_pid ;;
-  *) die "usage: $0 start|stop|pid" ;;
-esac
+run_component_command "$@"

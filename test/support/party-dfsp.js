@@ -2,7 +2,7 @@
 // PUTting the party back to the switch (or PUT …/error with 3204 for a party it does not
 // hold, or nothing when told to stay silent); it records every call it receives, and it
 // sends FSPIOP requests to the account-lookup edge with the headers a real DFSP sends.
-import http from 'node:http';
+import { startRecordingServer } from './recording-server.js';
 
 const MEDIA = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
 
@@ -41,27 +41,15 @@ export function partyAnswer(dfspName, [type, id, subId]) {
  * 'Type/ID[/SubId]' it serves; `dfsp.behaviour` is 'answer' or 'silent'.
  */
 export async function startPartyDfsp({ name, switchUrl }) {
-  const received = [];
-  const waiters = new Set();
-  const dfsp = { name, received, parties: new Set(), behaviour: 'answer', sent: [] };
-  const server = http.createServer((request, response) => {
-    let text = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk) => { text += chunk; });
-    request.on('end', () => {
-      const call = { method: request.method, path: request.url, headers: request.headers, rawBody: text, body: text ? JSON.parse(text) : undefined, at: Date.now() };
-      received.push(call);
-      for (const waiter of waiters) waiter();
-      response.writeHead(request.method === 'PUT' ? 200 : 202).end();
-      if (request.method === 'GET' && request.url.startsWith('/parties/')) setImmediate(() => answerLookup(dfsp, call, switchUrl));
-    });
+  const dfsp = { name, parties: new Set(), behaviour: 'answer', sent: [] };
+  const server = await startRecordingServer({
+    name,
+    onCall: (call) => {
+      if (call.method === 'GET' && call.path.startsWith('/parties/')) setImmediate(() => answerLookup(dfsp, call, switchUrl));
+    },
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  dfsp.url = `http://127.0.0.1:${server.address().port}`;
-  dfsp.waitFor = (predicate, timeoutMs = 15000) => waitFor(dfsp, waiters, predicate, timeoutMs);
   dfsp.send = (method, path, options) => sendToSwitch(dfsp, switchUrl, method, path, options);
-  dfsp.close = () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
-  return dfsp;
+  return Object.assign(dfsp, server);
 }
 
 /**
@@ -89,23 +77,4 @@ async function answerLookup(dfsp, call, switchUrl) {
   const raw = known ? partyAnswer(dfsp.name, segments) : JSON.stringify({ errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } });
   const result = await sendToSwitch(dfsp, switchUrl, 'PUT', path, { destination: payer, raw }).catch((error) => ({ error: error.message }));
   dfsp.sent.push({ path, raw, ...result });
-}
-
-function waitFor(dfsp, waiters, predicate, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const found = dfsp.received.find(predicate);
-      if (!found) return;
-      clearTimeout(timer);
-      waiters.delete(check);
-      resolve(found);
-    };
-    const timer = setTimeout(() => {
-      waiters.delete(check);
-      const got = dfsp.received.map((call) => `${call.method} ${call.path}`).join(', ');
-      reject(new Error(`${dfsp.name} received no matching call within ${timeoutMs} ms; got ${got}`));
-    }, timeoutMs);
-    waiters.add(check);
-    check();
-  });
 }

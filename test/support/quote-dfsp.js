@@ -3,7 +3,7 @@
 // condition come from its secret (quoteIlp, as test-dfsp.js derives them), and the same
 // quote id always gets the same answer bytes, as a payee that keeps its quotes would send.
 // It can also reject (PUT …/error) or stay silent; it records every call it receives.
-import http from 'node:http';
+import { startRecordingServer } from './recording-server.js';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { quoteIlp } from './test-dfsp.js';
@@ -81,45 +81,16 @@ async function answerQuote(dfsp, call) {
   }
 }
 
-function waitFor(dfsp, waiters, predicate, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const found = dfsp.received.find(predicate);
-      if (!found) return;
-      clearTimeout(timer);
-      waiters.delete(check);
-      resolve(found);
-    };
-    const timer = setTimeout(() => {
-      waiters.delete(check);
-      reject(new Error(`${dfsp.name} received no matching call within ${timeoutMs} ms; got ${dfsp.received.map((call) => `${call.method} ${call.path}`).join(', ')}`));
-    }, timeoutMs);
-    waiters.add(check);
-    check();
-  });
-}
-
 /** `behaviour`: 'answer' (default), 'reject' or 'silent'; may be changed between tests. */
 export async function startQuoteDfsp({ name, secret = `${name}-secret`, quotingUrl }) {
-  const waiters = new Set();
-  const dfsp = { name, secret, quotingUrl, behaviour: 'answer', received: [], sent: [], answers: new Map() };
-  const server = http.createServer((request, response) => {
-    let text = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk) => { text += chunk; });
-    request.on('end', () => {
-      const call = { method: request.method, path: request.url, headers: request.headers, rawBody: text, body: text ? JSON.parse(text) : undefined, at: Date.now() };
-      dfsp.received.push(call);
-      for (const waiter of waiters) waiter();
-      response.writeHead(request.method === 'PUT' ? 200 : 202).end();
-      if (request.method === 'POST' && request.url === '/quotes') answerQuote(dfsp, call);
-    });
+  const dfsp = { name, secret, quotingUrl, behaviour: 'answer', sent: [], answers: new Map() };
+  const server = await startRecordingServer({
+    name,
+    onCall: (call) => {
+      if (call.method === 'POST' && call.path === '/quotes') answerQuote(dfsp, call);
+    },
   });
-  await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  dfsp.url = `http://127.0.0.1:${server.address().port}`;
-  dfsp.waitFor = (predicate, timeoutMs = 15000) => waitFor(dfsp, waiters, predicate, timeoutMs);
+  Object.assign(dfsp, server);
   dfsp.callsTo = (method, path) => dfsp.received.filter((call) => call.method === method && call.path === path);
-  // The switch keeps connections alive; close them, or close() waits for their idle timeout.
-  dfsp.close = () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
   return dfsp;
 }

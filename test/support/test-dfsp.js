@@ -4,9 +4,9 @@
 // the parties it holds, POST /quotes with an ILP packet and condition from its secret, and
 // POST /transfers by PUTting the fulfilment (or an error, or nothing); it records every call.
 // `urls` says where its answers go: { transfers, quotes, parties } base URLs of the switch.
-import http from 'node:http';
 import { createHash, createHmac } from 'node:crypto';
 import IlpPacket from 'ilp-packet';
+import { startRecordingServer } from './recording-server.js';
 
 const TRANSFERS_CONTENT_TYPE = 'application/vnd.interoperability.transfers+json;version=1.1';
 
@@ -38,50 +38,17 @@ export function fulfilmentFor(secret, ilpPacket) {
 }
 
 export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0 }) {
-  const received = [];
-  const waiters = new Set();
-  const dfsp = {
-    name, secret, received, sent: [], behaviour: 'fulfil', delayMs: 0, parties: new Map(),
-    urls: { transfers: switchUrl, ...urls },
-  };
-  const server = http.createServer((request, response) => {
-    let text = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk) => { text += chunk; });
-    request.on('end', () => {
-      const call = { method: request.method, path: request.url, headers: request.headers, rawBody: text, body: text ? JSON.parse(text) : undefined, at: Date.now() };
-      received.push(call);
-      for (const waiter of waiters) waiter();
-      response.writeHead(request.method === 'POST' ? 202 : 200).end();
-      if (request.method === 'POST' && request.url === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, dfsp.urls.transfers), dfsp.delayMs);
-      if (request.method === 'POST' && request.url === '/quotes') answerQuote(dfsp, call).catch(() => {});
-      if (request.method === 'GET' && request.url.startsWith('/parties/')) answerParty(dfsp, call).catch(() => {});
-    });
+  const dfsp = { name, secret, sent: [], behaviour: 'fulfil', delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls } };
+  const server = await startRecordingServer({
+    name,
+    port,
+    onCall: (call) => {
+      if (call.method === 'POST' && call.path === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, dfsp.urls.transfers), dfsp.delayMs);
+      if (call.method === 'POST' && call.path === '/quotes') answerQuote(dfsp, call).catch(() => {});
+      if (call.method === 'GET' && call.path.startsWith('/parties/')) answerParty(dfsp, call).catch(() => {});
+    },
   });
-  await new Promise((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
-  dfsp.url = `http://127.0.0.1:${server.address().port}`;
-  dfsp.waitFor = (predicate, timeoutMs = 15000) => waitFor(received, waiters, predicate, timeoutMs, name);
-  // The switch keeps connections alive; close them, or close() waits for their idle timeout.
-  dfsp.close = () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
-  return dfsp;
-}
-
-function waitFor(received, waiters, predicate, timeoutMs, name) {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const found = received.find(predicate);
-      if (!found) return;
-      clearTimeout(timer);
-      waiters.delete(check);
-      resolve(found);
-    };
-    const timer = setTimeout(() => {
-      waiters.delete(check);
-      reject(new Error(`${name} received no matching callback within ${timeoutMs} ms; got ${received.map((call) => `${call.method} ${call.path}`).join(', ')}`));
-    }, timeoutMs);
-    waiters.add(check);
-    check();
-  });
+  return Object.assign(dfsp, server);
 }
 
 /** The payee's answer to a prepare, by its configured behaviour. */
