@@ -12,7 +12,7 @@ import { createOracleServer } from './oracle/server.js';
 const config = loadConfig({ SERVICE_NAME: 'account-lookup-admin', ...process.env }, { defaultPort: 4001 });
 const logger = createLogger(config);
 const metrics = createMetrics(config);
-const db = createDatabase(config.db);
+const db = createDatabase(config.db, { metrics });
 const { oraclePort } = config.accountLookup;
 
 const servers = [createAlsAdminServer({ db, port: config.httpPort, logger, metrics })];

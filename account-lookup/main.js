@@ -21,8 +21,8 @@ const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, { 
 const settings = config.accountLookup;
 const logger = createLogger(config);
 const metrics = createMetrics(config);
-const db = createDatabase(config.db);
-const producer = createProducer({ kafka: config.kafka, logger });
+const db = createDatabase(config.db, { metrics });
+const producer = createProducer({ kafka: config.kafka, logger, metrics });
 const probe = createKafkaProbe({ kafka: config.kafka, topic: topicName(config.kafka.topicPrefix, TOPIC.notificationEvent) });
 
 const directory = createParticipantDirectory({

@@ -10,7 +10,7 @@ import { createOracleServer } from './oracle/server.js';
 const config = loadConfig({ SERVICE_NAME: 'oracle', ...process.env }, { defaultPort: 4003 });
 const logger = createLogger(config);
 const metrics = createMetrics(config);
-const db = createDatabase(config.db);
+const db = createDatabase(config.db, { metrics });
 
 const server = createOracleServer({ db, port: config.httpPort, logger, metrics });
 await server.start();

@@ -4,7 +4,7 @@
 import { loadConfig } from '../platform/config.js';
 import { createDatabase } from '../platform/db.js';
 import { createLogger } from '../platform/logger.js';
-import { createMetrics } from '../platform/metrics.js';
+import { createMetrics, registerConsumerLag } from '../platform/metrics.js';
 import { createHttpServer } from '../platform/http/server.js';
 import { createProducer } from '../platform/kafka/producer.js';
 import { startBatchConsumer } from '../platform/kafka/consumer.js';
@@ -24,8 +24,8 @@ export async function runHandlerProcess({ name, defaultPort, start }) {
   const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort });
   const logger = createLogger(config);
   const metrics = createMetrics(config);
-  const db = createDatabase(config.db);
-  const producer = createProducer({ kafka: config.kafka, logger });
+  const db = createDatabase(config.db, { metrics });
+  const producer = createProducer({ kafka: config.kafka, logger, metrics });
   await producer.connect();
   const work = await start({ config, logger, metrics, db, producer, topics: topicsOf(config) });
   const server = createHttpServer({ port: config.httpPort, logger, metrics, health: () => healthOf(db, work) });
@@ -84,6 +84,7 @@ export async function consumeEvents({ name, subscribeTo, config, logger, metrics
     },
   });
   connected = true;
+  registerConsumerLag(metrics, { handler: name, consumer });
   return { stop: () => consumer.stop(), healthy: () => connected, stats: () => consumer.stats() };
 }
 

@@ -5,8 +5,8 @@ import knex from 'knex';
  * default), so money never passes through a JavaScript Number; BIGINT ids come back as
  * strings too, for the same reason.
  */
-export function createDatabase(dbConfig, { database = dbConfig.database } = {}) {
-  return knex({
+export function createDatabase(dbConfig, { database = dbConfig.database, metrics } = {}) {
+  const db = knex({
     client: 'mysql2',
     connection: {
       host: dbConfig.host,
@@ -32,6 +32,25 @@ export function createDatabase(dbConfig, { database = dbConfig.database } = {}) 
       directory: new URL('../ledger/migrations', import.meta.url).pathname,
       tableName: 'knex_migrations',
       loadExtensions: ['.js'],
+    },
+  });
+  if (metrics) registerPoolMetrics(metrics, db);
+  return db;
+}
+
+/** The connection pool's state at scrape time: a pool that is always exhausted shows here. */
+function registerPoolMetrics(metrics, db) {
+  return new metrics.client.Gauge({
+    name: 'db_pool_connections',
+    help: 'Database connections by state: used, free, and acquires waiting for a connection (pending).',
+    labelNames: ['state'],
+    registers: [metrics.registry],
+    collect() {
+      const { pool } = db.client;
+      if (!pool) return;
+      this.set({ state: 'used' }, pool.numUsed());
+      this.set({ state: 'free' }, pool.numFree());
+      this.set({ state: 'pending' }, pool.numPendingAcquires());
     },
   });
 }

@@ -17,3 +17,21 @@ export function createMetrics({ serviceName }) {
   });
   return { registry, client, httpRequestDuration };
 }
+
+/**
+ * Kafka consumer lag of one handler's consumer, per topic, read at scrape time (see
+ * lagByTopic in kafka/consumer.js). Summed over replicas in PromQL it is the handler's
+ * backlog; the chart's lag alert and KEDA's scaler look at the same quantity.
+ */
+export function registerConsumerLag(metrics, { handler, consumer }) {
+  return new metrics.client.Gauge({
+    name: 'kafka_consumer_lag_messages',
+    help: 'Messages on the partitions this consumer owns that it has not consumed yet, by handler and topic.',
+    labelNames: ['handler', 'topic'],
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const [topic, lag] of consumer.lagByTopic()) this.set({ handler, topic }, lag);
+    },
+  });
+}

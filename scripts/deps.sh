@@ -4,6 +4,7 @@
 #   - Debian packages: mariadb-server + mariadb-client (if mariadbd is missing), Java and
 #     Maven for Kafka, curl for health checks
 #   - node_modules: `npm ci` when missing or older than package-lock.json
+#   - prometheus and prometheus-mysqld-exporter (Debian): the dashboards and rules test
 #   - redis-server (Debian) and test/sdk-scheme-adapter/node_modules (`npm ci`, same rule):
 #     the real Mojaloop DFSP client of test/integration/sdk-scheme-adapter.test.js
 #   - Kafka jars (+ slf4j binding) from Maven Central into .cache/kafka/libs
@@ -29,6 +30,8 @@ wanted_debian_packages() {
   command -v mvn >/dev/null || missing+=(maven)
   command -v curl >/dev/null || missing+=(curl)
   command -v redis-server >/dev/null || missing+=(redis-server)
+  command -v prometheus >/dev/null || missing+=(prometheus)
+  command -v prometheus-mysqld-exporter >/dev/null || missing+=(prometheus-mysqld-exporter)
   ((${#missing[@]} == 0)) || printf '%s\n' "${missing[@]}"
 }
 

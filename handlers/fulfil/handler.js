@@ -3,9 +3,11 @@
 // the payee's position account, aborts to the payer's.
 import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
 import { applyStateUpdates, findPayments } from '../../ledger/repositories/payments.js';
+import { createTransferMetrics } from '../transfers/metrics.js';
 import { notificationRecords, positionRecords } from '../transfers/records.js';
 
-export function createFulfilHandler({ db, producer, topics, hubName, clock = () => new Date() }) {
+export function createFulfilHandler({ db, producer, topics, hubName, metrics, clock = () => new Date() }) {
+  const transferMetrics = createTransferMetrics(metrics);
   return async function handleFulfils(events) {
     const now = clock();
     const decision = await db.transaction(async (trx) => {
@@ -14,6 +16,7 @@ export function createFulfilHandler({ db, producer, topics, hubName, clock = () 
       await applyStateUpdates(trx, decided.stateUpdates, now);
       return decided;
     });
+    transferMetrics.countFinished(decision.stateUpdates);
     await producer.produce([...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)]);
   };
 }

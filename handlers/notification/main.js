@@ -2,7 +2,7 @@
 // one HTTP callback per event (handlers/README.md). Health and metrics on PORT (default 4301).
 import { loadConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
-import { createMetrics } from '../../platform/metrics.js';
+import { createMetrics, registerConsumerLag } from '../../platform/metrics.js';
 import { createHttpServer } from '../../platform/http/server.js';
 import { startBatchConsumer } from '../../platform/kafka/consumer.js';
 import { TOPIC, topicName } from '../../platform/kafka/topics.js';
@@ -50,6 +50,7 @@ consumer = await startBatchConsumer({
   // Later batches go out while a slow DFSP holds an earlier one (see handler.js).
   pipelineDepthMax: settings.pipelineDepthMax,
 });
+registerConsumerLag(metrics, { handler: 'notification', consumer });
 logger.info({ port: server.info.port, topic, adminApiUrl: config.adminApiUrl }, 'notification handler started');
 
 async function shutdown(signal) {

@@ -5,6 +5,7 @@ import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
 import { planPositionChanges } from '../../ledger/domain/position.js';
 import { applyPositionPlan, lockPositions } from '../../ledger/repositories/positions.js';
 import { applyStateUpdates, findNetDebitCaps, findPayments, findSettlementAccounts } from '../../ledger/repositories/payments.js';
+import { createTransferMetrics } from '../transfers/metrics.js';
 import { notificationRecords } from '../transfers/records.js';
 
 function positionEventsOf(events) {
@@ -24,7 +25,17 @@ async function prefetchLocked(trx, events) {
   return { transfers, positions, settlements, limits };
 }
 
-export function createPositionHandler({ db, producer, topics, hubName, clock = () => new Date() }) {
+/** The payee's own error code, for an abort the payee asked for (its PUT …/error). */
+function payeeErrorCodes(events) {
+  const codes = new Map();
+  for (const event of events) {
+    if (event.action === 'abort' && !event.failure) codes.set(event.message.id, event.message.body?.errorInformation?.errorCode);
+  }
+  return (update) => codes.get(update.transferId);
+}
+
+export function createPositionHandler({ db, producer, topics, hubName, metrics, clock = () => new Date() }) {
+  const transferMetrics = createTransferMetrics(metrics);
   return async function handlePositions(rawEvents) {
     const events = positionEventsOf(rawEvents);
     const now = clock();
@@ -35,6 +46,8 @@ export function createPositionHandler({ db, producer, topics, hubName, clock = (
       await applyStateUpdates(trx, decided.stateUpdates, now);
       return decided;
     });
+    transferMetrics.countPositionChanges(decision.positionChanges);
+    transferMetrics.countFinished(decision.stateUpdates, payeeErrorCodes(events));
     await producer.produce(notificationRecords(topics, decision.outcomes, hubName));
   };
 }

@@ -2,9 +2,11 @@
 // RECEIVED_PREPARE (or INVALID) → the payer's position account (or an error to the payer).
 import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
 import { findParticipantsWithPositionAccounts, findPayments, insertPayments } from '../../ledger/repositories/payments.js';
+import { createTransferMetrics } from '../transfers/metrics.js';
 import { notificationRecords, positionRecords } from '../transfers/records.js';
 
-export function createPrepareHandler({ db, producer, topics, hubName, clock = () => new Date() }) {
+export function createPrepareHandler({ db, producer, topics, hubName, metrics, clock = () => new Date() }) {
+  const transferMetrics = createTransferMetrics(metrics);
   return async function handlePrepares(events) {
     const now = clock();
     const decision = await db.transaction(async (trx) => {
@@ -15,6 +17,7 @@ export function createPrepareHandler({ db, producer, topics, hubName, clock = ()
       await insertPayments(trx, decided.inserts, now);
       return decided;
     });
+    transferMetrics.countFinished(decision.inserts);
     await producer.produce([...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)]);
   };
 }

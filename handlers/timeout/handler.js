@@ -3,9 +3,11 @@
 // that a crash may have lost.
 import { decideExpiries, releaseStaleTimeouts } from '../../ledger/domain/expiry.js';
 import { applyStateUpdates, claimExpiredPayments, findStaleTimeouts } from '../../ledger/repositories/payments.js';
+import { createTransferMetrics } from '../transfers/metrics.js';
 import { notificationRecords, positionRecords } from '../transfers/records.js';
 
-export function createTimeoutSweeper({ db, producer, topics, hubName, settings, clock = () => new Date() }) {
+export function createTimeoutSweeper({ db, producer, topics, hubName, settings, metrics, clock = () => new Date() }) {
+  const transferMetrics = createTransferMetrics(metrics);
   /** One sweep; returns how many transfers it claimed. */
   return async function sweepOnce() {
     const now = clock();
@@ -15,6 +17,7 @@ export function createTimeoutSweeper({ db, producer, topics, hubName, settings, 
       await applyStateUpdates(trx, decided.stateUpdates, now);
       return { ...decided, claimed: claimed.length };
     });
+    transferMetrics.countFinished(decision.stateUpdates);
     const stale = await findStaleTimeouts(db, new Date(now.getTime() - settings.staleReleaseAfterMs), settings.batchSizeMax);
     const positionEvents = [...decision.positionEvents, ...releaseStaleTimeouts(stale)];
     await producer.produce([...positionRecords(topics, positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)]);

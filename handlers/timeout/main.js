@@ -5,8 +5,8 @@ import { runHandlerProcess } from '../runtime.js';
 await runHandlerProcess({
   name: 'timeout',
   defaultPort: 4231,
-  start: async ({ config, logger, db, producer, topics }) => {
-    const sweepOnce = createTimeoutSweeper({ db, producer, topics, hubName: config.hubName, settings: config.timeout });
+  start: async ({ config, logger, metrics, db, producer, topics }) => {
+    const sweepOnce = createTimeoutSweeper({ db, producer, topics, metrics, hubName: config.hubName, settings: config.timeout });
     return startSweeping({ sweepOnce, settings: config.timeout, logger });
   },
 });

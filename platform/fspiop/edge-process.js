@@ -30,7 +30,7 @@ export async function runEdgeProcess({ name, defaultPort, probeTopic, routes }) 
   const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort, usesDatabase: false });
   const logger = createLogger(config);
   const metrics = createMetrics(config);
-  const producer = createProducer({ kafka: config.kafka, logger });
+  const producer = createProducer({ kafka: config.kafka, logger, metrics });
   const probe = createKafkaProbe({ kafka: config.kafka, topic: topicName(config.kafka.topicPrefix, probeTopic) });
   await producer.connect();
   await probe.connect();

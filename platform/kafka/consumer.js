@@ -367,5 +367,34 @@ export async function startBatchConsumer({
       return stopped;
     },
     stats: () => ({ ...ctx.counters }),
+    lagByTopic: () => lagByTopic(ctx.consumer),
   };
+}
+
+/**
+ * Messages not yet consumed, per topic, over the partitions this member owns: the high
+ * watermark librdkafka last saw on a fetch minus the next offset to consume. It reads only
+ * librdkafka's cached state, so a scrape never waits on the broker. A partition with no
+ * position yet (nothing consumed since it was assigned) adds nothing rather than a guess.
+ */
+function lagByTopic(consumer) {
+  const lag = new Map();
+  let positions;
+  try {
+    positions = consumer.position();
+  } catch {
+    return lag;
+  }
+  for (const { topic, partition, offset } of positions) {
+    if (!lag.has(topic)) lag.set(topic, 0);
+    let highOffset;
+    try {
+      ({ highOffset } = consumer.getWatermarkOffsets(topic, partition));
+    } catch {
+      continue;
+    }
+    if (!(offset >= 0) || !(highOffset >= 0)) continue;
+    lag.set(topic, (lag.get(topic) ?? 0) + Math.max(0, highOffset - offset));
+  }
+  return lag;
 }

@@ -127,12 +127,28 @@ function flushAndDisconnect(producer, poller, openCalls, log) {
   });
 }
 
+function producedCounter(metrics) {
+  const counter = new metrics.client.Counter({
+    name: 'kafka_messages_produced_total',
+    help: 'Records the broker acknowledged, by topic.',
+    labelNames: ['topic'],
+    registers: [metrics.registry],
+  });
+  return (records) => {
+    const perTopic = new Map();
+    for (const { topic } of records) perTopic.set(topic, (perTopic.get(topic) ?? 0) + 1);
+    for (const [topic, count] of perTopic) counter.inc({ topic }, count);
+  };
+}
+
 /**
  * Creates a producer. `produce(records)` takes `[{ topic, key, value }]` (value a Buffer or
  * a string) and resolves when every record was acknowledged, or rejects if any failed.
- * `config` adds or overrides librdkafka properties.
+ * `config` adds or overrides librdkafka properties. With `metrics` (platform/metrics.js),
+ * acknowledged records are counted per topic.
  */
-export function createProducer({ kafka, logger, pollIntervalMs = DEFAULT_POLL_INTERVAL_MS, queueFullTimeoutMs = 30_000, config = {} }) {
+export function createProducer({ kafka, logger, metrics, pollIntervalMs = DEFAULT_POLL_INTERVAL_MS, queueFullTimeoutMs = 30_000, config = {} }) {
+  const countProduced = metrics ? producedCounter(metrics) : () => {};
   const log = logger.child({ component: 'kafka-producer' });
   const producer = new Kafka.Producer(producerConfig(kafka, config));
   const poller = createReportPoller(producer, pollIntervalMs);
@@ -155,7 +171,7 @@ export function createProducer({ kafka, logger, pollIntervalMs = DEFAULT_POLL_IN
       return new Promise((resolve, reject) => {
         const call = createCall(records.length, openCalls, resolve, reject);
         enqueueAll(producer, poller, records, call, queueFullTimeoutMs);
-      });
+      }).then(() => countProduced(records));
     },
     disconnect: () => flushAndDisconnect(producer, poller, openCalls, log),
     pendingCount: () => poller.count(),
