@@ -12,12 +12,14 @@ const TRANSFERS_URL = process.env.TRANSFERS_API_URL ?? 'http://127.0.0.1:3000';
 const QUOTES_URL = process.env.QUOTES_API_URL ?? 'http://127.0.0.1:3002';
 const PARTIES_URL = process.env.ACCOUNT_LOOKUP_URL ?? 'http://127.0.0.1:4002';
 const CURRENCY = 'USD';
+// Each DFSP's simulator listens on SIMULATOR_PORT_BASE + its index (4101…4104 by default).
+const SIMULATOR_PORT_BASE = Number(process.env.DEMO_SIMULATOR_PORT_BASE ?? 4101);
 const DEMO_DFSPS = [
-  { name: 'payerfsp', netDebitCap: '10000', fundsIn: '5000', simulatorPort: 4101, msisdn: '27710000001', customer: 'Thandi Payer' },
-  { name: 'payeefsp', netDebitCap: '10000', fundsIn: '5000', simulatorPort: 4102, msisdn: '27710000002', customer: 'Sipho Payee' },
-  { name: 'greenbank', netDebitCap: '25000', fundsIn: '20000', simulatorPort: 4103, msisdn: '27710000003', customer: 'Amara Green' },
-  { name: 'mobilemoney', netDebitCap: '2000', fundsIn: '1500', simulatorPort: 4104, msisdn: '27710000004', customer: 'Kofi Mobile' },
-];
+  { name: 'payerfsp', netDebitCap: '10000', fundsIn: '5000', msisdn: '27710000001', customer: 'Thandi Payer' },
+  { name: 'payeefsp', netDebitCap: '10000', fundsIn: '5000', msisdn: '27710000002', customer: 'Sipho Payee' },
+  { name: 'greenbank', netDebitCap: '25000', fundsIn: '20000', msisdn: '27710000003', customer: 'Amara Green' },
+  { name: 'mobilemoney', netDebitCap: '2000', fundsIn: '1500', msisdn: '27710000004', customer: 'Kofi Mobile' },
+].map((dfsp, index) => ({ ...dfsp, simulatorPort: SIMULATOR_PORT_BASE + index }));
 const msisdnOf = (name) => DEMO_DFSPS.find((dfsp) => dfsp.name === name).msisdn;
 
 function table(rows) {

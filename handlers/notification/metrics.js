@@ -7,7 +7,7 @@
  */
 export function createNotificationMetrics({ registry, client }) {
   const registers = [registry];
-  return {
+  const metrics = {
     callbacks: new client.Counter({
       name: 'callbacks_total',
       help: 'Callbacks that reached a final outcome (delivered, failed after retries, no_endpoint), by receiving DFSP and endpoint type.',
@@ -34,4 +34,7 @@ export function createNotificationMetrics({ registry, client }) {
       registers,
     }),
   };
+  // Both reasons are exported from the start, so "none skipped" reads 0 rather than no data.
+  for (const reason of ['malformed', 'invalid']) metrics.skippedEvents.inc({ reason }, 0);
+  return metrics;
 }

@@ -4,7 +4,6 @@ import { createDatabase } from '../../platform/db.js';
 import { createLogger } from '../../platform/logger.js';
 import { createMetrics } from '../../platform/metrics.js';
 import { ensureHubParticipant } from '../repositories/participants.js';
-import { registerPositionMetrics } from './position-metrics.js';
 import { createAdminServer } from './server.js';
 
 const config = loadConfig({ SERVICE_NAME: 'admin-api', ...process.env }, { defaultPort: 3001 });
@@ -13,7 +12,6 @@ const metrics = createMetrics(config);
 const db = createDatabase(config.db, { metrics });
 
 await ensureHubParticipant(db, { hubName: config.hubName, now: new Date() });
-registerPositionMetrics(metrics, { db, hubName: config.hubName, logger });
 const server = createAdminServer({ db, config, logger, metrics });
 await server.start();
 logger.info({ port: config.httpPort }, 'admin API listening');

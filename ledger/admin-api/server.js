@@ -3,8 +3,10 @@ import { createHttpServer } from '../../platform/http/server.js';
 import { participantRoutes } from './participant-routes.js';
 import { onboardingRoutes } from './onboarding-routes.js';
 import { fundsRoutes } from './funds-routes.js';
+import { registerPositionMetrics } from './position-metrics.js';
 
 export function createAdminServer({ db, config, logger, metrics, clock = () => new Date() }) {
+  registerPositionMetrics(metrics, { db, hubName: config.hubName, logger });
   const health = async () => {
     try {
       await db.raw('SELECT 1');

@@ -57,7 +57,7 @@ function recordRequest(request, metrics) {
   const seconds = (request.info.responded - request.info.received) / 1000;
   if (seconds < 0 || !request.response) return;
   const status = request.response.statusCode ?? request.response.output?.statusCode ?? 0;
-  metrics.httpRequestDuration.observe({ route: request.route.path, method: request.method, status }, seconds);
+  metrics.httpRequestDuration.observe({ route: request.route.path, method: request.method.toUpperCase(), status }, seconds);
 }
 
 /** A JSON answer whose amounts were marked with jsonNumber(); written without Number. */

@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // Writes the Grafana dashboards of the chart (dashboards/*.json, loaded into ConfigMaps by
 // templates/monitoring/dashboards.yaml). Edit here and run `node generate.mjs`, rather than
-// editing the JSON by hand. Only metrics that exist are used:
+// editing the JSON by hand. test/integration/prometheus.test.js evaluates every query
+// against the running switch. Only metrics that exist are used:
 //   the switch:      http_request_duration_seconds{service,route,method,status},
-//                    transfer_end_to_end_seconds, callbacks_total{fsp,endpoint_type,outcome},
+//                    transfer_end_to_end_seconds, transfers_finished_total{state,error_code},
+//                    position_changes_total{reason}, callbacks_total{fsp,endpoint_type,outcome},
 //                    callback_duration_seconds{endpoint_type}, notification_events_skipped_total,
 //                    handler_batch_size{handler}, handler_batch_duration_seconds{handler},
+//                    kafka_consumer_lag_messages{handler,topic}, kafka_messages_produced_total{topic},
+//                    db_pool_connections{state}, dfsp_position / dfsp_net_debit_cap /
+//                    dfsp_net_debit_cap_utilisation_ratio{fsp,currency},
 //                    prom-client's default process/nodejs metrics
-//   kafka-exporter:  kafka_consumergroup_lag, kafka_topic_partition_current_offset
 //   mysqld_exporter: mysql_up, mysql_global_status_*, mysql_global_variables_max_connections
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -79,9 +83,15 @@ const overview = () => dashboard('fspiop-overview', 'fspiop-switch / Overview', 
   panel('HTTP answers by status (4xx/5xx)', [
     [`sum by (service, status) (rate(http_request_duration_seconds_count{${ns}, status=~"[45].."}[$__rate_interval]))`, '{{service}} {{status}}'],
   ], { unit: 'reqps' }),
-  panel('Error callbacks by endpoint type', [
-    [`sum by (endpoint_type) (rate(callbacks_total{${ns}, endpoint_type=~".*ERROR.*"}[$__rate_interval]))`, '{{endpoint_type}}'],
-  ], { unit: 'ops', description: 'FSPIOP error codes are not a metric label yet (see charts/README.md).' }),
+  panel('Transfers finished per second by state', [
+    [`sum by (state) (rate(transfers_finished_total{${ns}}[$__rate_interval]))`, '{{state}}'],
+  ], { unit: 'ops' }),
+  panel('Success ratio (committed of finished)', [
+    [`sum(rate(transfers_finished_total{${ns}, state="COMMITTED"}[$__rate_interval])) / sum(rate(transfers_finished_total{${ns}}[$__rate_interval]))`, 'committed'],
+  ], { unit: 'percentunit' }),
+  panel('Failed transfers by FSPIOP error code', [
+    [`sum by (error_code, state) (rate(transfers_finished_total{${ns}, state!="COMMITTED"}[$__rate_interval]))`, '{{error_code}} {{state}}'],
+  ], { unit: 'ops', description: '3xxx/4xxx: refused by the switch; 5xxx: rejected by the payee.' }),
   panel('Notification events skipped (malformed)', [
     [`sum by (reason) (rate(notification_events_skipped_total{${ns}}[$__rate_interval]))`, '{{reason}}'],
   ], { unit: 'ops' }),
@@ -106,22 +116,28 @@ const handlers = () => dashboard('fspiop-handlers', 'fspiop-switch / Handlers', 
   panel('Event-loop lag p99 by pod', [
     [`max by (pod) (nodejs_eventloop_lag_p99_seconds{${ns}, service=~"$handler"})`, '{{pod}}'],
   ], { unit: 's' }),
+  panel('Consumer lag by handler', [
+    [`sum by (handler) (kafka_consumer_lag_messages{${ns}, handler=~"$handler"})`, '{{handler}}'],
+  ]),
+  panel('Position changes per second by reason (position handler)', [
+    [`sum by (reason) (rate(position_changes_total{${ns}}[$__rate_interval]))`, '{{reason}}'],
+  ], { unit: 'ops' }),
 ], [{ name: 'handler', type: 'query', datasource: ds, query: 'label_values(handler_batch_size_count, handler)', includeAll: true, multi: true, refresh: 2 }]);
 
 const kafka = () => dashboard('fspiop-kafka', 'fspiop-switch / Kafka lag', [
-  panel('Consumer lag by group', [
-    ['sum by (consumergroup) (kafka_consumergroup_lag{consumergroup=~"$group_prefix-.*"})', '{{consumergroup}}'],
-  ], { description: 'From kafka-exporter; the switch does not export lag itself.' }),
-  panel('Consumer lag by topic and partition', [
-    ['sum by (topic, partition) (kafka_consumergroup_lag{consumergroup=~"$group_prefix-.*"})', '{{topic}}/{{partition}}'],
+  panel('Consumer lag by handler', [
+    [`sum by (handler) (kafka_consumer_lag_messages{${ns}})`, '{{handler}}'],
+  ], { description: 'Messages on owned partitions not consumed yet, summed over replicas.' }),
+  panel('Consumer lag by topic', [
+    [`sum by (topic) (kafka_consumer_lag_messages{${ns}})`, '{{topic}}'],
   ]),
-  panel('Messages produced per second by topic', [
-    ['sum by (topic) (rate(kafka_topic_partition_current_offset{topic=~"topic-.*"}[$__rate_interval]))', '{{topic}}'],
+  panel('Records produced per second by topic', [
+    [`sum by (topic) (rate(kafka_messages_produced_total{${ns}}[$__rate_interval]))`, '{{topic}}'],
   ], { unit: 'ops' }),
   panel('Events consumed per second by handler', [
     [`sum by (handler) (rate(handler_batch_size_sum{${ns}}[$__rate_interval]))`, '{{handler}}'],
   ], { unit: 'ops' }),
-], [{ name: 'group_prefix', type: 'constant', query: 'fspiop', hide: 2 }]);
+]);
 
 const mysql = () => dashboard('fspiop-mysql', 'fspiop-switch / MySQL', [
   panel('MySQL up', [['mysql_up', '{{instance}}']]),
@@ -134,7 +150,10 @@ const mysql = () => dashboard('fspiop-mysql', 'fspiop-switch / MySQL', [
   panel('InnoDB row lock waits per second', [['rate(mysql_global_status_innodb_row_lock_waits[$__rate_interval])', '{{instance}}']], { unit: 'ops' }),
   panel('Handler batch duration p99 (one DB transaction per batch)', [
     [quantile(0.99, 'handler_batch_duration_seconds', 'handler'), '{{handler}}'],
-  ], { unit: 's', description: 'The switch exports no pool/query metrics yet; the batch time includes the DB transaction.' }),
+  ], { unit: 's', description: 'The batch time includes its one database transaction.' }),
+  panel('Connection pool by service', [
+    [`sum by (service, state) (db_pool_connections{${ns}})`, '{{service}} {{state}}'],
+  ], { description: 'pending: acquires waiting for a free connection (DB_POOL_SIZE_MAX reached).' }),
 ]);
 
 const dfsp = () => dashboard('fspiop-dfsp', 'fspiop-switch / Per DFSP', [
@@ -145,11 +164,20 @@ const dfsp = () => dashboard('fspiop-dfsp', 'fspiop-switch / Per DFSP', [
     [`sum by (endpoint_type) (rate(callbacks_total{${ns}, fsp=~"$fsp"}[$__rate_interval]))`, '{{endpoint_type}}'],
   ], { unit: 'ops' }),
   panel('Failed callback ratio by DFSP', [
-    [`sum by (fsp) (rate(callbacks_total{${ns}, fsp=~"$fsp", outcome!="delivered"}[$__rate_interval])) / sum by (fsp) (rate(callbacks_total{${ns}, fsp=~"$fsp"}[$__rate_interval]))`, '{{fsp}}'],
+    [`(sum by (fsp) (rate(callbacks_total{${ns}, fsp=~"$fsp", outcome!="delivered"}[$__rate_interval])) or 0 * sum by (fsp) (rate(callbacks_total{${ns}, fsp=~"$fsp"}[$__rate_interval]))) / sum by (fsp) (rate(callbacks_total{${ns}, fsp=~"$fsp"}[$__rate_interval]))`, '{{fsp}}'],
   ], { unit: 'percentunit' }),
+  panel('Position by DFSP and currency', [
+    [`max by (fsp, currency) (dfsp_position{${ns}, fsp=~"$fsp"})`, '{{fsp}} {{currency}}'],
+  ], { description: 'Positive: what the DFSP owes the scheme, reservations included.' }),
+  panel('Net debit cap by DFSP and currency', [
+    [`max by (fsp, currency) (dfsp_net_debit_cap{${ns}, fsp=~"$fsp"})`, '{{fsp}} {{currency}}'],
+  ]),
+  panel('Position as a share of the net debit cap', [
+    [`max by (fsp, currency) (dfsp_net_debit_cap_utilisation_ratio{${ns}, fsp=~"$fsp"})`, '{{fsp}} {{currency}}'],
+  ], { unit: 'percentunit', description: 'At 100% new payments from the DFSP fail with 4200.' }),
   panel('Error callbacks by DFSP', [
     [`sum by (fsp) (rate(callbacks_total{${ns}, fsp=~"$fsp", endpoint_type=~".*ERROR.*"}[$__rate_interval]))`, '{{fsp}}'],
-  ], { unit: 'ops', description: 'Positions and net debit caps per DFSP need gauges the switch does not export yet (charts/README.md).' }),
+  ], { unit: 'ops' }),
 ], [{ name: 'fsp', type: 'query', datasource: ds, query: 'label_values(callbacks_total, fsp)', includeAll: true, multi: true, refresh: 2 }]);
 
 for (const [file, make] of [['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp]]) {

@@ -1,0 +1,222 @@
+// The chart's monitoring, proven against the real processes: every component of the switch
+// runs (real Kafka and MariaDB), Debian's prometheus scrapes each of them and Debian's
+// mysqld_exporter every second and loads the chart's PrometheusRule as a rule file, the demo
+// drives discovery → quote → transfer with its failures through the switch, and then every
+// Grafana panel's query, every dashboard variable and every alert expression must return
+// data: a renamed metric or label, or a broken query, fails here rather than on a dashboard.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { dump, load } from 'js-yaml';
+import { startSwitch } from '../support/switch.js';
+import { testConfig } from '../support/environment.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const chart = join(root, 'charts', 'fspiop-switch');
+const helm = process.env.HELM ?? join(root, '.tools', 'bin', 'helm');
+const NAMESPACE = 'fspiop-monitoring-test';
+const RATE_INTERVAL = '2m';
+const DEMO_RUNS = 2;
+const missing = [helm, '/usr/bin/prometheus', '/usr/bin/prometheus-mysqld-exporter'].filter((path) => !existsSync(path));
+const skip = missing.length ? `missing ${missing.join(', ')} (run make deps)` : false;
+
+let sw;
+let workDir;
+let prometheusUrl;
+const children = [];
+
+async function freePort() {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+function spawnLogged(command, args, env = process.env) {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.output = '';
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => { child.output = (child.output + chunk).slice(-20_000); });
+  children.push(child);
+  return child;
+}
+
+async function waitForUrl(url, child, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child?.exitCode !== null && child?.exitCode !== undefined) throw new Error(`${url}: exited ${child.exitCode}\n${child.output}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} not ready\n${child?.output ?? ''}`);
+}
+
+/** The chart's PrometheusRule for this namespace, as a Prometheus rule file. */
+function renderRuleFile() {
+  const rendered = execFileSync(helm, ['template', 'sw', chart, '--namespace', NAMESPACE, '--set', 'db.password=x',
+    '--set', 'metrics.prometheusRule.enabled=true', '--show-only', 'templates/monitoring/prometheusrule.yaml'], { encoding: 'utf8' });
+  return { groups: load(rendered).spec.groups };
+}
+
+async function startMysqldExporter() {
+  const { db } = testConfig();
+  const port = await freePort();
+  const child = spawnLogged('/usr/bin/prometheus-mysqld-exporter', [`--web.listen-address=127.0.0.1:${port}`], {
+    ...process.env, DATA_SOURCE_NAME: `${db.user}:${db.password}@(${db.host}:${db.port})/`,
+  });
+  await waitForUrl(`http://127.0.0.1:${port}/metrics`, child);
+  return `127.0.0.1:${port}`;
+}
+
+function scrapeTargets(mysqldExporter) {
+  const pods = [...sw.ports].map(([pod, port]) => ({ targets: [`127.0.0.1:${port}`], labels: { namespace: NAMESPACE, pod } }));
+  pods.push({ targets: [new URL(sw.admin.baseUrl).host], labels: { namespace: NAMESPACE, pod: 'admin-api-0' } });
+  return [
+    { job_name: 'fspiop-switch', scrape_interval: '1s', static_configs: pods },
+    { job_name: 'mysqld', scrape_interval: '1s', static_configs: [{ targets: [mysqldExporter] }] },
+  ];
+}
+
+async function startPrometheus(mysqldExporter) {
+  writeFileSync(join(workDir, 'rules.yml'), dump(renderRuleFile()));
+  writeFileSync(join(workDir, 'prometheus.yml'), dump({
+    global: { scrape_interval: '1s', evaluation_interval: '1s' },
+    rule_files: [join(workDir, 'rules.yml')],
+    scrape_configs: scrapeTargets(mysqldExporter),
+  }));
+  const port = await freePort();
+  const child = spawnLogged('/usr/bin/prometheus', [
+    `--config.file=${join(workDir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(workDir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
+  ]);
+  prometheusUrl = `http://127.0.0.1:${port}`;
+  await waitForUrl(`${prometheusUrl}/-/ready`, child);
+}
+
+/** The demo's payments (its successes and failures) against this switch, as a DFSP makes them. */
+async function runDemo(simulatorPortBase) {
+  const url = (name) => `http://127.0.0.1:${sw.ports.get(`${name}-0`)}`;
+  const demo = spawnLogged(process.execPath, [join(root, 'scripts', 'demo.js')], {
+    ...process.env, ADMIN_API_URL: sw.admin.baseUrl, TRANSFERS_API_URL: sw.apiUrl, QUOTES_API_URL: url('quoting'),
+    ACCOUNT_LOOKUP_URL: url('account-lookup'), DEMO_SIMULATOR_PORT_BASE: String(simulatorPortBase),
+  });
+  const [code] = await once(demo, 'exit');
+  assert.equal(code, 0, demo.output);
+  // A malformed request, so that the 4xx panels have something to show.
+  const response = await fetch(`${sw.apiUrl}/transfers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+  assert.equal(response.status, 400);
+}
+
+before(async () => {
+  if (skip) return;
+  workDir = mkdtempSync(join(tmpdir(), 'fspiop-prometheus-'));
+  const oraclePort = await freePort();
+  sw = await startSwitch({
+    env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}` },
+  });
+  await startPrometheus(await startMysqldExporter());
+  // Twice, with scrapes in between: a counter's first sample is where rate() starts, so a
+  // series must grow after it has been scraped once for its rate to be a number.
+  const simulatorPortBase = await freePort();
+  for (let run = 0; run < DEMO_RUNS; run += 1) {
+    await runDemo(simulatorPortBase);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+  // Several scrapes and rule evaluations after the last payment.
+  await new Promise((resolve) => setTimeout(resolve, 5_000));
+});
+
+after(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : null)));
+  await sw?.stop();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+async function query(expr) {
+  const response = await fetch(`${prometheusUrl}/api/v1/query?${new URLSearchParams({ query: expr })}`);
+  const body = await response.json();
+  assert.equal(body.status, 'success', `${expr}: ${body.error}`);
+  return body.data.result;
+}
+
+/** Grafana's variables as this test's values: its namespace, every handler and DFSP. */
+function substitute(expr) {
+  return expr.replaceAll('$__rate_interval', RATE_INTERVAL).replaceAll('$namespace', NAMESPACE)
+    .replaceAll('$handler', '.*').replaceAll('$fsp', '.*');
+}
+
+const hasNumber = (result) => result.some(({ value }) => Number.isFinite(Number(value[1])));
+
+function dashboards() {
+  const dir = join(chart, 'dashboards');
+  return readdirSync(dir).filter((file) => file.endsWith('.json')).map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')));
+}
+
+test('every dashboard panel query returns numbers from the running switch', { skip, timeout: 60_000 }, async () => {
+  const empty = [];
+  let checked = 0;
+  for (const board of dashboards()) {
+    for (const panel of board.panels) {
+      for (const target of panel.targets) {
+        checked += 1;
+        const result = await query(substitute(target.expr));
+        if (!hasNumber(result)) empty.push(`${board.title} / ${panel.title} [${target.refId}]: ${target.expr}`);
+      }
+    }
+  }
+  assert.ok(checked >= 30, `only ${checked} queries found`);
+  assert.deepEqual(empty, [], 'panels without data');
+});
+
+test('every dashboard variable finds values', { skip }, async () => {
+  for (const board of dashboards()) {
+    for (const variable of board.templating.list.filter((v) => v.type === 'query')) {
+      const [, metric, label] = variable.query.match(/^label_values\((\w+), (\w+)\)$/) ?? [];
+      assert.ok(metric, `${board.title} $${variable.name}: unexpected query ${variable.query}`);
+      const values = await query(`count by (${label}) (${metric})`);
+      assert.ok(values.length > 0, `${board.title} $${variable.name}: no ${label} values on ${metric}`);
+    }
+  }
+});
+
+test('every alert rule loads, evaluates without error, and its expression has data', { skip }, async () => {
+  const { groups } = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()).data;
+  const rules = groups.flatMap((group) => group.rules);
+  const expected = renderRuleFile().groups.flatMap((group) => group.rules);
+  assert.deepEqual(rules.map((rule) => rule.name).sort(), expected.map((rule) => rule.alert).sort());
+  for (const rule of rules) {
+    assert.equal(rule.health, 'ok', `${rule.name}: ${rule.lastError}`);
+    // Without its threshold, the expression must select live series: otherwise the alert
+    // could never fire, whatever happened.
+    const measured = rule.query.replace(/\s*>\s*-?[\d.]+\s*$/, '');
+    assert.notEqual(measured, rule.query, `${rule.name}: expected "<expression> > <threshold>"`);
+    assert.ok(hasNumber(await query(measured)), `${rule.name}: no data for ${measured}`);
+  }
+});
+
+test('the switch reports what the payments did: outcomes by error code, positions against caps, lag', { skip }, async () => {
+  const finished = await query(`sum by (state, error_code) (transfers_finished_total{namespace="${NAMESPACE}"})`);
+  const count = (state, code) => Number(finished.find(({ metric }) => metric.state === state && metric.error_code === code)?.value[1] ?? 0);
+  // Each run of the demo's six payments: three commit, one is refused for liquidity (4001),
+  // one is rejected by the payee (5104), one stops at discovery (3204: no transfer).
+  assert.equal(count('COMMITTED', 'none'), 3 * DEMO_RUNS, JSON.stringify(finished));
+  assert.equal(count('ABORTED_REJECTED', '4001'), DEMO_RUNS, JSON.stringify(finished));
+  assert.equal(count('ABORTED_ERROR', '5104'), DEMO_RUNS, JSON.stringify(finished));
+  // payerfsp committed 100 a run (its 42 was released) against a net debit cap of 10,000.
+  const gauge = async (name) => Number((await query(`${name}{namespace="${NAMESPACE}", fsp="payerfsp", currency="USD"}`))[0]?.value[1]);
+  assert.equal(await gauge('dfsp_position'), 100 * DEMO_RUNS);
+  assert.equal(await gauge('dfsp_net_debit_cap'), 10000);
+  assert.equal(await gauge('dfsp_net_debit_cap_utilisation_ratio'), 0.01 * DEMO_RUNS);
+  const lag = await query(`sum by (handler) (kafka_consumer_lag_messages{namespace="${NAMESPACE}"})`);
+  assert.deepEqual(lag.map(({ metric }) => metric.handler).sort(), ['fulfil', 'notification', 'position', 'prepare', 'quoting-handler']);
+});
