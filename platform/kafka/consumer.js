@@ -35,7 +35,9 @@ function consumerConfig({ kafka, groupId, sessionTimeoutMs, rebalance }) {
     // Rebalances happen only when replicas start or stop, so the brief stop-the-world pause
     // of eager rebalancing costs little.
     'partition.assignment.strategy': 'range',
-    'fetch.wait.max.ms': 10,
+    // The broker answers a fetch as soon as one byte is there (fetch.min.bytes), so a long
+    // wait costs no latency; it only sets how often an idle consumer asks again.
+    'fetch.wait.max.ms': 100,
     'fetch.min.bytes': 1,
     'socket.nagle.disable': true,
     // Heartbeats run on librdkafka's own thread, so a busy event loop does not trip this;
@@ -218,7 +220,10 @@ async function runPipelinedLoop(ctx) {
       continue;
     }
     if (pending.length >= ctx.pipelineDepthMax) {
-      await Promise.race(pending.map((entry) => entry.done));
+      // Only an unsettled batch can change anything: racing settled ones would resolve at
+      // once, forever, spinning on microtasks that starve I/O (the head batch could then
+      // never finish) while every lap adds a reaction to the head's promise.
+      await Promise.race(pending.filter((entry) => !entry.settled).map((entry) => entry.done));
       continue;
     }
     const { messages, failed } = await nextBatch(ctx, failures);
