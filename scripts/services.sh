@@ -69,8 +69,11 @@ start_replica() {
     die "port $port (for $name replica $index) is taken by another process"
   fi
   printf '\n=== %s: starting %s replica %s on port %s ===\n' "$(date -Is)" "$name" "$index" "$port" >>"$log"
+  # SERVICE_NODE_ARGS: extra node flags for every service, e.g. "--cpu-prof
+  # --cpu-prof-dir=/tmp/prof" to profile a load run (flags NODE_OPTIONS refuses).
+  # shellcheck disable=SC2086
   pid="$(spawn "$log" env PORT="$port" REPLICA_INDEX="$index" SERVICE_NAME="$name" \
-    node "$entry")"
+    node ${SERVICE_NODE_ARGS:-} "$entry")"
   printf '%s\n' "$pid" >"$(pid_file "$name" "$index")"
   log "started $name replica $index (pid $pid, port $port)"
 }
