@@ -127,10 +127,11 @@ async function pay(simulators, { from, to, amount, msisdn = msisdnOf(to), payeeB
 async function runPayments() {
   const simulators = new Map();
   const urls = { transfers: TRANSFERS_URL, quotes: QUOTES_URL, parties: PARTIES_URL };
-  for (const dfsp of DEMO_DFSPS) {
-    simulators.set(dfsp.name, await startTestDfsp({ name: dfsp.name, urls, port: dfsp.simulatorPort }));
-  }
   try {
+    // Inside the try: a simulator that cannot start must not leave the others listening.
+    for (const dfsp of DEMO_DFSPS) {
+      simulators.set(dfsp.name, await startTestDfsp({ name: dfsp.name, urls, port: dfsp.simulatorPort }));
+    }
     console.log('');
     await registerParties(simulators);
     for (const payment of DEMO_TRANSFERS) await pay(simulators, payment);

@@ -23,6 +23,7 @@ const helm = process.env.HELM ?? join(root, '.tools', 'bin', 'helm');
 const NAMESPACE = 'fspiop-monitoring-test';
 const RATE_INTERVAL = '2m';
 const DEMO_RUNS = 2;
+const DEMO_TIMEOUT_MS = 120_000;
 const missing = [helm, '/usr/bin/prometheus', '/usr/bin/prometheus-mysqld-exporter'].filter((path) => !existsSync(path));
 const skip = missing.length ? `missing ${missing.join(', ')} (run make deps)` : false;
 
@@ -38,6 +39,30 @@ async function freePort() {
   server.close();
   await once(server, 'close');
   return port;
+}
+
+/**
+ * A base port with `count` free ports after it, below Linux's ephemeral range (32768 and
+ * up), where outgoing connections would otherwise take the ports after a free one.
+ */
+async function freePortRange(count) {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const base = 20_000 + Math.floor(Math.random() * 10_000);
+    const servers = [];
+    try {
+      for (let index = 0; index < count; index += 1) {
+        const server = net.createServer();
+        await new Promise((resolve, reject) => server.once('error', reject).listen(base + index, '127.0.0.1', resolve));
+        servers.push(server);
+      }
+      return base;
+    } catch {
+      // Taken: try another base.
+    } finally {
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    }
+  }
+  throw new Error(`no ${count} consecutive free ports found`);
 }
 
 function spawnLogged(command, args, env = process.env) {
@@ -109,8 +134,11 @@ async function runDemo(simulatorPortBase) {
     ...process.env, ADMIN_API_URL: sw.admin.baseUrl, TRANSFERS_API_URL: sw.apiUrl, QUOTES_API_URL: url('quoting'),
     ACCOUNT_LOOKUP_URL: url('account-lookup'), DEMO_SIMULATOR_PORT_BASE: String(simulatorPortBase),
   });
-  const [code] = await once(demo, 'exit');
-  assert.equal(code, 0, demo.output);
+  // The demo bounds each wait at 20 s; this bounds the whole run, so a hang fails the test.
+  const killer = setTimeout(() => demo.kill('SIGKILL'), DEMO_TIMEOUT_MS);
+  const [code, signal] = await once(demo, 'exit');
+  clearTimeout(killer);
+  assert.equal(code, 0, `demo ended with ${code ?? signal}:\n${demo.output}`);
   // A malformed request, so that the 4xx panels have something to show.
   const response = await fetch(`${sw.apiUrl}/transfers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
   assert.equal(response.status, 400);
@@ -126,7 +154,7 @@ before(async () => {
   await startPrometheus(await startMysqldExporter());
   // Twice, with scrapes in between: a counter's first sample is where rate() starts, so a
   // series must grow after it has been scraped once for its rate to be a number.
-  const simulatorPortBase = await freePort();
+  const simulatorPortBase = await freePortRange(4); // the demo's four DFSP simulators
   for (let run = 0; run < DEMO_RUNS; run += 1) {
     await runDemo(simulatorPortBase);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
