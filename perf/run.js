@@ -26,7 +26,7 @@ export const PROFILES = Object.freeze({
   load: { tps: 100, transfers: 30_000, dfsps: 4, msisdns: 10_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000 },
   // k6's JSON output of a million iterations would be ~10 GB: the soak's charts over time are
   // the web dashboard's (dashboard.html) only.
-  soak: { tps: 200, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, jsonOutput: false },
+  soak: { tps: 45, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, jsonOutput: false },
 });
 
 // CPU accounting: CPU seconds each component's processes (with their children) used between
