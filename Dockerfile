@@ -27,14 +27,18 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY package.json ./
-# Only the code the processes run (tests, perf, charts and local-runtime scripts stay out).
+# Only the code the processes run (tests, charts and local-runtime scripts stay out).
 COPY platform ./platform
 COPY ledger ./ledger
 COPY api-adapter ./api-adapter
 COPY handlers ./handlers
 COPY quoting ./quoting
 COPY account-lookup ./account-lookup
-COPY scripts/create-topics.js ./scripts/create-topics.js
+COPY scripts/create-topics.js scripts/oracle-load.js ./scripts/
+COPY scripts/lib ./scripts/lib
+# The in-cluster load test's simulators and provisioning (the chart's loadTest).
+COPY perf/simulators ./perf/simulators
+COPY perf/provision.js ./perf/provision.js
 # The image's `node` user (uid 1000), as the chart's securityContext expects.
 USER 1000:1000
 EXPOSE 3000 3001 3002 4001 4002 4003

@@ -3,7 +3,7 @@
 // simulators' /fsp/<name>), each DFSP's MSISDN range bulk-loaded into the built-in oracle
 // (scripts/oracle-load.js), and funds and net debit caps sized for the run. Returns the DFSP
 // names and the weighted payer/payee pairs k6 uses.
-//   node perf/provision.js --dfsps 4 --msisdns 100000 --transfers 100000 [--sim-base URL]
+//   node perf/provision.js --dfsps 4 --msisdns 100000 --transfers 100000 [--sim-base URL] [--load-parties=false]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
@@ -61,10 +61,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: {
     dfsps: { type: 'string', default: '4' }, msisdns: { type: 'string', default: '100000' }, transfers: { type: 'string', default: '100000' },
     'sim-base': { type: 'string', default: 'http://127.0.0.1:7000' }, 'admin-url': { type: 'string', default: process.env.ADMIN_API_URL ?? 'http://127.0.0.1:3001' },
+    // Discovery needs the MSISDNs in the oracle only when it goes through the switch (mode full).
+    'load-parties': { type: 'string', default: 'true' },
   } });
   const result = await provision({
     adminUrl: values['admin-url'], simBase: values['sim-base'], dfsps: Number(values.dfsps), msisdns: Number(values.msisdns),
-    transfers: Number(values.transfers), log: (line) => console.log(line),
+    transfers: Number(values.transfers), loadParties: values['load-parties'] !== 'false', log: (line) => console.log(line),
   });
   console.log(JSON.stringify(result.names));
 }

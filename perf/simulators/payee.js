@@ -2,7 +2,7 @@
 // and POST /transfers at once with the matching PUT, statelessly. The ILP packet, condition
 // and fulfilment come from the DFSP's secret (ILPv4, as test/support/test-dfsp.js derives
 // them), so the switch's fulfilment check is real.
-import { fulfilmentFor, quoteIlp } from '../../test/support/test-dfsp.js';
+import { fulfilmentFor, quoteIlp } from './payee-ilp.js';
 import { headers, send } from './fspiop.js';
 
 export const secretOf = (config, name) => `${config.secretPrefix}${name}`;

@@ -137,13 +137,17 @@ test('install (no hooks), upgrade and rollback against a real API server', { ski
   assert.deepEqual(history.map((r) => r.revision), [1, 2, 3]);
 });
 
-test('hooks (setup Jobs, hook Secret, helm test Pod) pass a server-side dry run', { skip, timeout: 300_000 }, async () => {
+test('hooks (setup Jobs, hook Secret, helm test Pod) and the load test pass a server-side dry run', { skip, timeout: 300_000 }, async () => {
   await api('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
-  for (const values of [['-f', eksValues], ['--set', 'db.password=x']]) {
+  const loadTest = ['--set', 'db.password=x', '--set', 'loadTest.enabled=true'];
+  for (const values of [['-f', eksValues], ['--set', 'db.password=x'], loadTest]) {
     const objects = loadAll(execFileSync(helm, ['template', RELEASE, chart, '-n', NAMESPACE, ...values], { encoding: 'utf8' })).filter(Boolean);
     const hooks = objects.filter((o) => o.metadata.annotations?.['helm.sh/hook']);
     assert.ok(hooks.some((o) => o.kind === 'Job'), 'there are hook Jobs');
-    for (const hook of hooks) {
+    // The load test's plain objects (simulators, their Service, the script) are checked too.
+    const loadTestObjects = values === loadTest ? objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'loadtest' && !hooks.includes(o)) : [];
+    if (values === loadTest) assert.ok(hooks.some((o) => o.kind === 'TestRun') && loadTestObjects.length === 3, 'the load test renders');
+    for (const hook of [...hooks, ...loadTestObjects]) {
       const { status, body } = await api('POST', `${collectionPath(hook, NAMESPACE)}?dryRun=All&fieldValidation=Strict`, hook);
       assert.equal(status, 201, `${hook.kind}/${hook.metadata.name}: ${body?.message}`);
     }

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { allPairs, dfspNames } from '../../perf/provision.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
@@ -218,3 +219,34 @@ test('dev mode: in-cluster Kafka and MySQL, setup Jobs become plain retrying Job
   assert.ok(named(objects, 'Deployment', 'sw-fspiop-switch-dev-mysql'));
 });
 
+
+test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6 script', { skip }, () => {
+  assert.equal(render(['--set', 'db.password=x']).filter((o) => o.kind === 'TestRun').length, 0, 'off by default');
+  const objects = render(['--set', 'db.password=x', '--set', 'loadTest.enabled=true', '--set', 'loadTest.tps=120',
+    '--set', 'loadTest.transfers=500000', '--set', 'loadTest.dfsps=3', '--set', 'loadTest.simulators.workers=3']);
+  const [testRun] = ofKind(objects, 'TestRun');
+  const runnerEnv = Object.fromEntries(testRun.spec.runner.env.map((e) => [e.name, e.value]));
+  assert.equal(runnerEnv.TPS, '120');
+  assert.equal(runnerEnv.TRANSFERS, '500000');
+  assert.equal(runnerEnv.BRIDGE_WORKERS, '3');
+  assert.deepEqual(JSON.parse(runnerEnv.PAIRS_JSON), allPairs(dfspNames(3), 10000), 'the pairs perf/provision.js provisions');
+  const script = named(objects, 'ConfigMap', testRun.spec.script.configMap.name).data[testRun.spec.script.configMap.file];
+  assert.equal(script, readFileSync(join(root, 'perf', 'k6', 'transfers.js'), 'utf8').trimEnd(), 'the same script as make perf');
+  const job = ofKind(objects, 'Job').find((j) => j.metadata.name.endsWith('-loadtest-provision'));
+  assert.equal(job.metadata.annotations['helm.sh/hook'], 'post-install,post-upgrade');
+  assert.ok(Number(job.metadata.annotations['helm.sh/hook-weight']) < Number(testRun.metadata.annotations['helm.sh/hook-weight']), 'provisioning first');
+  assert.ok(job.spec.template.spec.containers[0].command.includes('--dfsps=3'));
+  const service = named(objects, 'Service', 'sw-fspiop-switch-loadtest-simulators');
+  assert.deepEqual(service.spec.ports.map((p) => p.port), [7000, 7100, 7101, 7102]);
+});
+
+test('the Dockerfile copies every entry point the chart runs', { skip }, () => {
+  const objects = render(['--set', 'db.password=x', '--set', 'loadTest.enabled=true']);
+  const copied = [...readFileSync(join(root, 'Dockerfile'), 'utf8').matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1].split(' '));
+  const pods = objects.flatMap((o) => o.spec?.template?.spec?.containers ?? []);
+  const entries = new Set(pods.map((c) => c.command?.[1]).filter((entry) => entry?.endsWith('.js')));
+  assert.ok(entries.size >= 12, [...entries].join(', '));
+  for (const entry of entries) {
+    assert.ok(copied.some((path) => entry === path || entry.startsWith(`${path}/`)), `${entry} is not in the image`);
+  }
+});

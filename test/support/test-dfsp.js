@@ -4,8 +4,8 @@
 // the parties it holds, POST /quotes with an ILP packet and condition from its secret, and
 // POST /transfers by PUTting the fulfilment (or an error, or nothing); it records every call.
 // `urls` says where its answers go: { transfers, quotes, parties } base URLs of the switch.
-import { createHash, createHmac } from 'node:crypto';
-import IlpPacket from 'ilp-packet';
+import { createHash } from 'node:crypto';
+import { fulfilmentFor, quoteIlp } from '../../perf/simulators/payee-ilp.js';
 import { startRecordingServer } from './recording-server.js';
 
 const TRANSFERS_CONTENT_TYPE = 'application/vnd.interoperability.transfers+json;version=1.1';
@@ -20,22 +20,8 @@ export function fspiopHeaders(source, destination, { accept = true } = {}) {
   };
 }
 
-/** What the payee would put in its quote: the ILP packet and the condition from its secret. */
-export function quoteIlp({ secret, transferId, amount, currency, payeeAddress, expiration }) {
-  const data = Buffer.from(JSON.stringify({ transactionId: transferId, amount: { amount, currency } }));
-  const fulfilment = createHmac('sha256', secret).update(data).digest();
-  const condition = createHash('sha256').update(fulfilment).digest();
-  const packet = IlpPacket.serializeIlpPrepare({
-    amount: amount.replace('.', ''), executionCondition: condition, expiresAt: new Date(expiration), destination: payeeAddress, data,
-  });
-  return { ilpPacket: packet.toString('base64url'), condition: condition.toString('base64url') };
-}
-
-/** The fulfilment a payee derives from a received ILP packet and its secret. */
-export function fulfilmentFor(secret, ilpPacket) {
-  const { data } = IlpPacket.deserializeIlpPrepare(Buffer.from(ilpPacket, 'base64url'));
-  return createHmac('sha256', secret).update(data).digest('base64url');
-}
+// A payee's ILP work is shared with the load-test simulators (perf/simulators/payee-ilp.js).
+export { fulfilmentFor, quoteIlp } from '../../perf/simulators/payee-ilp.js';
 
 export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0 }) {
   const dfsp = { name, secret, sent: [], behaviour: 'fulfil', delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls } };

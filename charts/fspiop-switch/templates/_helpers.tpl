@@ -260,3 +260,21 @@ helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
   value: {{ printf "/etc/fspiop-switch/ca/%s" .Values.extraCaCerts.key | quote }}
 {{- end }}
 {{- end -}}
+
+{{/*
+The load test's payer/payee pairs, as perf/provision.js's allPairs makes them: every ordered
+pair of distinct DFSPs perffsp1…N, equal weights, each payee's MSISDN range starting at
+2,000,000,000 + 10,000,000 × its index (test/charts/helm-template.test.js compares the two).
+*/}}
+{{- define "fspiop-switch.loadTestPairs" -}}
+{{- $lt := .Values.loadTest -}}
+{{- $pairs := list -}}
+{{- range $payer := until (int $lt.dfsps) -}}
+{{- range $payee := until (int $lt.dfsps) -}}
+{{- if ne $payer $payee -}}
+{{- $pairs = append $pairs (dict "payer" (printf "perffsp%d" (add1 $payer)) "payee" (printf "perffsp%d" (add1 $payee)) "weight" 1 "msisdnFrom" (add 2000000000 (mul $payee 10000000)) "msisdnCount" (int $lt.msisdnsPerDfsp)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $pairs -}}
+{{- end -}}

@@ -1,0 +1,1 @@
+../../../perf/k6/transfers.js
