@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { allPairs, dfspNames } from '../../perf/provision.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -249,4 +249,17 @@ test('the Dockerfile copies every entry point the chart runs', { skip }, () => {
   for (const entry of entries) {
     assert.ok(copied.some((path) => entry === path || entry.startsWith(`${path}/`)), `${entry} is not in the image`);
   }
+  // `npm ci --omit=dev` builds the image: its code may import production dependencies only.
+  const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const imported = copied.filter((path) => existsSync(join(root, path)) && !path.endsWith('.json')).flatMap((path) => jsFilesUnder(join(root, path)))
+    .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/^import [^;]*?from '([^'.][^']*)';$|import\('([^'.][^']*)'\)/gm)].map((m) => m[1] ?? m[2]));
+  assert.ok(imported.includes('node-rdkafka'), 'imports were found');
+  const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  const missing = [...new Set(imported.filter((s) => !s.startsWith('node:')).map(packageOf))].filter((name) => !(name in dependencies));
+  assert.deepEqual(missing, [], 'imported by the image\'s code but not a production dependency');
 });
+
+function jsFilesUnder(path) {
+  if (!statSync(path).isDirectory()) return path.endsWith('.js') ? [path] : [];
+  return readdirSync(path).flatMap((name) => jsFilesUnder(join(path, name)));
+}
