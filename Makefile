@@ -37,8 +37,8 @@ bench-transfers: deps infra-up ## transfers benchmark: MODE=kafka|http TRANSFERS
 	@node perf/bench-transfers.js --mode=$(or $(MODE),kafka) --transfers=$(or $(TRANSFERS),20000) --in-flight=$(or $(IN_FLIGHT),1000) --replicas=$(or $(REPLICAS),1)
 
 .PHONY: perf soak
-perf: deps up ## k6 run against `make up` (perf/run.js): TPS=100 TRANSFERS=30000 MODE=full|quote-transfer|transfer FRESH=1 (own switch)
-	@source scripts/env.sh && node perf/run.js --profile load --tps $(or $(TPS),100) --transfers $(or $(TRANSFERS),30000) --mode $(or $(MODE),full) $(if $(FRESH),--fresh)
+perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (this machine's sustainable rate, 2 minutes) MODE=full|quote-transfer|transfer FRESH=1 (own switch)
+	@source scripts/env.sh && node perf/run.js --profile load --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),5400) --mode $(or $(MODE),full) $(if $(FRESH),--fresh)
 
 soak: deps up ## 1,000,000 transfers at TPS=45 (this machine's sustainable rate) against `make up` (perf/run.js --profile soak)
 	@source scripts/env.sh && node perf/run.js --profile soak --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),1000000) --mode $(or $(MODE),full)

@@ -2,7 +2,7 @@
 // (perf/simulators, several processes) → k6 (perf/k6/transfers.js, web dashboard export and
 // JSON output) → the validity gate (perf/gate.js) → the report (perf/report.js) and each
 // service's /metrics, all in perf/results/<run>/. Against the switch `make up` runs:
-//   node perf/run.js --profile load --tps 100 --transfers 30000 [--mode full|quote-transfer|transfer]
+//   node perf/run.js --profile load --tps 45 --transfers 5400 [--mode full|quote-transfer|transfer]
 // (--skip-discovery-quote is --mode transfer.)
 // The smoke test (test/integration/perf-smoke.test.js) calls runPerf with its own switch.
 import { spawn } from 'node:child_process';
@@ -23,7 +23,7 @@ export const MODES = Object.keys(NOTIFICATION_RATIO);
 
 export const PROFILES = Object.freeze({
   smoke: { tps: 10, transfers: 250, dfsps: 4, msisdns: 1000, simWorkers: 2, expirationMs: 30_000, callbackWaitMs: 15_000 },
-  load: { tps: 100, transfers: 30_000, dfsps: 4, msisdns: 10_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000 },
+  load: { tps: 45, transfers: 5_400, dfsps: 4, msisdns: 10_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000 },
   // k6's JSON output of a million iterations would be ~10 GB: the soak's charts over time are
   // the web dashboard's (dashboard.html) only.
   soak: { tps: 45, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, jsonOutput: false },
