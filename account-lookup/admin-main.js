@@ -8,6 +8,7 @@ import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
 import { createAlsAdminServer } from './admin/server.js';
 import { createOracleServer } from './oracle/server.js';
+import { exitOnSignal } from '../platform/shutdown.js';
 
 const config = loadConfig({ SERVICE_NAME: 'account-lookup-admin', ...process.env }, { defaultPort: 4001 });
 const logger = createLogger(config);
@@ -21,11 +22,7 @@ if (oraclePort !== null) servers.push(createOracleServer({ db, port: oraclePort,
 for (const server of [...servers].reverse()) await server.start();
 logger.info({ port: servers[0].info.port, oraclePort: servers[1]?.info.port ?? null }, 'ALS admin API listening');
 
-async function shutdown(signal) {
-  logger.info({ signal }, 'shutting down');
+exitOnSignal(logger, async () => {
   await Promise.all(servers.map((server) => server.stop({ timeout: 5000 })));
   await db.destroy();
-  process.exit(0);
-}
-process.once('SIGTERM', () => shutdown('SIGTERM'));
-process.once('SIGINT', () => shutdown('SIGINT'));
+});

@@ -16,6 +16,7 @@ import { createOracleRegistry, readOracleRegistry } from './oracle-registry.js';
 import { createOracleClient } from './oracle-client.js';
 import { createAccountLookupServer } from './server.js';
 import { datastoreHealth } from './datastore-health.js';
+import { exitOnSignal } from '../platform/shutdown.js';
 
 const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, { defaultPort: 4002 });
 const settings = config.accountLookup;
@@ -45,14 +46,10 @@ await server.start();
 logger.info({ port: server.info.port, builtInOracle: settings.oracleBuiltInUrl }, 'account-lookup listening');
 
 // Requests in flight finish their oracle call and produce before the producer is closed.
-async function shutdown(signal) {
-  logger.info({ signal }, 'shutting down');
+exitOnSignal(logger, async () => {
   await server.stop({ timeout: 5000 });
   await producer.disconnect();
   await probe.disconnect();
   await client.close();
   await db.destroy();
-  process.exit(0);
-}
-process.once('SIGTERM', () => shutdown('SIGTERM'));
-process.once('SIGINT', () => shutdown('SIGINT'));
+});

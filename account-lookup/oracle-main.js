@@ -6,6 +6,7 @@ import { createDatabase } from '../platform/db.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
 import { createOracleServer } from './oracle/server.js';
+import { exitOnSignal } from '../platform/shutdown.js';
 
 const config = loadConfig({ SERVICE_NAME: 'oracle', ...process.env }, { defaultPort: 4003 });
 const logger = createLogger(config);
@@ -16,11 +17,7 @@ const server = createOracleServer({ db, port: config.httpPort, logger, metrics }
 await server.start();
 logger.info({ port: server.info.port }, 'oracle listening');
 
-async function shutdown(signal) {
-  logger.info({ signal }, 'shutting down');
+exitOnSignal(logger, async () => {
   await server.stop({ timeout: 5000 });
   await db.destroy();
-  process.exit(0);
-}
-process.once('SIGTERM', () => shutdown('SIGTERM'));
-process.once('SIGINT', () => shutdown('SIGINT'));
+});

@@ -10,6 +10,7 @@ import { createProducer } from '../platform/kafka/producer.js';
 import { startBatchConsumer } from '../platform/kafka/consumer.js';
 import { decodeEvent, isMalformedEvent } from '../platform/kafka/envelope.js';
 import { TOPIC, topicName } from '../platform/kafka/topics.js';
+import { exitOnSignal } from '../platform/shutdown.js';
 
 /** Topic names under the configured prefix, by their base names' keys (TOPIC). */
 export function topicsOf(config) {
@@ -31,16 +32,12 @@ export async function runHandlerProcess({ name, defaultPort, start }) {
   const server = createHttpServer({ port: config.httpPort, logger, metrics, health: () => healthOf(db, work) });
   await server.start();
   logger.info({ port: config.httpPort }, `${name} handler running`);
-  const shutdown = async (signal) => {
-    logger.info({ signal }, 'shutting down');
+  exitOnSignal(logger, async () => {
     await work.stop();
     await producer.disconnect();
     await server.stop({ timeout: 2000 });
     await db.destroy();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  });
 }
 
 async function healthOf(db, work) {

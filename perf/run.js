@@ -8,12 +8,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { provision } from './provision.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
 import { writeReport } from './report.js';
+import { freePortRange } from '../scripts/lib/ports.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 // Notification-topic messages per transfer prepare, by mode (the gate's expected multiple):
@@ -82,25 +82,6 @@ export function sampleCpu(components) {
 export function cpuPercent(before, after) {
   const seconds = (after.at - before.at) / 1000;
   return Object.fromEntries(Object.keys(after.ticks).map((name) => [name, Math.round(((after.ticks[name] - (before.ticks[name] ?? 0)) / TICKS_PER_SECOND / seconds) * 100)]));
-}
-
-async function portIsFree(port) {
-  const server = net.createServer();
-  return new Promise((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** A base port with `count` free ports after it. */
-export async function freePortRange(count, preferred) {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const base = attempt === 0 && preferred ? preferred : 20_000 + Math.floor(Math.random() * 30_000);
-    let free = true;
-    for (let port = base; port < base + count && free; port += 1) free = await portIsFree(port);
-    if (free) return base;
-  }
-  throw new Error(`no ${count} free ports in a row`);
 }
 
 async function waitHealthy(url, child, timeoutMs = 20_000) {

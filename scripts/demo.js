@@ -5,7 +5,8 @@
 // prints every step, what each payer was told, and the positions. Safe to run again.
 import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
-import { fspiopHeaders, startTestDfsp } from '../test/support/test-dfsp.js';
+import { startTestDfsp } from '../test/support/test-dfsp.js';
+import { dfspHeaders } from './lib/fspiop-headers.js';
 
 const ADMIN_URL = process.env.ADMIN_API_URL ?? `http://127.0.0.1:${process.env.ADMIN_API_PORT ?? 3001}`;
 const TRANSFERS_URL = process.env.TRANSFERS_API_URL ?? 'http://127.0.0.1:3000';
@@ -47,10 +48,6 @@ const DEMO_TRANSFERS = [
   { from: 'payerfsp', to: 'payeefsp', msisdn: '27719999999', amount: '5', note: 'an MSISDN no DFSP has registered' },
 ];
 
-function headersFor(resource, from, to) {
-  return { ...fspiopHeaders(from, to), 'content-type': `application/vnd.interoperability.${resource}+json;version=1.1`, accept: `application/vnd.interoperability.${resource}+json;version=1` };
-}
-
 async function call(url, method, headers, body) {
   const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (![200, 202].includes(response.status)) throw new Error(`${method} ${url} answered ${response.status}: ${await response.text()}`);
@@ -61,7 +58,7 @@ async function registerParties(simulators) {
   for (const dfsp of DEMO_DFSPS) {
     const simulator = simulators.get(dfsp.name);
     simulator.parties.set(`MSISDN/${dfsp.msisdn}`, { name: dfsp.customer });
-    await call(`${PARTIES_URL}/participants/MSISDN/${dfsp.msisdn}`, 'POST', headersFor('participants', dfsp.name), { fspId: dfsp.name, currency: CURRENCY });
+    await call(`${PARTIES_URL}/participants/MSISDN/${dfsp.msisdn}`, 'POST', dfspHeaders('participants', dfsp.name), { fspId: dfsp.name, currency: CURRENCY });
     await simulator.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/participants/MSISDN/${dfsp.msisdn}`), 20000);
     console.log(`${dfsp.name} registered MSISDN ${dfsp.msisdn} (${dfsp.customer}) with the switch's oracle`);
   }
@@ -69,7 +66,7 @@ async function registerParties(simulators) {
 
 /** Discovery: GET /parties from the payer; the answer (or 3204) comes back as a PUT. */
 async function discover(payer, msisdn) {
-  await call(`${PARTIES_URL}/parties/MSISDN/${msisdn}`, 'GET', headersFor('parties', payer.name));
+  await call(`${PARTIES_URL}/parties/MSISDN/${msisdn}`, 'GET', dfspHeaders('parties', payer.name));
   const answer = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/parties/MSISDN/${msisdn}`) && seen.at >= payer.mark, 20000);
   return answer.body.errorInformation ? { error: answer.body.errorInformation } : { party: answer.body.party };
 }
@@ -77,7 +74,7 @@ async function discover(payer, msisdn) {
 async function quote(payer, payeeFsp, msisdn, amount) {
   const quoteId = randomUUID();
   const transactionId = randomUUID();
-  await call(`${QUOTES_URL}/quotes`, 'POST', headersFor('quotes', payer.name, payeeFsp), {
+  await call(`${QUOTES_URL}/quotes`, 'POST', dfspHeaders('quotes', payer.name, payeeFsp), {
     quoteId, transactionId, amountType: 'SEND', amount: { amount, currency: CURRENCY },
     payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdn, fspId: payeeFsp } },
     payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdnOf(payer.name), fspId: payer.name } },
@@ -94,7 +91,7 @@ async function transfer(payer, payee, quoted, payeeBehaviour) {
     transferId, payerFsp: payer.name, payeeFsp: payee.name, amount: quoted.transferAmount,
     ilpPacket: quoted.ilpPacket, condition: quoted.condition, expiration: new Date(Date.now() + 30000).toISOString(),
   };
-  await call(`${TRANSFERS_URL}/transfers`, 'POST', headersFor('transfers', payer.name, payee.name), body);
+  await call(`${TRANSFERS_URL}/transfers`, 'POST', dfspHeaders('transfers', payer.name, payee.name), body);
   const outcome = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/transfers/${transferId}`), 20000);
   const patch = payeeBehaviour === 'reserve' ? await payee.waitFor((seen) => seen.method === 'PATCH' && seen.path === `/transfers/${transferId}`, 20000) : null;
   return { transferId, outcome, patch };

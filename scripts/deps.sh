@@ -58,48 +58,30 @@ install_debian_packages() {
 # ---- node_modules ---------------------------------------------------------------------------
 
 # npm writes node_modules/.package-lock.json on every install: if it is older than
-# package-lock.json, the lock file changed since node_modules was made.
+# package-lock.json, the lock file changed since node_modules was made. $1: the project dir.
 npm_needed() {
-  [[ ! -d "$REPO_ROOT/node_modules" ]] && return 0
-  [[ ! -f "$REPO_ROOT/node_modules/.package-lock.json" ]] && return 0
-  [[ "$REPO_ROOT/package-lock.json" -nt "$REPO_ROOT/node_modules/.package-lock.json" ]]
+  [[ -f "$1/package.json" ]] || return 1
+  [[ ! -f "$1/node_modules/.package-lock.json" ]] && return 0
+  [[ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]]
 }
 
-install_node_modules() {
-  cd "$REPO_ROOT"
+# Installs the npm project in $1, then checks that $2 (relative to it) exists: what an
+# install script must have built, or the package the project is for.
+install_npm_project() {
+  cd "$1"
   if [[ -f package-lock.json ]]; then
     npm ci --no-audit --no-fund
   else
     # No lock file yet: `npm ci` cannot work; `npm install` creates one (commit it).
-    echo "package-lock.json is missing: running npm install to create it"
+    echo "$1/package-lock.json is missing: running npm install to create it"
     npm install --no-audit --no-fund
   fi
-  # node-rdkafka's native addon is built by an install script; make sure it was.
-  [[ -d node_modules/node-rdkafka/build/Release ]] ||
-    { echo "node-rdkafka's native build is missing (install scripts blocked?)"; return 1; }
+  [[ -e "$2" ]] || { echo "$1: $2 is missing after the install (install scripts blocked?)"; return 1; }
 }
 
 # The sdk-scheme-adapter test's own npm project: @mojaloop/sdk-scheme-adapter@18.0.2 pins a
 # node 16-era tree (EBADENGINE warnings only), so it stays out of the switch's node_modules.
 SDK_ADAPTER_DIR="$REPO_ROOT/test/sdk-scheme-adapter"
-
-sdk_adapter_npm_needed() {
-  [[ -f "$SDK_ADAPTER_DIR/package.json" ]] || return 1
-  [[ ! -f "$SDK_ADAPTER_DIR/node_modules/.package-lock.json" ]] && return 0
-  [[ "$SDK_ADAPTER_DIR/package-lock.json" -nt "$SDK_ADAPTER_DIR/node_modules/.package-lock.json" ]]
-}
-
-install_sdk_adapter_modules() {
-  cd "$SDK_ADAPTER_DIR"
-  if [[ -f package-lock.json ]]; then
-    npm ci --no-audit --no-fund
-  else
-    echo "test/sdk-scheme-adapter/package-lock.json is missing: running npm install to create it"
-    npm install --no-audit --no-fund
-  fi
-  [[ -f node_modules/@mojaloop/sdk-scheme-adapter/src/index.js ]] ||
-    { echo "@mojaloop/sdk-scheme-adapter is missing after the install"; return 1; }
-}
 
 # ---- Kafka jars -----------------------------------------------------------------------------
 
@@ -193,11 +175,12 @@ main() {
   if [[ ! -x "$TOOLS_BIN/kube-apiserver" || ! -x "$TOOLS_BIN/etcd" || ! -f "$TOOLS_BIN/../crds/keda.sh_scaledobjects.yaml" ]]; then
     start_job k8s-apiserver env K8S_TOOLS_BIN="$TOOLS_BIN" bash "$REPO_ROOT/scripts/k8s-apiserver.sh" build
   fi
-  if npm_needed; then
-    start_job npm install_node_modules
+  # node-rdkafka's native addon is built by an install script; the check makes sure it was.
+  if npm_needed "$REPO_ROOT"; then
+    start_job npm install_npm_project "$REPO_ROOT" node_modules/node-rdkafka/build/Release
   fi
-  if sdk_adapter_npm_needed; then
-    start_job npm-sdk-scheme-adapter install_sdk_adapter_modules
+  if npm_needed "$SDK_ADAPTER_DIR"; then
+    start_job npm-sdk-scheme-adapter install_npm_project "$SDK_ADAPTER_DIR" node_modules/@mojaloop/sdk-scheme-adapter/src/index.js
   fi
   # Maven may itself come from apt, so the jar fetch waits for the packages.
   if ((${#packages[@]} > 0)); then

@@ -10,6 +10,7 @@ import { createDeliverer } from './deliver.js';
 import { createEndpointCache } from './endpoints.js';
 import { createNotificationHandler } from './handler.js';
 import { createNotificationMetrics } from './metrics.js';
+import { exitOnSignal } from '../../platform/shutdown.js';
 
 const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, { defaultPort: 4301, usesDatabase: false });
 const logger = createLogger(config);
@@ -53,15 +54,11 @@ consumer = await startBatchConsumer({
 registerConsumerLag(metrics, { handler: 'notification', consumer });
 logger.info({ port: server.info.port, topic, adminApiUrl: config.adminApiUrl }, 'notification handler started');
 
-async function shutdown(signal) {
-  if (stopping) return;
+// The batch in flight finishes (its callbacks delivered or failed) before the consumer closes.
+exitOnSignal(logger, async () => {
   stopping = true;
-  logger.info({ signal }, 'shutting down: finishing the batch in flight');
   await consumer?.stop();
   await deliverer.close();
   await server.stop({ timeout: 5000 });
   logger.info('notification handler stopped');
-  process.exit(0);
-}
-process.once('SIGTERM', () => shutdown('SIGTERM'));
-process.once('SIGINT', () => shutdown('SIGINT'));
+});

@@ -5,6 +5,7 @@ import { createLogger } from '../../platform/logger.js';
 import { createMetrics } from '../../platform/metrics.js';
 import { ensureHubParticipant } from '../repositories/participants.js';
 import { createAdminServer } from './server.js';
+import { exitOnSignal } from '../../platform/shutdown.js';
 
 const config = loadConfig({ SERVICE_NAME: 'admin-api', ...process.env }, { defaultPort: 3001 });
 const logger = createLogger(config);
@@ -16,11 +17,7 @@ const server = createAdminServer({ db, config, logger, metrics });
 await server.start();
 logger.info({ port: config.httpPort }, 'admin API listening');
 
-async function shutdown(signal) {
-  logger.info({ signal }, 'shutting down');
+exitOnSignal(logger, async () => {
   await server.stop({ timeout: 5000 });
   await db.destroy();
-  process.exit(0);
-}
-process.once('SIGTERM', () => shutdown('SIGTERM'));
-process.once('SIGINT', () => shutdown('SIGINT'));
+});

@@ -4,9 +4,10 @@
 // owns the ids it makes (ownedId) and the MSISDNs that map to it (ownerOf), so a callback
 // that lands on another process is relayed to this one (main.js).
 import { randomBytes } from 'node:crypto';
-import { headers, reply, send } from './fspiop.js';
+import { reply, send } from './fspiop.js';
 import { ownedId } from './correlator.js';
 import { quoteAnswer } from './payee.js';
+import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 function finish(response, outcome, started) {
   const elapsed = Date.now() - started;
@@ -42,7 +43,7 @@ async function discovery(context, params) {
   const { payer, type, id } = params;
   if (context.config.mode !== 'full') return { body: { party: { partyIdInfo: { partyIdType: type, partyIdentifier: id, fspId: params.payee } } } };
   return roundTrip(context, `parties:${payer}:${type}/${id}`, {
-    url: `${context.config.alsUrl}/parties/${type}/${id}`, method: 'GET', headers: headers('parties', payer), body: undefined,
+    url: `${context.config.alsUrl}/parties/${type}/${id}`, method: 'GET', headers: dfspHeaders('parties', payer), body: undefined,
   });
 }
 
@@ -52,7 +53,7 @@ async function quote(context, params) {
     return { body: { quoteId: body.quoteId, transactionId: body.transactionId, ...quoteAnswer(context.config, params.payee, body) } };
   }
   const outcome = await roundTrip(context, `quotes:${body.quoteId}`, {
-    url: `${context.config.quotingUrl}/quotes`, method: 'POST', headers: headers('quotes', params.payer, params.payee), body: JSON.stringify(body),
+    url: `${context.config.quotingUrl}/quotes`, method: 'POST', headers: dfspHeaders('quotes', params.payer, params.payee), body: JSON.stringify(body),
   });
   if (outcome.body && !outcome.error) outcome.body = { ...outcome.body, quoteId: body.quoteId, transactionId: body.transactionId };
   return outcome;
@@ -64,7 +65,7 @@ function transfer(context, { payer, payee, transferId, amount, currency, ilpPack
     expiration: new Date(Date.now() + context.config.expirationMs).toISOString(),
   };
   return roundTrip(context, `transfers:${transferId}`, {
-    url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: headers('transfers', payer, payee), body: JSON.stringify(body),
+    url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: dfspHeaders('transfers', payer, payee), body: JSON.stringify(body),
   });
 }
 

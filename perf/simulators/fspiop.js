@@ -1,17 +1,5 @@
-// Cheap FSPIOP plumbing for the simulators: headers, bodies, one keep-alive HTTP client.
+// Cheap FSPIOP plumbing for the simulators: bodies and one keep-alive HTTP client.
 import http from 'node:http';
-
-const MEDIA = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
-
-export function headers(resource, source, destination, { accept = true } = {}) {
-  return {
-    'content-type': MEDIA(resource, '1.1'),
-    ...(accept ? { accept: MEDIA(resource, '1') } : {}),
-    date: new Date().toUTCString(),
-    'fspiop-source': source,
-    ...(destination ? { 'fspiop-destination': destination } : {}),
-  };
-}
 
 // Idle keep-alive sockets are dropped after 4 s, before the servers' 5 s keepAliveTimeout
 // (Node's default) closes them under a request.

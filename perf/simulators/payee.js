@@ -3,7 +3,8 @@
 // and fulfilment come from the DFSP's secret (ILPv4, as test/support/test-dfsp.js derives
 // them), so the switch's fulfilment check is real.
 import { fulfilmentFor, quoteIlp } from './payee-ilp.js';
-import { headers, send } from './fspiop.js';
+import { send } from './fspiop.js';
+import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 export const secretOf = (config, name) => `${config.secretPrefix}${name}`;
 
@@ -27,16 +28,16 @@ export function answerAsPayee(config, name, method, parts, text, requestHeaders)
   const payer = requestHeaders['fspiop-source'];
   if (method === 'GET' && parts[0] === 'parties') {
     const [type, id] = parts.slice(1);
-    return send(`${config.alsUrl}/parties/${type}/${id}`, 'PUT', headers('parties', name, payer, { accept: false }), JSON.stringify(partyBody(name, type, id)));
+    return send(`${config.alsUrl}/parties/${type}/${id}`, 'PUT', dfspHeaders('parties', name, payer, { accept: false }), JSON.stringify(partyBody(name, type, id)));
   }
   if (method === 'POST' && parts[0] === 'quotes') {
     const quote = JSON.parse(text);
-    return send(`${config.quotingUrl}/quotes/${quote.quoteId}`, 'PUT', headers('quotes', name, payer, { accept: false }), JSON.stringify(quoteAnswer(config, name, quote)));
+    return send(`${config.quotingUrl}/quotes/${quote.quoteId}`, 'PUT', dfspHeaders('quotes', name, payer, { accept: false }), JSON.stringify(quoteAnswer(config, name, quote)));
   }
   if (method === 'POST' && parts[0] === 'transfers') {
     const prepare = JSON.parse(text);
     const body = { fulfilment: fulfilmentFor(secretOf(config, name), prepare.ilpPacket), completedTimestamp: new Date().toISOString(), transferState: 'COMMITTED' };
-    return send(`${config.transfersUrl}/transfers/${prepare.transferId}`, 'PUT', headers('transfers', name, payer, { accept: false }), JSON.stringify(body));
+    return send(`${config.transfersUrl}/transfers/${prepare.transferId}`, 'PUT', dfspHeaders('transfers', name, payer, { accept: false }), JSON.stringify(body));
   }
   return undefined;
 }

@@ -9,6 +9,7 @@ import { createProducer } from '../kafka/producer.js';
 import { createKafkaProbe } from '../kafka/health.js';
 import { topicName } from '../kafka/topics.js';
 import { createEventPublisher } from './publisher.js';
+import { exitOnSignal } from '../shutdown.js';
 
 /**
  * Builds an edge's HTTP server: `routes({ publisher, config })` returns its hapi routes;
@@ -39,13 +40,9 @@ export async function runEdgeProcess({ name, defaultPort, probeTopic, routes }) 
   logger.info({ port: server.info.port }, `${name} listening`);
   // Stopping the server first lets requests in flight finish their produce and get their
   // answer; only then is the producer flushed and closed.
-  const shutdown = async (signal) => {
-    logger.info({ signal }, 'shutting down');
+  exitOnSignal(logger, async () => {
     await server.stop({ timeout: 5000 });
     await producer.disconnect();
     await probe.disconnect();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  });
 }

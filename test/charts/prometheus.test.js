@@ -9,13 +9,13 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dump, load } from 'js-yaml';
 import { startSwitch } from '../support/switch.js';
 import { testConfig } from '../support/environment.js';
+import { freePort, freePortRange } from '../../scripts/lib/ports.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chart = join(root, 'charts', 'fspiop-switch');
@@ -31,39 +31,6 @@ let sw;
 let workDir;
 let prometheusUrl;
 const children = [];
-
-async function freePort() {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/**
- * A base port with `count` free ports after it, below Linux's ephemeral range (32768 and
- * up), where outgoing connections would otherwise take the ports after a free one.
- */
-async function freePortRange(count) {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const base = 20_000 + Math.floor(Math.random() * 10_000);
-    const servers = [];
-    try {
-      for (let index = 0; index < count; index += 1) {
-        const server = net.createServer();
-        await new Promise((resolve, reject) => server.once('error', reject).listen(base + index, '127.0.0.1', resolve));
-        servers.push(server);
-      }
-      return base;
-    } catch {
-      // Taken: try another base.
-    } finally {
-      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-    }
-  }
-  throw new Error(`no ${count} consecutive free ports found`);
-}
 
 function spawnLogged(command, args, env = process.env) {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -5,13 +5,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { adminClient } from '../../scripts/lib/onboarding.js';
 import { startSwitch } from '../support/switch.js';
 import { createTestDatabase, testConfig } from '../support/environment.js';
 import { discoveryEndpoints, fspiopHeaders, partyAnswer, startPartyDfsp } from '../support/party-dfsp.js';
+import { freePort } from '../../scripts/lib/ports.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 let sw;
@@ -21,15 +21,6 @@ let alsAdmin;
 let payer;
 let payee;
 let other;
-
-async function freePort() {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** The URL of a component the harness started. */
 function componentUrl(name) {

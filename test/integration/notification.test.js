@@ -5,7 +5,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { createProducer } from '../../platform/kafka/producer.js';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { TOPIC, topicDefinitions, topicName } from '../../platform/kafka/topics.js';
+import { freePort } from '../../scripts/lib/ports.js';
 
 const HANDLER = fileURLToPath(new URL('../../handlers/notification/main.js', import.meta.url));
 const CALLBACK_TIMEOUT_MS = 4_000;
@@ -37,15 +37,6 @@ async function waitFor(description, predicate, timeoutMs, intervalMs = 20) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}\n${handler?.output.slice(-3000) ?? ''}`);
     await sleep(intervalMs);
   }
-}
-
-async function freePort() {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** A DFSP's callback server: records every request; answers 200 after `delayMs`, or never. */

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { discoveryEndpoints } from '../support/party-dfsp.js';
-import { freePort, startSdkAdapter, sdkAdapterMissing, outbound, describeRefusals } from '../support/sdk-adapter.js';
+import { startSdkAdapter, sdkAdapterMissing, outbound, describeRefusals } from '../support/sdk-adapter.js';
+import { freePort } from '../../scripts/lib/ports.js';
 import { startSwitch } from '../support/switch.js';
 
 const missing = sdkAdapterMissing();

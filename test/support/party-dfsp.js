@@ -3,19 +3,9 @@
 // hold, or nothing when told to stay silent); it records every call it receives, and it
 // sends FSPIOP requests to the account-lookup edge with the headers a real DFSP sends.
 import { startRecordingServer } from './recording-server.js';
+import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
-const MEDIA = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
-
-/** FSPIOP headers of a DFSP's request (`accept`) or callback (no Accept, as SDKs send them). */
-export function fspiopHeaders(resource, source, destination, { accept = true } = {}) {
-  return {
-    'content-type': MEDIA(resource, '1.1'),
-    ...(accept ? { accept: MEDIA(resource, '1') } : {}),
-    date: new Date().toUTCString(),
-    'fspiop-source': source,
-    ...(destination ? { 'fspiop-destination': destination } : {}),
-  };
-}
+export { dfspHeaders as fspiopHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 /** The endpoints a DFSP registers for discovery, beyond scripts/lib/onboarding.js's standard set. */
 export function discoveryEndpoints(base) {
@@ -60,7 +50,7 @@ async function sendToSwitch(dfsp, switchUrl, method, path, { resource = path.spl
   const accept = method !== 'PUT';
   const response = await fetch(`${switchUrl}${path}`, {
     method,
-    headers: headers ?? fspiopHeaders(resource, dfsp.name, destination, { accept }),
+    headers: headers ?? dfspHeaders(resource, dfsp.name, destination, { accept }),
     body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
   });
   const text = await response.text();

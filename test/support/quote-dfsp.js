@@ -7,18 +7,11 @@ import { startRecordingServer } from './recording-server.js';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { quoteIlp } from './test-dfsp.js';
+import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
-export const QUOTES_CONTENT_TYPE = 'application/vnd.interoperability.quotes+json;version=1.1';
-
+/** A DFSP's /quotes headers; `extra` adds headers, or removes one given as undefined. */
 export function quoteHeaders(source, destination, { accept = true, ...extra } = {}) {
-  const headers = {
-    'content-type': QUOTES_CONTENT_TYPE,
-    ...(accept ? { accept: 'application/vnd.interoperability.quotes+json;version=1' } : {}),
-    date: new Date().toUTCString(),
-    'fspiop-source': source,
-    ...(destination ? { 'fspiop-destination': destination } : {}),
-    ...extra,
-  };
+  const headers = { ...dfspHeaders('quotes', source, destination, { accept }), ...extra };
   for (const [name, value] of Object.entries(headers)) if (value === undefined) delete headers[name];
   return headers;
 }

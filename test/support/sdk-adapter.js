@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
+import { freePort } from '../../scripts/lib/ports.js';
 
 export const SDK_ADAPTER_DIR = new URL('../sdk-scheme-adapter/', import.meta.url).pathname;
 export const SDK_ADAPTER_MAIN = `${SDK_ADAPTER_DIR}node_modules/@mojaloop/sdk-scheme-adapter/src/index.js`;
@@ -23,16 +24,6 @@ export function sdkAdapterMissing() {
   if (!existsSync(SDK_ADAPTER_MAIN)) return `${SDK_ADAPTER_MAIN} is missing (run make deps)`;
   if (spawnSync('redis-server', ['--version']).error) return 'redis-server is not installed (run make deps)';
   return undefined;
-}
-
-export async function freePort() {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 function captureOutput(child) {

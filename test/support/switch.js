@@ -2,12 +2,12 @@
 // this process), and every other component as its own child process, exactly as `make up`
 // starts them, so that a test can SIGKILL and restart any of them.
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { once } from 'node:events';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { topicDefinitions } from '../../platform/kafka/topics.js';
 import { createTestTopics, testConfig, uniqueSuffix } from './environment.js';
 import { startAdminApi } from './admin-api.js';
+import { freePort } from '../../scripts/lib/ports.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -26,16 +26,6 @@ export const COMPONENTS = Object.freeze({
 
 /** What a transfer needs: the transfers edge, its handlers and the callbacks. */
 export const TRANSFER_COMPONENTS = Object.freeze(['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout']);
-
-async function freePort() {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 async function waitHealthy(url, child, timeoutMs = 30000) {
   const deadline = Date.now() + timeoutMs;

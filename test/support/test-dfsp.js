@@ -7,17 +7,11 @@
 import { createHash } from 'node:crypto';
 import { fulfilmentFor, quoteIlp } from '../../perf/simulators/payee-ilp.js';
 import { startRecordingServer } from './recording-server.js';
+import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
-const TRANSFERS_CONTENT_TYPE = 'application/vnd.interoperability.transfers+json;version=1.1';
-
-export function fspiopHeaders(source, destination, { accept = true } = {}) {
-  return {
-    'content-type': TRANSFERS_CONTENT_TYPE,
-    ...(accept ? { accept: 'application/vnd.interoperability.transfers+json;version=1' } : {}),
-    date: new Date().toUTCString(),
-    'fspiop-source': source,
-    ...(destination ? { 'fspiop-destination': destination } : {}),
-  };
+/** A DFSP's headers for /transfers (the resource most tests use). */
+export function fspiopHeaders(source, destination, options) {
+  return dfspHeaders('transfers', source, destination, options);
 }
 
 // A payee's ILP work is shared with the load-test simulators (perf/simulators/payee-ilp.js).
@@ -68,16 +62,12 @@ async function send(dfsp, url, method, headers, body) {
   }
 }
 
-function resourceHeaders(resource, source, destination) {
-  return { ...fspiopHeaders(source, destination, { accept: false }), 'content-type': `application/vnd.interoperability.${resource}+json;version=1.1` };
-}
-
 /** GET /parties/{Type}/{ID}: the party it holds (PUT), or 3204 (PUT …/error). */
 async function answerParty(dfsp, call) {
   const [, , type, id] = call.path.split('/');
   const party = dfsp.parties.get(`${type}/${id}`);
   const url = `${dfsp.urls.parties}/parties/${type}/${id}`;
-  const headers = resourceHeaders('parties', dfsp.name, call.headers['fspiop-source']);
+  const headers = dfspHeaders('parties', dfsp.name, call.headers['fspiop-source'], { accept: false });
   if (!party) {
     await send(dfsp, `${url}/error`, 'PUT', headers, { errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } });
     return;
@@ -92,7 +82,7 @@ async function answerQuote(dfsp, call) {
   const { quoteId, transactionId, amount, payer } = call.body;
   const expiration = new Date(Date.now() + 60000).toISOString();
   const ilp = quoteIlp({ secret: dfsp.secret, transferId: transactionId, amount: amount.amount, currency: amount.currency, payeeAddress: `g.${dfsp.name}`, expiration });
-  await send(dfsp, `${dfsp.urls.quotes}/quotes/${quoteId}`, 'PUT', resourceHeaders('quotes', dfsp.name, payer.partyIdInfo.fspId), {
+  await send(dfsp, `${dfsp.urls.quotes}/quotes/${quoteId}`, 'PUT', dfspHeaders('quotes', dfsp.name, payer.partyIdInfo.fspId, { accept: false }), {
     transferAmount: amount, expiration, ilpPacket: ilp.ilpPacket, condition: ilp.condition,
   });
 }

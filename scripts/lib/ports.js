@@ -1,0 +1,38 @@
+// Free TCP ports on 127.0.0.1 for the processes tests, the demo and perf runs start.
+import net from 'node:net';
+import { once } from 'node:events';
+
+// Below Linux's ephemeral range (32768 and up): outgoing connections take ports there, so a
+// range found free in it can be taken again before its servers listen.
+const RANGE_FIRST = 20_000;
+const RANGE_SIZE = 12_000;
+
+/** One port the system says is free (from the ephemeral range: for one listener at once). */
+export async function freePort() {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+async function portIsFree(port) {
+  const server = net.createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A base port with `count` free ports after it (`preferred` first, when given). */
+export async function freePortRange(count, preferred) {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const base = attempt === 0 && preferred ? preferred : RANGE_FIRST + Math.floor(Math.random() * (RANGE_SIZE - count));
+    let free = true;
+    for (let port = base; port < base + count && free; port += 1) free = await portIsFree(port);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} free ports in a row`);
+}
