@@ -34,7 +34,7 @@ COPY api-adapter ./api-adapter
 COPY handlers ./handlers
 COPY quoting ./quoting
 COPY account-lookup ./account-lookup
-COPY scripts/create-topics.js scripts/oracle-load.js ./scripts/
+COPY scripts/create-topics.js scripts/migrate.js scripts/oracle-load.js ./scripts/
 COPY scripts/lib ./scripts/lib
 # The in-cluster load test's simulators and provisioning (the chart's loadTest).
 COPY perf/simulators ./perf/simulators

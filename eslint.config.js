@@ -1,19 +1,22 @@
 import js from '@eslint/js';
 import globals from 'globals';
 
-// The pure domain (ledger/domain) decides on values it is given: it may import only its
-// own modules and node:crypto (hashing is computation, not I/O). No database, Kafka, HTTP,
-// config, logger, process, console, timers or clock reads.
+// A pure domain folder (`<context>/domain`, and the shared kernel `platform/domain`) decides
+// on values it is given: it may import only its own modules, the shared kernel and
+// node:crypto (hashing is computation, not I/O). No database, Kafka, HTTP, config, logger,
+// process, console, timers or clock reads.
+export const DOMAIN_FOLDERS = ['ledger/domain', 'quoting/domain', 'platform/domain'];
+
 export const DOMAIN_RULES = {
   'no-restricted-imports': ['error', {
     patterns: [{
-      regex: '^(?!\\./[\\w-]+\\.js$|node:crypto$)',
-      message: 'ledger/domain is pure: import only sibling domain modules (and node:crypto).',
+      regex: '^(?!\\./[\\w-]+\\.js$|\\.\\./\\.\\./platform/domain/[\\w-]+\\.js$|node:crypto$)',
+      message: 'domain code is pure: import only sibling domain modules, platform/domain (and node:crypto).',
     }],
   }],
   'no-restricted-globals': ['error',
     ...['process', 'console', 'fetch', 'setTimeout', 'setInterval', 'setImmediate', 'require'].map((name) => ({
-      name, message: 'ledger/domain does no I/O, reads no config and keeps no timers; pass values in.',
+      name, message: 'domain code does no I/O, reads no config and keeps no timers; pass values in.',
     }))],
   'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'Pass `now` in; the domain reads no clock.' }],
   'no-restricted-syntax': ['error', {
@@ -21,9 +24,25 @@ export const DOMAIN_RULES = {
     message: 'Pass `now` in; the domain reads no clock.',
   }, {
     selector: 'ImportExpression',
-    message: 'ledger/domain loads no modules at run time.',
+    message: 'domain code loads no modules at run time.',
   }],
 };
+
+// platform/ is the shared base every bounded context builds on, so dependencies point one
+// way: into platform/, never out of it. A relative import that climbs above platform/ is
+// refused; how many `../` that takes depends on how deep the importing file sits.
+const PLATFORM_DEPTHS_MAX = 3;
+export const PLATFORM_RULES = Array.from({ length: PLATFORM_DEPTHS_MAX }, (_, depth) => ({
+  files: [`platform/${'*/'.repeat(depth)}*.js`],
+  rules: {
+    'no-restricted-imports': ['error', {
+      patterns: [{
+        regex: `^(\\.\\./){${depth + 1}}`,
+        message: 'platform/ imports nothing from the bounded contexts or handlers: pass what it needs in.',
+      }],
+    }],
+  },
+}));
 
 export default [
   { ignores: ['node_modules/', '.cache/', '.tools/', '.run/', 'perf/results/', 'charts/'] },
@@ -38,5 +57,6 @@ export default [
     },
   },
   { files: ['test/**/*.js', 'perf/**/*.js'], rules: { 'max-lines-per-function': 'off' } },
-  { files: ['ledger/domain/**/*.js'], rules: DOMAIN_RULES },
+  ...PLATFORM_RULES,
+  { files: DOMAIN_FOLDERS.map((folder) => `${folder}/**/*.js`), rules: DOMAIN_RULES },
 ];

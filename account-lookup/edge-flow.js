@@ -5,7 +5,7 @@
 import { fspiopErrorResponse, fspiopFailure } from '../platform/fspiop/edge.js';
 import { emptyResponse } from '../platform/http/server.js';
 import { TOPIC } from '../platform/kafka/topics.js';
-import { createThrottledWarn } from '../handlers/notification/throttled-log.js';
+import { createThrottledWarn } from '../platform/throttled-log.js';
 import { OracleUnavailableError } from './oracle-client.js';
 
 /** Path parameters typed with the specification's schemas, so a bad Type is a synchronous 3100. */

@@ -3,9 +3,11 @@ import knex from 'knex';
 /**
  * A knex instance for MySQL/MariaDB. DECIMAL columns come back as strings (mysql2's
  * default), so money never passes through a JavaScript Number; BIGINT ids come back as
- * strings too, for the same reason.
+ * strings too, for the same reason. Only a process that migrates passes
+ * `migrationDirectories`: each bounded context keeps its own migrations, and knex applies
+ * the files of all of them in the order of their timestamped names.
  */
-export function createDatabase(dbConfig, { database = dbConfig.database, metrics } = {}) {
+export function createDatabase(dbConfig, { database = dbConfig.database, metrics, migrationDirectories = [] } = {}) {
   const db = knex({
     client: 'mysql2',
     connection: {
@@ -29,7 +31,7 @@ export function createDatabase(dbConfig, { database = dbConfig.database, metrics
       afterCreate: (connection, done) => connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', (error) => done(error, connection)),
     },
     migrations: {
-      directory: new URL('../ledger/migrations', import.meta.url).pathname,
+      directory: migrationDirectories,
       tableName: 'knex_migrations',
       loadExtensions: ['.js'],
     },

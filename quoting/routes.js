@@ -4,7 +4,7 @@
 import { TOPIC } from '../platform/kafka/topics.js';
 import { destinationOf, edgeEvent, fspiopErrorResponse, fspiopRoute } from '../platform/fspiop/edge.js';
 import { emptyResponse } from '../platform/http/server.js';
-import { QUOTE_ACTION } from '../ledger/domain/quotes.js';
+import { QUOTE_ACTION } from './domain/quotes.js';
 
 const RESOURCE = 'quotes';
 // The specification types a quote's {ID} only as a string, but it is the quoteId of the

@@ -24,12 +24,8 @@ create_topics() {
 }
 
 run_migrations() {
-  if [[ -f "$REPO_ROOT/ledger/migrate.js" ]]; then
-    log "running database migrations"
-    node "$REPO_ROOT/ledger/migrate.js" || die "migrations failed"
-  else
-    warn "ledger/migrate.js does not exist yet; migrations skipped"
-  fi
+  log "running database migrations"
+  node "$REPO_ROOT/scripts/migrate.js" || die "migrations failed"
 }
 
 start_infrastructure

@@ -1,9 +1,8 @@
 // The ALS admin API's oracle routes, as Mojaloop's account-lookup-service admin API has them:
 // POST/GET /oracles, PUT/DELETE /oracles/{ID}. An id type with no oracle registered is served
 // by the built-in oracle; a registered one takes over at every edge within its registry TTL.
-import { emptyResponse, failureResponse, jsonResponse } from '../../platform/http/server.js';
-import { bodyRoute } from '../../ledger/admin-api/route-helpers.js';
-import { FAILURE, failure, isFailure } from '../../ledger/domain/failures.js';
+import { bodyRoute, emptyResponse, failureResponse, jsonResponse } from '../../platform/http/server.js';
+import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { PARTY_ID_TYPES, validators } from '../schemas.js';
 import { deleteOracle, findOracle, insertOracle, isRegistered, listOracles, updateOracle } from './repository.js';
 

@@ -5,7 +5,7 @@
 import { fspiopErrorResponse, fspiopFailure } from '../../platform/fspiop/edge.js';
 import { errorInformation } from '../../platform/fspiop/errors.js';
 import { RAW_JSON_PAYLOAD, emptyResponse, failureResponse, jsonResponse, readJsonBody } from '../../platform/http/server.js';
-import { FAILURE, failure } from '../../ledger/domain/failures.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { BATCH_PAYLOAD_BYTES_MAX, partyPathProblem, validators } from '../schemas.js';
 import { deleteParty, findParty, registerParties, upsertParties } from './repository.js';
 

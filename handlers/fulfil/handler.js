@@ -3,8 +3,8 @@
 // the payee's position account, aborts to the payer's.
 import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
 import { applyStateUpdates, findPayments } from '../../ledger/repositories/payments.js';
-import { createTransferMetrics } from '../transfers/metrics.js';
-import { notificationRecords, positionRecords } from '../transfers/records.js';
+import { createTransferMetrics } from '../transfer-metrics.js';
+import { notificationRecords, positionRecords } from '../transfer-records.js';
 
 export function createFulfilHandler({ db, producer, topics, hubName, metrics, clock = () => new Date() }) {
   const transferMetrics = createTransferMetrics(metrics);

@@ -10,7 +10,7 @@ import { decodeEvent, isMalformedEvent } from '../../platform/kafka/envelope.js'
 import { buildCallbackHeaders, callbackBody, callbackUrl, invalidNotificationReason } from './callback-request.js';
 import { OUTCOME } from './deliver.js';
 import { createLaneScheduler, runInLanes } from './lanes.js';
-import { createThrottledWarn } from './throttled-log.js';
+import { createThrottledWarn } from '../../platform/throttled-log.js';
 
 // Callbacks that tell the payer how its transfer ended: the end of the end-to-end latency.
 const FINAL_TRANSFER_ACTIONS = new Set(['commit', 'abort', 'error', 'timeout']);

@@ -5,8 +5,8 @@ import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
 import { planPositionChanges } from '../../ledger/domain/position.js';
 import { applyPositionPlan, lockPositions } from '../../ledger/repositories/positions.js';
 import { applyStateUpdates, findNetDebitCaps, findPayments, findSettlementAccounts } from '../../ledger/repositories/payments.js';
-import { createTransferMetrics } from '../transfers/metrics.js';
-import { notificationRecords } from '../transfers/records.js';
+import { createTransferMetrics } from '../transfer-metrics.js';
+import { notificationRecords } from '../transfer-records.js';
 
 function positionEventsOf(events) {
   return events.map((event) => ({

@@ -1,6 +1,6 @@
 // Composition root of the position handler process.
 import { createPositionHandler } from './handler.js';
-import { consumeEvents, runHandlerProcess } from '../runtime.js';
+import { consumeEvents, runHandlerProcess } from '../../platform/handler-runtime.js';
 
 await runHandlerProcess({
   name: 'position',

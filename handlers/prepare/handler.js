@@ -2,8 +2,8 @@
 // RECEIVED_PREPARE (or INVALID) → the payer's position account (or an error to the payer).
 import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
 import { findParticipantsWithPositionAccounts, findPayments, insertPayments } from '../../ledger/repositories/payments.js';
-import { createTransferMetrics } from '../transfers/metrics.js';
-import { notificationRecords, positionRecords } from '../transfers/records.js';
+import { createTransferMetrics } from '../transfer-metrics.js';
+import { notificationRecords, positionRecords } from '../transfer-records.js';
 
 export function createPrepareHandler({ db, producer, topics, hubName, metrics, clock = () => new Date() }) {
   const transferMetrics = createTransferMetrics(metrics);

@@ -1,6 +1,6 @@
 // Composition root of the prepare handler process.
 import { createPrepareHandler } from './handler.js';
-import { consumeEvents, runHandlerProcess } from '../runtime.js';
+import { consumeEvents, runHandlerProcess } from '../../platform/handler-runtime.js';
 
 await runHandlerProcess({
   name: 'prepare',

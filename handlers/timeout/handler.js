@@ -3,8 +3,8 @@
 // that a crash may have lost.
 import { decideExpiries, releaseStaleTimeouts } from '../../ledger/domain/expiry.js';
 import { applyStateUpdates, claimExpiredPayments, findStaleTimeouts } from '../../ledger/repositories/payments.js';
-import { createTransferMetrics } from '../transfers/metrics.js';
-import { notificationRecords, positionRecords } from '../transfers/records.js';
+import { createTransferMetrics } from '../transfer-metrics.js';
+import { notificationRecords, positionRecords } from '../transfer-records.js';
 
 export function createTimeoutSweeper({ db, producer, topics, hubName, settings, metrics, clock = () => new Date() }) {
   const transferMetrics = createTransferMetrics(metrics);

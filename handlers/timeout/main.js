@@ -1,6 +1,6 @@
 // Composition root of the timeout handler process.
 import { createTimeoutSweeper, startSweeping } from './handler.js';
-import { runHandlerProcess } from '../runtime.js';
+import { runHandlerProcess } from '../../platform/handler-runtime.js';
 
 await runHandlerProcess({
   name: 'timeout',

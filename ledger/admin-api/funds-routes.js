@@ -2,19 +2,19 @@
 // 202; here each is applied in one database transaction before the 202, through the same
 // locked-position and journal path as payments, so the answer already reflects the change.
 // A funds-out that would overdraw is recorded as aborted and answered with 4001.
-import { emptyResponse } from '../../platform/http/server.js';
+import { bodyRoute, emptyResponse } from '../../platform/http/server.js';
 import { isDuplicateKeyError } from '../../platform/db.js';
-import { FAILURE, failure, isFailure } from '../domain/failures.js';
+import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { FUNDS_ACTION, decideFundsOutCompletion, decideRecordFunds } from '../domain/funds.js';
 import { parseAmount } from '../domain/money.js';
 import { ACCOUNT_TYPE } from '../domain/participants.js';
 import { planPositionChanges } from '../domain/position.js';
 import { isFinal } from '../domain/transfer-states.js';
-import { requestHash } from '../domain/request-hash.js';
+import { requestHash } from '../../platform/domain/request-hash.js';
 import { findAccount, findParticipantByName } from '../repositories/participants.js';
 import { applyPositionPlan, lockPositions } from '../repositories/positions.js';
 import { findTransfer, insertTransfer, updateTransferState } from '../repositories/transfers.js';
-import { bodyRoute, failureResponse, resolveParticipant } from './route-helpers.js';
+import { failureResponse, resolveParticipant } from './route-helpers.js';
 import { findOwnAccount } from './participant-routes.js';
 import { validators } from './schemas.js';
 

@@ -1,7 +1,7 @@
 // Settlement models, initial position and limits, limit adjustments and endpoints.
-import { emptyResponse, jsonResponse } from '../../platform/http/server.js';
+import { bodyRoute, emptyResponse, jsonResponse } from '../../platform/http/server.js';
 import { isDuplicateKeyError } from '../../platform/db.js';
-import { FAILURE, failure, isFailure } from '../domain/failures.js';
+import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { parseAmount } from '../domain/money.js';
 import { ACCOUNT_TYPE, decideInitialPositionAndLimits } from '../domain/participants.js';
 import { planPositionChanges } from '../domain/position.js';
@@ -11,7 +11,7 @@ import {
   findLimit, insertLimit, insertSettlementModel, listEndpoints, listLimits, listSettlementModels, updateLimit, upsertEndpoint,
 } from '../repositories/onboarding.js';
 import { limitView, settlementModelView } from './views.js';
-import { bodyRoute, failureResponse, readQuery, resolveParticipant } from './route-helpers.js';
+import { failureResponse, readQuery, resolveParticipant } from './route-helpers.js';
 import { validators } from './schemas.js';
 
 export function onboardingRoutes({ db, clock }) {

@@ -1,7 +1,7 @@
 // Participants, hub accounts, DFSP accounts and positions (central-ledger's routes).
-import { emptyResponse, jsonResponse } from '../../platform/http/server.js';
+import { bodyRoute, emptyResponse, jsonResponse } from '../../platform/http/server.js';
 import { isDuplicateKeyError } from '../../platform/db.js';
-import { FAILURE, failure, isFailure } from '../domain/failures.js';
+import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { ACCOUNT_TYPE, decideHubAccount, decideParticipantCurrency } from '../domain/participants.js';
 import {
   accountsOfParticipants, findAccount, findAccountById, findParticipantByName, hubAccountTypes, insertAccounts,
@@ -9,7 +9,7 @@ import {
 } from '../repositories/participants.js';
 import { listSettlementModels } from '../repositories/onboarding.js';
 import { accountBalanceView, participantView, positionView } from './views.js';
-import { bodyRoute, failureResponse, parseAccountId, readQuery, resolveParticipant } from './route-helpers.js';
+import { failureResponse, parseAccountId, readQuery, resolveParticipant } from './route-helpers.js';
 import { validators } from './schemas.js';
 
 export function participantRoutes({ db, config, clock }) {

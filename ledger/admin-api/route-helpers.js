@@ -1,23 +1,9 @@
-// Small wrappers that keep route handlers to their decision: body parsing and validation,
-// participant lookup, and the FSPIOP error answer when either fails.
-import { RAW_JSON_PAYLOAD, failureResponse, readJsonBody } from '../../platform/http/server.js';
-import { FAILURE, failure } from '../domain/failures.js';
+// Small wrappers that keep the admin API's route handlers to their decision: participant
+// lookup, account ids and query parameters, and the FSPIOP error answer when one fails.
+import { failureResponse } from '../../platform/http/server.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { findParticipantByName } from '../repositories/participants.js';
 import { PARTICIPANT_NAME_PATTERN } from './schemas.js';
-
-/** Route options for a handler that takes a JSON body validated by `validator`. */
-export function bodyRoute(method, path, validator, handler) {
-  return {
-    method,
-    path,
-    options: { payload: RAW_JSON_PAYLOAD },
-    handler: async (request, h) => {
-      const { body, failure: invalid } = readJsonBody(request, validator);
-      if (invalid) return failureResponse(h, invalid);
-      return handler(request, h, body);
-    },
-  };
-}
 
 /** Resolves `{name}` to a participant, answering 3200 for an unknown one. */
 export async function resolveParticipant(db, request) {

@@ -1,7 +1,7 @@
 // The timeout handler's decision for transfers it claimed past their expiry: one never
 // reserved is finished at once and its payer told; a reserved one goes to the position
 // handler, which releases the payer's position and tells both parties.
-import { FAILURE, failure } from './failures.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { tell } from './outcomes.js';
 import { TRANSFER_STATE } from './transfer-states.js';
 

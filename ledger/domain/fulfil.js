@@ -1,10 +1,10 @@
 // The fulfil handler's decision: the payee's PUT /transfers/{ID} (fulfil), PUT …/error
 // (abort), and GET /transfers/{ID} from either party. Checks run in central-ledger's order:
 // the transfer, who is calling, duplicates, the state, expiry, the fulfilment.
-import { FAILURE, failure } from './failures.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { fulfilmentMatchesCondition } from './ilp.js';
 import { tell } from './outcomes.js';
-import { requestHash } from './request-hash.js';
+import { requestHash } from '../../platform/domain/request-hash.js';
 import { TRANSFER_STATE, isFinal } from './transfer-states.js';
 
 const S = TRANSFER_STATE;

@@ -3,7 +3,7 @@
 // account, applied through the same position journal as payments. Funds in of X: hub
 // reconciliation +X, settlement -X (the settlement account shows -X; the DFSP's liquidity
 // cover is X). Funds out: reserve (settlement +X), then commit (hub -X) or abort (settlement -X).
-import { FAILURE, failure } from './failures.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { formatAmount } from './money.js';
 import { TRANSFER_STATE, canTransition } from './transfer-states.js';
 

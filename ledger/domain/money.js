@@ -1,6 +1,6 @@
 // Money is a scaled BigInt inside the switch: an amount of 12.5 at the ledger's scale of 4
 // is 125000n. Amounts arrive and leave as decimal strings; no arithmetic ever uses Number.
-import { FAILURE, failure } from './failures.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 
 export const LEDGER_SCALE = 4;
 const LEDGER_FACTOR = 10n ** BigInt(LEDGER_SCALE);

@@ -1,5 +1,5 @@
 // Participant, account, limit and endpoint rules for onboarding, decided on prefetched rows.
-import { FAILURE, failure } from './failures.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 
 export const ACCOUNT_TYPE = Object.freeze({
   position: 'POSITION',

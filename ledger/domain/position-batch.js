@@ -4,7 +4,7 @@
 // one lowering the headroom left for the next (central-ledger's batch raises it instead).
 // A redelivered event whose effect is already stored (the process died after its database
 // commit, before its output was produced) changes nothing and produces its output again.
-import { FAILURE, failure } from './failures.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { formatAmount } from './money.js';
 import { tell } from './outcomes.js';
 import { checkReservation } from './position.js';

@@ -1,7 +1,7 @@
 // Position arithmetic. Sign convention (central-ledger's): a POSITION value above zero is
 // what the DFSP owes the scheme; a SETTLEMENT value below zero is money the DFSP deposited,
 // which is its liquidity cover. Values are scaled BigInt units (see money.js).
-import { FAILURE, failure } from './failures.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { formatAmount } from './money.js';
 
 /**

@@ -1,10 +1,10 @@
 // The prepare handler's decision for a batch of POST /transfers: duplicates first (by the
 // hash of the request), then validation; valid transfers go on to the payer's position.
-import { FAILURE, failure } from './failures.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { isCondition } from './ilp.js';
 import { parseAmount } from './money.js';
 import { tell } from './outcomes.js';
-import { requestHash } from './request-hash.js';
+import { requestHash } from '../../platform/domain/request-hash.js';
 import { TRANSFER_KIND } from './funds.js';
 import { TRANSFER_STATE, isFinal } from './transfer-states.js';
 

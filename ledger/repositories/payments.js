@@ -1,7 +1,7 @@
 // Payment transfers for the handlers: set-based reads (locked where the handler changes
 // them), bulk inserts, and state updates with their journal rows.
 import { amountFromColumn, amountToColumn } from '../domain/money.js';
-import { failure } from '../domain/failures.js';
+import { failure } from '../../platform/domain/failures.js';
 import { ACCOUNT_TYPE } from '../domain/participants.js';
 import { bulkUpdate } from '../../platform/db.js';
 

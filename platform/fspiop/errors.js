@@ -1,7 +1,6 @@
 // The FSPIOP error catalogue the switch uses, and the one table that maps the domain's
 // failure codes onto it. README.md documents every code listed here (a test checks that).
-import { FAILURE } from '../../ledger/domain/failures.js';
-import { QUOTE_FAILURE } from '../../ledger/domain/quotes.js';
+import { FAILURE } from '../domain/failures.js';
 
 export const FSPIOP_ERRORS = Object.freeze({
   2001: { description: 'Internal server error', httpStatus: 500 },
@@ -46,9 +45,9 @@ const FAILURE_TO_FSPIOP_CODE = Object.freeze({
   [FAILURE.netDebitCapExceeded]: 4200,
   [FAILURE.invalidState]: 3100,
   [FAILURE.transferExpired]: 3303,
-  [QUOTE_FAILURE.payerFspNotFound]: 3202,
-  [QUOTE_FAILURE.payeeFspNotFound]: 3203,
-  [QUOTE_FAILURE.quoteNotFound]: 3205,
+  [FAILURE.payerFspNotFound]: 3202,
+  [FAILURE.payeeFspNotFound]: 3203,
+  [FAILURE.quoteNotFound]: 3205,
 });
 
 const DESCRIPTION_LENGTH_MAX = 128;

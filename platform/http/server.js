@@ -4,7 +4,7 @@
 import Hapi from '@hapi/hapi';
 import { errorInformation, failureToFspiop } from '../fspiop/errors.js';
 import { parseJsonPreservingNumbers, stringifyJson, MalformedJsonError } from './json.js';
-import { FAILURE, failure } from '../../ledger/domain/failures.js';
+import { FAILURE, failure } from '../domain/failures.js';
 
 export const PAYLOAD_BYTES_MAX = 64 * 1024;
 
@@ -106,4 +106,18 @@ function schemaFailure(errors) {
   }
   const detail = errors.map((error) => `${error.instancePath || 'body'} ${error.message}`).join(', ');
   return failure(FAILURE.validation, detail);
+}
+
+/** Route options for a handler that takes a JSON body validated by `validator`. */
+export function bodyRoute(method, path, validator, handler) {
+  return {
+    method,
+    path,
+    options: { payload: RAW_JSON_PAYLOAD },
+    handler: async (request, h) => {
+      const { body, failure: invalid } = readJsonBody(request, validator);
+      if (invalid) return failureResponse(h, invalid);
+      return handler(request, h, body);
+    },
+  };
 }

@@ -1,8 +1,8 @@
 // The quoting handler: quote events from both quote topics → prefetch the quotes and their
 // DFSPs → the pure decision (ledger/domain/quotes.js) → one transaction → the callbacks as
 // notification events, produced and acknowledged before the consumer commits the offsets.
-import { decideQuoteBatch } from '../../ledger/domain/quotes.js';
-import { findParticipantStates, findQuotes, insertQuotes, updateQuotes } from '../../ledger/repositories/quotes.js';
+import { decideQuoteBatch } from '../domain/quotes.js';
+import { findParticipantStates, findQuotes, insertQuotes, updateQuotes } from '../repositories/quotes.js';
 import { quoteNotificationRecords } from './records.js';
 
 /** Every DFSP a decision may check: the events' source and destination, and the stored quotes' parties. */

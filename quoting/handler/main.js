@@ -1,7 +1,7 @@
 // Composition root of the quoting handler process. One consumer takes both quote topics:
 // they are keyed by quoteId with equal partitions, so every event of a quote reaches one
 // member, in order (see consumeEvents).
-import { consumeEvents, runHandlerProcess } from '../../handlers/runtime.js';
+import { consumeEvents, runHandlerProcess } from '../../platform/handler-runtime.js';
 import { createQuotingHandler } from './handler.js';
 
 await runHandlerProcess({

@@ -4,7 +4,7 @@
 // resource path.
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
-import { QUOTE_OUTCOME } from '../../ledger/domain/quotes.js';
+import { QUOTE_OUTCOME } from '../domain/quotes.js';
 
 const ENDPOINT_TYPE = 'FSPIOP_CALLBACK_URL_QUOTES';
 const quotePath = (quoteId) => `/quotes/${encodeURIComponent(quoteId)}`;

@@ -129,7 +129,7 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   assert.equal(policies[0].spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/instance'], 'sw');
 
   const jobs = Object.fromEntries(ofKind(objects, 'Job').map((j) => [component(j), j]));
-  assert.deepEqual(jobs.migrate.spec.template.spec.containers[0].command, ['node', 'ledger/migrate.js']);
+  assert.deepEqual(jobs.migrate.spec.template.spec.containers[0].command, ['node', 'scripts/migrate.js']);
   assert.deepEqual(jobs.topics.spec.template.spec.containers[0].command, ['node', 'scripts/create-topics.js']);
   const hookSecret = named(objects, 'Secret', 'sw-fspiop-switch-secrets-hooks');
   assert.equal(Number(hookSecret.metadata.annotations['helm.sh/hook-weight']) < Number(jobs.migrate.metadata.annotations['helm.sh/hook-weight']), true);

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../platform/config.js';
 import { createDatabase } from '../../platform/db.js';
 import { topicDefinitions } from '../../platform/kafka/topics.js';
+import { MIGRATION_DIRECTORIES } from '../../scripts/lib/schema.js';
 
 const LOCAL_DEFAULTS = { DB_PASSWORD: 'switch-local-dev' };
 
@@ -26,7 +27,7 @@ export async function createTestDatabase(prefix = 'fspiop_test') {
   const admin = createDatabase(config.db, { database: undefined });
   await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
   await admin.destroy();
-  const db = createDatabase(config.db, { database: name });
+  const db = createDatabase(config.db, { database: name, migrationDirectories: MIGRATION_DIRECTORIES });
   await db.migrate.latest();
   return {
     db,

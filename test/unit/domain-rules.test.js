@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALL_TRANSFER_STATES, TRANSFER_STATE, canTransition, fspiopTransferState, isFinal } from '../../ledger/domain/transfer-states.js';
 import { decideHubAccount, decideInitialPositionAndLimits, decideParticipantCurrency } from '../../ledger/domain/participants.js';
-import { FAILURE } from '../../ledger/domain/failures.js';
-import { requestHash } from '../../ledger/domain/request-hash.js';
+import { FAILURE } from '../../platform/domain/failures.js';
+import { requestHash } from '../../platform/domain/request-hash.js';
 
 const S = TRANSFER_STATE;
 

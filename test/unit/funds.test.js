@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FUNDS_ACTION, TRANSFER_KIND, decideFundsOutCompletion, decideRecordFunds } from '../../ledger/domain/funds.js';
-import { FAILURE, isFailure } from '../../ledger/domain/failures.js';
+import { FAILURE, isFailure } from '../../platform/domain/failures.js';
 import { TRANSFER_STATE } from '../../ledger/domain/transfer-states.js';
 
 const accounts = { settlement: { id: 2 }, hubReconciliation: { id: 9 }, position: { id: 1 } };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { amountToColumn, formatAmount, parseAmount, amountFromColumn } from '../../ledger/domain/money.js';
-import { isFailure } from '../../ledger/domain/failures.js';
+import { isFailure } from '../../platform/domain/failures.js';
 
 test('parses decimal strings into scaled units without losing digits', () => {
   assert.equal(parseAmount('5000'), 50000000n);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkReservation, planPositionChanges } from '../../ledger/domain/position.js';
-import { FAILURE } from '../../ledger/domain/failures.js';
+import { FAILURE } from '../../platform/domain/failures.js';
 
 const base = { positionValue: 0n, settlementValue: -1000n, netDebitCap: 800n };
 

@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { QUOTE_FAILURE, QUOTE_OUTCOME, QUOTE_STATE, decideQuoteBatch } from '../../ledger/domain/quotes.js';
-import { FAILURE } from '../../ledger/domain/failures.js';
-import { requestHash } from '../../ledger/domain/request-hash.js';
+import { QUOTE_OUTCOME, QUOTE_STATE, decideQuoteBatch } from '../../quoting/domain/quotes.js';
+import { FAILURE } from '../../platform/domain/failures.js';
+import { requestHash } from '../../platform/domain/request-hash.js';
 import { FSPIOP_ERRORS, fspiopCodeOf } from '../../platform/fspiop/errors.js';
 import { quoteNotificationEvent } from '../../quoting/handler/records.js';
 import { decodeEvent, encodeEvent } from '../../platform/kafka/envelope.js';
@@ -70,10 +70,10 @@ test('without persistence only what duplicate detection needs is stored', () => 
 test('an unknown or inactive DFSP is refused with 3202 (payer) or 3203 (payee), and nothing is stored', () => {
   const id = randomUUID();
   const cases = [
-    [{ from: 'ghostfsp' }, QUOTE_FAILURE.payerFspNotFound, /ghostfsp is not a participant/],
-    [{ from: 'sleepyfsp' }, QUOTE_FAILURE.payerFspNotFound, /sleepyfsp is not active/],
-    [{ to: 'ghostfsp' }, QUOTE_FAILURE.payeeFspNotFound, /payee FSP ghostfsp/],
-    [{ to: null }, QUOTE_FAILURE.payeeFspNotFound, /no payee FSP/],
+    [{ from: 'ghostfsp' }, FAILURE.payerFspNotFound, /ghostfsp is not a participant/],
+    [{ from: 'sleepyfsp' }, FAILURE.payerFspNotFound, /sleepyfsp is not active/],
+    [{ to: 'ghostfsp' }, FAILURE.payeeFspNotFound, /payee FSP ghostfsp/],
+    [{ to: null }, FAILURE.payeeFspNotFound, /no payee FSP/],
   ];
   for (const [overrides, code, detail] of cases) {
     const result = decide([event('request', id, { body: requestBody(id), ...overrides })]);
@@ -83,10 +83,10 @@ test('an unknown or inactive DFSP is refused with 3202 (payer) or 3203 (payee), 
     assert.deepEqual([outcome.type, outcome.to, outcome.failure.code], [QUOTE_OUTCOME.error, overrides.from ?? 'payerfsp', code]);
     assert.match(outcome.failure.detail, detail);
   }
-  assert.equal(fspiopCodeOf(QUOTE_FAILURE.payerFspNotFound), 3202);
-  assert.equal(fspiopCodeOf(QUOTE_FAILURE.payeeFspNotFound), 3203);
-  assert.equal(fspiopCodeOf(QUOTE_FAILURE.quoteNotFound), 3205);
-  for (const code of Object.values(QUOTE_FAILURE)) assert.ok(FSPIOP_ERRORS[fspiopCodeOf(code)], `${code} is catalogued`);
+  assert.equal(fspiopCodeOf(FAILURE.payerFspNotFound), 3202);
+  assert.equal(fspiopCodeOf(FAILURE.payeeFspNotFound), 3203);
+  assert.equal(fspiopCodeOf(FAILURE.quoteNotFound), 3205);
+  for (const code of Object.values(FAILURE)) assert.ok(FSPIOP_ERRORS[fspiopCodeOf(code)], `${code} is catalogued`);
 });
 
 test('a resend while the payee has not answered is ignored; the redelivered record is forwarded again', () => {
@@ -171,9 +171,9 @@ test('an answer to a quote the switch does not know is relayed without being sto
   const relayed = decide([event('error', id, { from: 'payeefsp', to: 'payerfsp', body: errorBody })]);
   assert.deepEqual([relayed.inserts, relayed.updates, relayed.outcomes.map((outcome) => outcome.type)], [[], [], [QUOTE_OUTCOME.forwardError]]);
   const nowhere = decide([event('response', id, { from: 'payeefsp', to: null, body: answerBody })]);
-  assert.deepEqual(nowhere.outcomes.map((outcome) => [outcome.to, outcome.failure.code]), [['payeefsp', QUOTE_FAILURE.quoteNotFound]]);
+  assert.deepEqual(nowhere.outcomes.map((outcome) => [outcome.to, outcome.failure.code]), [['payeefsp', FAILURE.quoteNotFound]]);
   const ghost = decide([event('response', id, { from: 'payeefsp', to: 'ghostfsp', body: answerBody })]);
-  assert.deepEqual(ghost.outcomes.map((outcome) => [outcome.to, outcome.failure.code]), [['payeefsp', QUOTE_FAILURE.payerFspNotFound]]);
+  assert.deepEqual(ghost.outcomes.map((outcome) => [outcome.to, outcome.failure.code]), [['payeefsp', FAILURE.payerFspNotFound]]);
 });
 
 test('GET /quotes/{ID}: the payer gets the stored answer; in flight nothing yet; others, unknown ids and unkept answers 3205', () => {
@@ -184,7 +184,7 @@ test('GET /quotes/{ID}: the payer gets the stored answer; in flight nothing yet;
   assert.deepEqual(decide([get()], [storedQuote(id, body)]).outcomes, []);
   for (const [quotes, from] of [[[], 'payerfsp'], [[answered(id, body)], 'otherfsp'], [[answered(id, body, false)], 'payerfsp']]) {
     const [outcome] = decide([get(from)], quotes).outcomes;
-    assert.deepEqual([outcome.type, outcome.to, outcome.failure.code], [QUOTE_OUTCOME.error, from, QUOTE_FAILURE.quoteNotFound]);
+    assert.deepEqual([outcome.type, outcome.to, outcome.failure.code], [QUOTE_OUTCOME.error, from, FAILURE.quoteNotFound]);
   }
 });
 
@@ -212,7 +212,7 @@ test('notification events: forwards keep the DFSP\'s headers and bytes, errors c
   assert.deepEqual([answer.callback.method, answer.callback.path, answer.from], ['PUT', `/quotes/${id}`, 'payeefsp']);
   const rejection = quoteNotificationEvent({ type: QUOTE_OUTCOME.forwardError, quoteId: id, to: 'payerfsp', message: event('error', id, { from: 'payeefsp', body: errorBody }) }, 'Hub');
   assert.equal(rejection.callback.path, `/quotes/${id}/error`);
-  const refusal = quoteNotificationEvent({ type: QUOTE_OUTCOME.error, quoteId: id, to: 'payerfsp', failure: { code: QUOTE_FAILURE.payeeFspNotFound, detail: 'payee FSP x is not a participant' } }, 'Hub');
+  const refusal = quoteNotificationEvent({ type: QUOTE_OUTCOME.error, quoteId: id, to: 'payerfsp', failure: { code: FAILURE.payeeFspNotFound, detail: 'payee FSP x is not a participant' } }, 'Hub');
   assert.deepEqual([refusal.from, refusal.headers, refusal.callback.path, refusal.body.errorInformation.errorCode], ['Hub', {}, `/quotes/${id}/error`, '3203']);
   assert.match(refusal.body.errorInformation.errorDescription, /^Payee FSP ID not found - payee FSP x/);
 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { FSPIOP_ERRORS, errorInformation, fspiopCodeOf } from '../../platform/fspiop/errors.js';
-import { FAILURE } from '../../ledger/domain/failures.js';
+import { FAILURE } from '../../platform/domain/failures.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

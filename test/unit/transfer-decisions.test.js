@@ -5,7 +5,7 @@ import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
 import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
 import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
 import { decideExpiries } from '../../ledger/domain/expiry.js';
-import { FAILURE } from '../../ledger/domain/failures.js';
+import { FAILURE } from '../../platform/domain/failures.js';
 import { OUTCOME } from '../../ledger/domain/outcomes.js';
 import { TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
 import { fulfilmentMatchesCondition, isCondition } from '../../ledger/domain/ilp.js';

@@ -2,21 +2,14 @@
 // PUT /quotes/{ID} and PUT /quotes/{ID}/error): check both DFSPs, classify duplicates by the
 // hash of the request or answer, and say who must be told what. The switch only relays a
 // quote; it never changes its terms, so every forward carries the DFSP's own bytes.
-import { FAILURE, failure } from './failures.js';
-import { requestHash } from './request-hash.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
+import { requestHash } from '../../platform/domain/request-hash.js';
 
 /** Where a stored quote stands. FORWARDED: the payee has it and has not answered yet. */
 export const QUOTE_STATE = Object.freeze({ forwarded: 'FORWARDED', answered: 'ANSWERED', failed: 'FAILED' });
 
 /** The actions of the events the quoting edge produces (handlers/README.md). */
 export const QUOTE_ACTION = Object.freeze({ request: 'request', get: 'get', response: 'response', error: 'error' });
-
-/** Failures only quoting has; platform/fspiop/errors.js maps them to 3202, 3203 and 3205. */
-export const QUOTE_FAILURE = Object.freeze({
-  payerFspNotFound: 'PAYER_FSP_NOT_FOUND',
-  payeeFspNotFound: 'PAYEE_FSP_NOT_FOUND',
-  quoteNotFound: 'QUOTE_NOT_FOUND',
-});
 
 /** Who must hear what; quoting/handler/records.js turns each into one notification event. */
 export const QUOTE_OUTCOME = Object.freeze({
@@ -73,8 +66,8 @@ function checkParties(participants, roles) {
   return null;
 }
 
-const payerRole = (name) => ({ role: 'payer', name, code: QUOTE_FAILURE.payerFspNotFound });
-const payeeRole = (name) => ({ role: 'payee', name, code: QUOTE_FAILURE.payeeFspNotFound });
+const payerRole = (name) => ({ role: 'payer', name, code: FAILURE.payerFspNotFound });
+const payeeRole = (name) => ({ role: 'payee', name, code: FAILURE.payeeFspNotFound });
 
 // A redelivered Kafka record is the very record the edge produced, so it carries the same
 // acceptance time; a DFSP's resend is a new record accepted later.
@@ -161,7 +154,7 @@ function storedAnswer(quote, event) {
  */
 function decideResponse(event, prior, { participants, persist }) {
   const to = event.to || prior?.payerFsp;
-  if (!to) return { outcomes: [tellError(event.id, event.from, failure(QUOTE_FAILURE.quoteNotFound, `quote ${event.id} is not known and FSPIOP-Destination is absent`))] };
+  if (!to) return { outcomes: [tellError(event.id, event.from, failure(FAILURE.quoteNotFound, `quote ${event.id} is not known and FSPIOP-Destination is absent`))] };
   if (prior && prior.payeeFsp !== event.from) {
     return { outcomes: [tellError(event.id, event.from, failure(FAILURE.validation, `quote ${event.id} was sent to ${prior.payeeFsp}; ${event.from} cannot answer it`))] };
   }
@@ -195,11 +188,11 @@ function decideResponse(event, prior, { participants, persist }) {
  */
 function decideGet(event, prior) {
   if (!prior || prior.payerFsp !== event.from) {
-    return { outcomes: [tellError(event.id, event.from, failure(QUOTE_FAILURE.quoteNotFound, `quote ${event.id} was not requested by ${event.from}`))] };
+    return { outcomes: [tellError(event.id, event.from, failure(FAILURE.quoteNotFound, `quote ${event.id} was not requested by ${event.from}`))] };
   }
   if (prior.state === QUOTE_STATE.forwarded) return { outcomes: [] };
   if (prior.answer) return { outcomes: [storedAnswer(prior, event)] };
-  return { outcomes: [tellError(event.id, event.from, failure(QUOTE_FAILURE.quoteNotFound, `the answer to quote ${event.id} is not kept; resend POST /quotes`))] };
+  return { outcomes: [tellError(event.id, event.from, failure(FAILURE.quoteNotFound, `the answer to quote ${event.id} is not kept; resend POST /quotes`))] };
 }
 
 const DECIDERS = Object.freeze({

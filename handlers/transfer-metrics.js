@@ -2,8 +2,8 @@
 // error code) and position changes (by reason). Counted after the batch's transaction
 // committed, from the decision's new state rows, so a redelivered batch (whose decision
 // replays outputs without new rows) is not counted twice.
-import { fspiopCodeOf } from '../../platform/fspiop/errors.js';
-import { isFinal } from '../../ledger/domain/transfer-states.js';
+import { fspiopCodeOf } from '../platform/fspiop/errors.js';
+import { isFinal } from '../ledger/domain/transfer-states.js';
 
 const FOUR_DIGITS = /^\d{4}$/;
 

@@ -1,16 +1,16 @@
 // What every handler process shares: one composition root (config parsed once, logger,
 // metrics, database, producer), a /health and /metrics server, a batch consumer wired to
 // the processing contract, batch metrics, and an orderly SIGTERM.
-import { loadConfig } from '../platform/config.js';
-import { createDatabase } from '../platform/db.js';
-import { createLogger } from '../platform/logger.js';
-import { createMetrics, registerConsumerLag } from '../platform/metrics.js';
-import { createHttpServer } from '../platform/http/server.js';
-import { createProducer } from '../platform/kafka/producer.js';
-import { startBatchConsumer } from '../platform/kafka/consumer.js';
-import { decodeEvent, isMalformedEvent } from '../platform/kafka/envelope.js';
-import { TOPIC, topicName } from '../platform/kafka/topics.js';
-import { exitOnSignal } from '../platform/shutdown.js';
+import { loadConfig } from './config.js';
+import { createDatabase } from './db.js';
+import { createLogger } from './logger.js';
+import { createMetrics, registerConsumerLag } from './metrics.js';
+import { createHttpServer } from './http/server.js';
+import { createProducer } from './kafka/producer.js';
+import { startBatchConsumer } from './kafka/consumer.js';
+import { decodeEvent, isMalformedEvent } from './kafka/envelope.js';
+import { TOPIC, topicName } from './kafka/topics.js';
+import { exitOnSignal } from './shutdown.js';
 
 /** Topic names under the configured prefix, by their base names' keys (TOPIC). */
 export function topicsOf(config) {

@@ -1,10 +1,10 @@
 // Turns the transfer decisions' position events and outcomes into Kafka records: position
 // events keyed by the account they move, notification events (one callback each, as
 // handlers/README.md describes) keyed by transferId so one transfer's callbacks stay in order.
-import { encodeEvent } from '../../platform/kafka/envelope.js';
-import { failureToFspiop } from '../../platform/fspiop/errors.js';
-import { OUTCOME } from '../../ledger/domain/outcomes.js';
-import { fspiopTransferState, isFinal } from '../../ledger/domain/transfer-states.js';
+import { encodeEvent } from '../platform/kafka/envelope.js';
+import { failureToFspiop } from '../platform/fspiop/errors.js';
+import { OUTCOME } from '../ledger/domain/outcomes.js';
+import { fspiopTransferState, isFinal } from '../ledger/domain/transfer-states.js';
 
 export function positionRecords(topics, positionEvents) {
   return positionEvents.map(({ accountId, action, message, fulfilAction, failure }) => ({

@@ -1,5 +1,7 @@
-// Expected failures are values, not exceptions: each has a stable code that the platform
-// maps to an FSPIOP error in exactly one place (platform/fspiop/errors.js).
+// Expected failures are values, not exceptions: each has a stable code that the FSPIOP edge
+// code maps to an FSPIOP error in exactly one place (platform/fspiop/errors.js). The codes are
+// the switch's shared vocabulary: every bounded context (ledger, quoting, account lookup)
+// returns them, so they live in the shared kernel rather than in any one context.
 
 export const FAILURE = Object.freeze({
   validation: 'VALIDATION',
@@ -17,6 +19,9 @@ export const FAILURE = Object.freeze({
   netDebitCapExceeded: 'NET_DEBIT_CAP_EXCEEDED',
   invalidState: 'INVALID_STATE',
   transferExpired: 'TRANSFER_EXPIRED',
+  payerFspNotFound: 'PAYER_FSP_NOT_FOUND',
+  payeeFspNotFound: 'PAYEE_FSP_NOT_FOUND',
+  quoteNotFound: 'QUOTE_NOT_FOUND',
 });
 
 export function failure(code, detail) {

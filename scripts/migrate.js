@@ -1,12 +1,13 @@
-// Runs the knex migrations against the configured database (used by `make up` and the
-// Helm pre-install Job). Exits non-zero on failure so the caller stops.
+// Runs every bounded context's knex migrations against the configured database (used by
+// `make up` and the Helm pre-install Job). Exits non-zero on failure so the caller stops.
 import { loadConfig } from '../platform/config.js';
 import { createDatabase } from '../platform/db.js';
 import { createLogger } from '../platform/logger.js';
+import { MIGRATION_DIRECTORIES } from './lib/schema.js';
 
 const config = loadConfig({ SERVICE_NAME: 'migrate', ...process.env });
 const logger = createLogger(config);
-const db = createDatabase(config.db);
+const db = createDatabase(config.db, { migrationDirectories: MIGRATION_DIRECTORIES });
 try {
   const [batch, applied] = await db.migrate.latest();
   logger.info({ batch, applied }, applied.length ? 'migrations applied' : 'schema is up to date');
