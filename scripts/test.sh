@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Placeholder for the test pipeline (owned by the application code; refine freely):
-# infrastructure up, then lint, unit and integration tests.
+# `make test`: MariaDB and Kafka up (scripts/infra-up.sh, a no-op when they run), then lint,
+# unit, integration and chart tests against the real servers. Stops at the first failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 

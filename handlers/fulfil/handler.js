@@ -2,7 +2,7 @@
 // /transfers/{ID} from either party. Checks are decided on locked transfers; commits go to
 // the payee's position account, aborts to the payer's.
 import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
-import { applyStateUpdates, findPayments } from '../../ledger/repositories/payments.js';
+import { applyStateUpdates, findTransfers } from '../../ledger/repositories/transfers.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
 
@@ -11,7 +11,7 @@ export function createFulfilHandler({ db, producer, topics, hubName, metrics, cl
   return async function handleFulfils(events) {
     const now = clock();
     const decision = await db.transaction(async (trx) => {
-      const transfers = await findPayments(trx, events.map((event) => event.id), { forUpdate: true });
+      const transfers = await findTransfers(trx, events.map((event) => event.id), { forUpdate: true });
       const decided = decideFulfilBatch({ events, transfers, now });
       await applyStateUpdates(trx, decided.stateUpdates, now);
       return decided;

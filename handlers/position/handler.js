@@ -4,7 +4,7 @@
 import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
 import { planPositionChanges } from '../../ledger/domain/position.js';
 import { applyPositionPlan, lockPositions } from '../../ledger/repositories/positions.js';
-import { applyStateUpdates, findNetDebitCaps, findPayments, findSettlementAccounts } from '../../ledger/repositories/payments.js';
+import { applyStateUpdates, findNetDebitCaps, findTransfers, findSettlementAccounts } from '../../ledger/repositories/transfers.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords } from '../transfer-records.js';
 
@@ -30,7 +30,7 @@ function createSettlementAccounts() {
 
 /** Prefetch under lock: transfers (id order), then every position involved (account order). */
 async function prefetchLocked(trx, events, settlementAccountsOf) {
-  const transfers = await findPayments(trx, events.map((event) => event.message.id), { forUpdate: true });
+  const transfers = await findTransfers(trx, events.map((event) => event.message.id), { forUpdate: true });
   const payerIds = [...transfers.values()].map((transfer) => transfer.payerAccountId).filter((id) => id !== null);
   const settlementOf = await settlementAccountsOf(trx, payerIds);
   const positions = await lockPositions(trx, [...events.map((event) => event.accountId), ...settlementOf.values()]);

@@ -1,7 +1,7 @@
 // The prepare handler: POST /transfers events → duplicate check and validation → stored
 // RECEIVED_PREPARE (or INVALID) → the payer's position account (or an error to the payer).
 import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
-import { findParticipantsWithPositionAccounts, findPayments, insertPayments } from '../../ledger/repositories/payments.js';
+import { findParticipantsWithPositionAccounts, findTransfers, insertTransfers } from '../../ledger/repositories/transfers.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
 
@@ -10,11 +10,11 @@ export function createPrepareHandler({ db, producer, topics, hubName, metrics, c
   return async function handlePrepares(events) {
     const now = clock();
     const decision = await db.transaction(async (trx) => {
-      const existing = await findPayments(trx, events.map((event) => event.id));
+      const existing = await findTransfers(trx, events.map((event) => event.id));
       const names = events.flatMap((event) => [event.body?.payerFsp, event.body?.payeeFsp]).filter((name) => typeof name === 'string');
       const participants = await findParticipantsWithPositionAccounts(trx, names);
       const decided = decidePrepareBatch({ messages: events, existing, participants, now });
-      await insertPayments(trx, decided.inserts, now);
+      await insertTransfers(trx, decided.inserts, now);
       return decided;
     });
     transferMetrics.countFinished(decision.inserts);

@@ -2,7 +2,7 @@
 // replicas never take the same rows), finishes or releases them, and re-sends releases
 // that a crash may have lost.
 import { decideExpiries, releaseStaleTimeouts } from '../../ledger/domain/expiry.js';
-import { applyStateUpdates, claimExpiredPayments, findStaleTimeouts } from '../../ledger/repositories/payments.js';
+import { applyStateUpdates, claimExpiredTransfers, findStaleTimeouts } from '../../ledger/repositories/transfers.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
 
@@ -12,7 +12,7 @@ export function createTimeoutSweeper({ db, producer, topics, hubName, settings, 
   return async function sweepOnce() {
     const now = clock();
     const decision = await db.transaction(async (trx) => {
-      const claimed = await claimExpiredPayments(trx, now, settings.batchSizeMax);
+      const claimed = await claimExpiredTransfers(trx, now, settings.batchSizeMax);
       const decided = decideExpiries({ transfers: claimed, now });
       await applyStateUpdates(trx, decided.stateUpdates, now);
       return { ...decided, claimed: claimed.length };

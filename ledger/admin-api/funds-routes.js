@@ -9,11 +9,10 @@ import { FUNDS_ACTION, decideFundsOutCompletion, decideRecordFunds } from '../do
 import { parseAmount } from '../domain/money.js';
 import { ACCOUNT_TYPE } from '../domain/participants.js';
 import { planPositionChanges } from '../domain/position.js';
-import { isFinal } from '../domain/transfer-states.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
 import { findAccount, findParticipantByName } from '../repositories/participants.js';
 import { applyPositionPlan, lockPositions } from '../repositories/positions.js';
-import { findTransfer, insertTransfer, updateTransferState } from '../repositories/transfers.js';
+import { applyStateUpdates, findTransfers, insertTransfers } from '../repositories/transfers.js';
 import { failureResponse, resolveParticipant } from './route-helpers.js';
 import { findOwnAccount } from './participant-routes.js';
 import { validators } from './schemas.js';
@@ -42,15 +41,14 @@ export function fundsRoutes({ db, config, clock }) {
     const fundsRequest = { ...body, amount, currency: body.amount.currency };
     const hash = requestHash(body);
     const outcome = await db.transaction(async (trx) => {
-      const existing = await findTransfer(trx, body.transferId, { forUpdate: true });
+      const existing = (await findTransfers(trx, [body.transferId], { forUpdate: true })).get(body.transferId);
       const positionValues = await lockPositions(trx, [accounts.settlement.id, accounts.hubReconciliation.id, accounts.position.id]);
       const decision = decideRecordFunds({ request: fundsRequest, requestHash: hash, existing, accounts, positionValues });
       if (isFailure(decision) || decision.duplicate) return decision;
       const now = clock();
-      await insertTransfer(trx, {
-        transfer: decision.transfer, statePath: decision.statePath, reason: body.reason,
-        externalReference: body.externalReference, now, isFinal: isFinal(decision.transfer.state),
-      });
+      await insertTransfers(trx, [{
+        ...decision.transfer, statePath: decision.statePath, reason: body.reason, externalReference: body.externalReference,
+      }], now);
       await applyPositionPlan(trx, planPositionChanges(positionValues, decision.positionChanges), now);
       return decision;
     }).catch((error) => {
@@ -66,12 +64,13 @@ export function fundsRoutes({ db, config, clock }) {
     const accounts = await resolveFundsAccounts(request);
     if (isFailure(accounts)) return failureResponse(h, accounts);
     const outcome = await db.transaction(async (trx) => {
-      const transfer = await findTransfer(trx, request.params.transferId, { forUpdate: true });
+      const { transferId } = request.params;
+      const transfer = (await findTransfers(trx, [transferId], { forUpdate: true })).get(transferId);
       const decision = decideFundsOutCompletion({ action: body.action, transfer, settlementAccountId: accounts.settlement.id });
       if (isFailure(decision) || decision.duplicate) return decision;
       const positionValues = await lockPositions(trx, decision.positionChanges.map((change) => change.accountId));
       const now = clock();
-      await updateTransferState(trx, { transferId: transfer.transferId, statePath: decision.statePath, reason: body.reason, now, isFinal: true });
+      await applyStateUpdates(trx, [{ transferId, statePath: decision.statePath, reason: body.reason, completedAt: now }], now);
       await applyPositionPlan(trx, planPositionChanges(positionValues, decision.positionChanges), now);
       return decision;
     });

@@ -1,5 +1,5 @@
 // What the transfer decisions ask the outside world to be told, as plain values. The
-// handlers turn them into notification events (handlers/transfers/callbacks.js); the domain
+// handlers turn them into notification events (handlers/transfer-records.js); the domain
 // knows who must hear what, not how FSPIOP callbacks are addressed.
 
 export const OUTCOME = Object.freeze({

@@ -24,7 +24,7 @@ const tellError = (quoteId, to, reason) => ({ type: QUOTE_OUTCOME.error, quoteId
 
 /**
  * `events`: decoded quote events in consumption order. `quotes`: quoteId → stored quote (see
- * ledger/repositories/quotes.js). `participants`: name → { isActive }. `persist`: whether the
+ * quoting/repositories/quotes.js). `participants`: name → { isActive }. `persist`: whether the
  * quote's request and answer are kept, or only what duplicate detection needs.
  * Returns quotes to insert, `{ quoteId, changes }` to apply to stored ones, outcomes, and
  * events with an unknown action (which the handler logs and skips).

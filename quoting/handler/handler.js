@@ -1,5 +1,5 @@
 // The quoting handler: quote events from both quote topics → prefetch the quotes and their
-// DFSPs → the pure decision (ledger/domain/quotes.js) → one transaction → the callbacks as
+// DFSPs → the pure decision (quoting/domain/quotes.js) → one transaction → the callbacks as
 // notification events, produced and acknowledged before the consumer commits the offsets.
 import { decideQuoteBatch } from '../domain/quotes.js';
 import { findParticipantStates, findQuotes, insertQuotes, updateQuotes } from '../repositories/quotes.js';

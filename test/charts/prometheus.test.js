@@ -24,12 +24,14 @@ const NAMESPACE = 'fspiop-monitoring-test';
 const RATE_INTERVAL = '2m';
 const DEMO_RUNS = 2;
 const DEMO_TIMEOUT_MS = 120_000;
+const SCRAPE_WAIT_MS = 30_000;
 const missing = [helm, '/usr/bin/prometheus', '/usr/bin/prometheus-mysqld-exporter'].filter((path) => !existsSync(path));
 const skip = missing.length ? `missing ${missing.join(', ')} (run make deps)` : false;
 
 let sw;
 let workDir;
 let prometheusUrl;
+let targetCount;
 const children = [];
 
 function spawnLogged(command, args, env = process.env) {
@@ -79,11 +81,13 @@ function scrapeTargets(mysqldExporter) {
 }
 
 async function startPrometheus(mysqldExporter) {
+  const scrapeConfigs = scrapeTargets(mysqldExporter);
+  targetCount = scrapeConfigs.flatMap((job) => job.static_configs).flatMap((group) => group.targets).length;
   writeFileSync(join(workDir, 'rules.yml'), dump(renderRuleFile()));
   writeFileSync(join(workDir, 'prometheus.yml'), dump({
     global: { scrape_interval: '1s', evaluation_interval: '1s' },
     rule_files: [join(workDir, 'rules.yml')],
-    scrape_configs: scrapeTargets(mysqldExporter),
+    scrape_configs: scrapeConfigs,
   }));
   const port = await freePort();
   const child = spawnLogged('/usr/bin/prometheus', [
@@ -92,6 +96,35 @@ async function startPrometheus(mysqldExporter) {
   ]);
   prometheusUrl = `http://127.0.0.1:${port}`;
   await waitForUrl(`${prometheusUrl}/-/ready`, child);
+}
+
+/**
+ * Waits until Prometheus has scraped every target successfully after `sinceMs`: what the
+ * switch counted before that moment is then in the database. Polls Prometheus' own view of
+ * its targets rather than sleeping, so a slow machine waits longer and a fast one less.
+ */
+async function waitForScrapesAfter(sinceMs, timeoutMs = SCRAPE_WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  let behind = [];
+  while (Date.now() < deadline) {
+    const { activeTargets } = (await (await fetch(`${prometheusUrl}/api/v1/targets?state=active`)).json()).data;
+    behind = activeTargets.filter((target) => target.health !== 'up' || Date.parse(target.lastScrape) <= sinceMs)
+      .map((target) => `${target.labels.pod ?? target.scrapeUrl}: ${target.health} ${target.lastScrape} ${target.lastError}`);
+    if (activeTargets.length === targetCount && behind.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`targets not scraped since ${new Date(sinceMs).toISOString()}:\n${behind.join('\n')}`);
+}
+
+/** Waits until every rule group has been evaluated after `sinceMs`, so alert states are current. */
+async function waitForRuleEvaluationAfter(sinceMs, timeoutMs = SCRAPE_WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { groups } = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()).data;
+    if (groups.length > 0 && groups.every((group) => Date.parse(group.lastEvaluation) > sinceMs)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`rules not evaluated since ${new Date(sinceMs).toISOString()}`);
 }
 
 /** The demo's payments (its successes and failures) against this switch, as a DFSP makes them. */
@@ -119,15 +152,17 @@ before(async () => {
     env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}` },
   });
   await startPrometheus(await startMysqldExporter());
-  // Twice, with scrapes in between: a counter's first sample is where rate() starts, so a
-  // series must grow after it has been scraped once for its rate to be a number.
+  // A counter's first sample is where rate() starts, so a series must grow after it has been
+  // scraped once for its rate to be a number. Prometheus hands new targets to its scrape loop
+  // some seconds apart, and a fast machine finishes a demo run within that time: so each run
+  // starts only once every target has been scraped after the previous run (or after start).
   const simulatorPortBase = await freePortRange(4); // the demo's four DFSP simulators
   for (let run = 0; run < DEMO_RUNS; run += 1) {
+    await waitForScrapesAfter(Date.now());
     await runDemo(simulatorPortBase);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
   }
-  // Several scrapes and rule evaluations after the last payment.
-  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  await waitForScrapesAfter(Date.now());
+  await waitForRuleEvaluationAfter(Date.now());
 });
 
 after(async () => {

@@ -1,4 +1,4 @@
-// The quoting decisions (ledger/domain/quotes.js) and their notification events
+// The quoting decisions (quoting/domain/quotes.js) and their notification events
 // (quoting/handler/records.js), as pure functions: DFSP checks, duplicate classification,
 // redelivery replays, persistence on and off, GET answered from the stored quote.
 import { test } from 'node:test';
