@@ -3,20 +3,24 @@
 // handler, which releases the payer's position and tells both parties.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { tell } from './outcomes.js';
-import { TRANSFER_STATE } from './transfer-states.js';
+import { TRANSFER_STATE, canTransition, transition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 
+/**
+ * `transfers` were claimed locked in RECEIVED_PREPARE or RESERVED, so every one of them is
+ * changed: one in any other state is a bug in the claim and fails the transition assertion.
+ */
 export function decideExpiries({ transfers, now }) {
   const result = { stateUpdates: [], positionEvents: [], outcomes: [] };
   for (const transfer of transfers) {
     if (transfer.expiresAt.getTime() > now.getTime()) throw new Error(`transfer ${transfer.transferId} claimed before its expiry`);
-    if (transfer.state === S.receivedPrepare) {
+    if (canTransition(transfer.state, S.expiredPrepared)) {
       const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);
-      result.stateUpdates.push({ transferId: transfer.transferId, statePath: [S.expiredPrepared], failure: expired, completedAt: now });
+      result.stateUpdates.push({ transferId: transfer.transferId, statePath: transition(transfer.state, S.expiredPrepared), failure: expired, completedAt: now });
       result.outcomes.push(tell.error(transfer.transferId, transfer.payerFsp, expired));
-    } else if (transfer.state === S.reserved) {
-      result.stateUpdates.push({ transferId: transfer.transferId, statePath: [S.reservedTimeout] });
+    } else {
+      result.stateUpdates.push({ transferId: transfer.transferId, statePath: transition(transfer.state, S.reservedTimeout) });
       result.positionEvents.push(releaseEvent(transfer));
     }
   }
@@ -37,5 +41,5 @@ function releaseEvent(transfer) {
  * handler applies it at most once.
  */
 export function releaseStaleTimeouts(transfers) {
-  return transfers.filter((transfer) => transfer.state === S.reservedTimeout).map(releaseEvent);
+  return transfers.filter((transfer) => canTransition(transfer.state, S.expiredReserved)).map(releaseEvent);
 }

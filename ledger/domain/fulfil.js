@@ -5,7 +5,7 @@ import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { fulfilmentMatchesCondition } from './ilp.js';
 import { tell } from './outcomes.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
-import { TRANSFER_STATE, isFinal } from './transfer-states.js';
+import { TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 const COMPLETIONS = new Set(['commit', 'reserve', 'reject', 'abort']);
@@ -58,21 +58,24 @@ function decideCompletion(event, transfer, now) {
   if (EXPIRABLE.has(transfer.state) && event.action !== 'abort' && transfer.expiresAt.getTime() <= now.getTime()) {
     return refuse(event, FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}`);
   }
-  if (transfer.state !== S.reserved) return refuse(event, FAILURE.validation, `transfer is ${transfer.state}, not RESERVED`);
+  // A completion for a transfer that cannot take the step (not RESERVED) is the payee's
+  // mistake or a race with the timeout handler: an expected failure, refused, not asserted.
+  const requestedState = event.action === 'abort' ? S.receivedError : S.receivedFulfil;
+  if (!canTransition(transfer.state, requestedState)) return refuse(event, FAILURE.validation, `transfer is ${transfer.state}, not RESERVED`);
   if (event.action === 'reject') return refuse(event, FAILURE.validation, 'a payee rejects a transfer with PUT /transfers/{ID}/error');
   if (event.action === 'abort') return payeeAbort(event, transfer, hash);
   if (!fulfilmentMatchesCondition(event.body.fulfilment, transfer.ilpCondition)) {
     const invalid = failure(FAILURE.validation, 'invalid fulfilment: its SHA-256 does not match the condition');
     return {
       outcomes: [],
-      update: { transferId: transfer.transferId, statePath: [S.receivedError], completionHash: hash, failure: invalid },
+      update: { transferId: transfer.transferId, statePath: transition(transfer.state, S.receivedError), completionHash: hash, failure: invalid },
       positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event, failure: invalid },
     };
   }
   return {
     outcomes: [],
     update: {
-      transferId: transfer.transferId, statePath: [S.receivedFulfil], completionHash: hash,
+      transferId: transfer.transferId, statePath: transition(transfer.state, S.receivedFulfil), completionHash: hash,
       fulfilment: event.body.fulfilment, completedAt: completedAt(event.body.completedTimestamp, now),
     },
     positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action },
@@ -86,6 +89,9 @@ function decideCompletion(event, transfer, now) {
  */
 function replayCompletion(event, transfer) {
   if (isFinal(transfer.state)) return { outcomes: [tell.state(event.id, event.from, transfer)] };
+  // Which position step is pending is a question about the state reached, not about the
+  // table: RESERVED may also become COMMITTED (a funds out), but it is no stored fulfil.
+  // Nothing is changed here, so there is no transition to assert.
   if (transfer.state === S.receivedFulfil) {
     return { outcomes: [], positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action } };
   }
@@ -99,7 +105,9 @@ function payeeAbort(event, transfer, hash) {
   const { errorCode, errorDescription } = event.body.errorInformation ?? {};
   return {
     outcomes: [],
-    update: { transferId: transfer.transferId, statePath: [S.receivedError], completionHash: hash, payeeError: { errorCode, errorDescription } },
+    update: {
+      transferId: transfer.transferId, statePath: transition(transfer.state, S.receivedError), completionHash: hash, payeeError: { errorCode, errorDescription },
+    },
     positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event },
   };
 }

@@ -5,7 +5,7 @@
 // cover is X). Funds out: reserve (settlement +X), then commit (hub -X) or abort (settlement -X).
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { formatAmount } from './money.js';
-import { TRANSFER_STATE, canTransition } from './transfer-states.js';
+import { TRANSFER_STATE, canTransition, transition } from './transfer-states.js';
 
 export const FUNDS_ACTION = Object.freeze({
   fundsIn: 'recordFundsIn',
@@ -43,8 +43,7 @@ export function decideRecordFunds({ request, requestHash, existing, accounts, po
   if (isFundsIn) {
     return {
       ok: true,
-      transfer: { ...transfer, state: S.committed },
-      statePath: [S.receivedPrepare, S.reserved, S.committed],
+      ...newTransfer(transfer, S.receivedPrepare, S.reserved, S.committed),
       positionChanges: [
         { accountId: hubReconciliation.id, change: request.amount, transferId: request.transferId, reason: 'FUNDS_IN' },
         { accountId: settlement.id, change: -request.amount, transferId: request.transferId, reason: 'FUNDS_IN' },
@@ -53,14 +52,19 @@ export function decideRecordFunds({ request, requestHash, existing, accounts, po
   }
   const overdraft = fundsOutOverdraft(request.amount, positionValues.get(settlement.id), positionValues.get(position.id));
   if (overdraft) {
-    return { ok: true, transfer: { ...transfer, state: S.abortedRejected }, statePath: [S.receivedPrepare, S.abortedRejected], positionChanges: [], rejection: overdraft };
+    return { ok: true, ...newTransfer(transfer, S.receivedPrepare, S.abortedRejected), positionChanges: [], rejection: overdraft };
   }
   return {
     ok: true,
-    transfer: { ...transfer, state: S.reserved },
-    statePath: [S.receivedPrepare, S.reserved],
+    ...newTransfer(transfer, S.receivedPrepare, S.reserved),
     positionChanges: [{ accountId: settlement.id, change: request.amount, transferId: request.transferId, reason: 'FUNDS_OUT_RESERVE' }],
   };
+}
+
+/** A new transfer stored in the last of `states`, with the path that led there. */
+function newTransfer(transfer, ...states) {
+  const statePath = transition(null, ...states);
+  return { transfer: { ...transfer, state: statePath.at(-1) }, statePath };
 }
 
 /**
@@ -87,11 +91,13 @@ export function decideFundsOutCompletion({ action, transfer, settlementAccountId
   }
   const target = action === FUNDS_ACTION.fundsOutCommit ? S.committed : S.abortedRejected;
   if (transfer.state === target) return { ok: true, duplicate: true, state: target };
+  // The operator asking for a change the state does not allow is an expected failure, so it
+  // is checked here; only the change decided past this check is asserted by `transition`.
   if (!canTransition(transfer.state, target)) {
     return failure(FAILURE.invalidState, `transfer is ${transfer.state} and cannot become ${target}`);
   }
   const positionChange = action === FUNDS_ACTION.fundsOutCommit
     ? { accountId: transfer.payeeAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'FUNDS_OUT_COMMIT' }
     : { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'FUNDS_OUT_ABORT' };
-  return { ok: true, state: target, statePath: [target], positionChanges: [positionChange] };
+  return { ok: true, state: target, statePath: transition(transfer.state, target), positionChanges: [positionChange] };
 }

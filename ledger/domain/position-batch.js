@@ -8,7 +8,7 @@ import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { formatAmount } from './money.js';
 import { tell } from './outcomes.js';
 import { checkReservation } from './position.js';
-import { TRANSFER_STATE } from './transfer-states.js';
+import { TRANSFER_STATE, canTransition, transition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 
@@ -44,31 +44,39 @@ export function decidePositionBatch({ events, transfers, positions, settlements,
   return result;
 }
 
-function update(transfer, statePath, extra = {}) {
-  return { transferId: transfer.transferId, statePath, ...extra };
+/** A state update from the transfer's current state, asserted against the transition table. */
+function update(transfer, toState, extra = {}) {
+  return { transferId: transfer.transferId, statePath: transition(transfer.state, toState), ...extra };
 }
 
+/**
+ * Each decider first asks whether its event still applies; one that no longer does (the
+ * transfer moved on: a redelivery, or a stale event) returns null and is replayed or
+ * ignored, never asserted. Only a change it goes on to apply is asserted by `update`.
+ */
 function reserve(event, transfer, { running, settlements, limits, now }) {
-  if (transfer.state !== S.receivedPrepare) return null;
+  if (!canTransition(transfer.state, S.reserved)) return null;
   const payer = transfer.payerAccountId;
   if (transfer.expiresAt.getTime() <= now.getTime()) {
     const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);
-    return { update: update(transfer, [S.expiredPrepared], { failure: expired, completedAt: now }), outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired)] };
+    return { update: update(transfer, S.expiredPrepared, { failure: expired, completedAt: now }), outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired)] };
   }
   const refused = checkReservation({
     positionValue: running.get(payer), settlementValue: settlements.get(payer), netDebitCap: limits.get(payer), amount: transfer.amount,
   });
   if (refused) {
-    return { update: update(transfer, [S.abortedRejected], { failure: refused, completedAt: now }), outcomes: [tell.error(transfer.transferId, transfer.payerFsp, refused)] };
+    return { update: update(transfer, S.abortedRejected, { failure: refused, completedAt: now }), outcomes: [tell.error(transfer.transferId, transfer.payerFsp, refused)] };
   }
   return {
     change: { accountId: payer, change: transfer.amount, transferId: transfer.transferId, reason: 'PREPARE' },
-    update: update(transfer, [S.reserved]),
+    update: update(transfer, S.reserved),
     outcomes: [tell.forwardPrepare(transfer.transferId, transfer.payeeFsp, event.message)],
   };
 }
 
 function commit(event, transfer, { now }) {
+  // Not canTransition(state, COMMITTED): the table also lets RESERVED commit (funds in and
+  // out), but a payment commits only a fulfil the fulfil handler accepted and stored.
   if (transfer.state !== S.receivedFulfil) return null;
   assertAccount(event, transfer.payeeAccountId);
   const view = { state: S.committed, completedAt: transfer.completedAt ?? now, fulfilment: transfer.fulfilment };
@@ -76,31 +84,31 @@ function commit(event, transfer, { now }) {
   return {
     change: { accountId: transfer.payeeAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'COMMIT' },
     // The fulfil handler stored the payee's completion time; only a missing one is filled in.
-    update: update(transfer, [S.committed], transfer.completedAt ? {} : { completedAt: now }),
+    update: update(transfer, S.committed, transfer.completedAt ? {} : { completedAt: now }),
     outcomes,
   };
 }
 
 function abort(event, transfer, { now }) {
-  if (transfer.state !== S.receivedError) return null;
+  if (!canTransition(transfer.state, S.abortedError)) return null;
   assertAccount(event, transfer.payerAccountId);
   const outcomes = event.failure
     ? [tell.error(transfer.transferId, transfer.payerFsp, event.failure), tell.error(transfer.transferId, transfer.payeeFsp, event.failure)]
     : [tell.forwardError(transfer.transferId, transfer.payerFsp, event.message)];
   return {
     change: { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'ABORT' },
-    update: update(transfer, [S.abortedError], { completedAt: now }),
+    update: update(transfer, S.abortedError, { completedAt: now }),
     outcomes,
   };
 }
 
 function expireReserved(event, transfer, { now }) {
-  if (transfer.state !== S.reservedTimeout) return null;
+  if (!canTransition(transfer.state, S.expiredReserved)) return null;
   assertAccount(event, transfer.payerAccountId);
   const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}; ${formatAmount(transfer.amount)} ${transfer.currency} released`);
   return {
     change: { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'TIMEOUT' },
-    update: update(transfer, [S.expiredReserved], { failure: expired, completedAt: now }),
+    update: update(transfer, S.expiredReserved, { failure: expired, completedAt: now }),
     outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired), tell.error(transfer.transferId, transfer.payeeFsp, expired)],
   };
 }

@@ -6,7 +6,7 @@ import { parseAmount } from './money.js';
 import { tell } from './outcomes.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
 import { TRANSFER_KIND } from './funds.js';
-import { TRANSFER_STATE, isFinal } from './transfer-states.js';
+import { TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 
@@ -48,7 +48,8 @@ function classifyDuplicate(message, prior, hash) {
   }
   if (prior.state === S.invalid) return { outcomes: [tell.error(message.id, message.from, prior.failure)] };
   if (isFinal(prior.state)) return { outcomes: [tell.state(message.id, message.from, prior)] };
-  if (prior.state === S.receivedPrepare && prior.payerAccountId !== null) {
+  // Still waiting for its reservation (only RECEIVED_PREPARE can become RESERVED).
+  if (canTransition(prior.state, S.reserved) && prior.payerAccountId !== null) {
     return { outcomes: [], positionEvent: { accountId: prior.payerAccountId, action: 'prepare', message } };
   }
   return { outcomes: [] };
@@ -74,11 +75,15 @@ function planTransfer(message, hash, participants, now) {
     ilpPacket: body.ilpPacket,
     expiresAt: Number.isNaN(Date.parse(body.expiration)) ? now : new Date(Date.parse(body.expiration)),
     requestHash: hash,
-    state: reasons.length ? S.invalid : S.receivedPrepare,
   };
-  if (!reasons.length) return { row: { ...row, statePath: [S.receivedPrepare] } };
+  if (!reasons.length) return { row: withStatePath(row, transition(null, S.receivedPrepare)) };
   const invalid = failure(FAILURE.validation, reasons.join(', '));
-  return { row: { ...row, statePath: [S.invalid], reason: invalid.detail, failure: invalid }, failure: invalid };
+  return { row: { ...withStatePath(row, transition(null, S.invalid)), reason: invalid.detail, failure: invalid }, failure: invalid };
+}
+
+/** A new row is stored in the last state of its path, so the two cannot disagree. */
+function withStatePath(row, statePath) {
+  return { ...row, state: statePath.at(-1), statePath };
 }
 
 function validationReasons({ message, payer, payee, currency, amount, now }) {
