@@ -2,8 +2,9 @@
 // that need no more than an indexed read or one oracle call are made first; what they decide
 // becomes notification events, which Kafka must acknowledge before the DFSP hears 202 or 200.
 // A request that cannot be decided or stored is answered at once, so nothing accepted is lost.
-import { fspiopErrorResponse, fspiopFailure } from '../platform/fspiop/edge.js';
-import { emptyResponse } from '../platform/http/server.js';
+import { FAILURE, failure } from '../platform/domain/failures.js';
+import { fspiopErrorResponse } from '../platform/fspiop/edge.js';
+import { emptyResponse, failureResponse } from '../platform/http/server.js';
 import { TOPIC } from '../platform/kafka/topics.js';
 import { createThrottledWarn } from '../platform/throttled-log.js';
 import { OracleUnavailableError } from './oracle-client.js';
@@ -19,12 +20,13 @@ export function pathSchemasOf(path) {
 /**
  * The refusal of a request whose FSPIOP-Source is not an active DFSP: 400 with 3200 at once,
  * since such a requester has no callback endpoint that could hear an asynchronous error.
- * Mojaloop's ALS uses the same code ("Requester FSP not found"). Resolves to null when allowed.
+ * Mojaloop's ALS uses the same code ("Requester FSP not found"). Resolves to that failure (a
+ * participant not found), or to null when the requester is allowed.
  */
 export async function refuseUnknownSource(directory, accepted) {
   const source = accepted.headers['fspiop-source'];
   if (await directory.isActiveDfsp(source)) return null;
-  return fspiopFailure(3200, `FSPIOP-Source ${source} is not an active DFSP of this switch`);
+  return failure(FAILURE.participantNotFound, `FSPIOP-Source ${source} is not an active DFSP of this switch`);
 }
 
 /** The DFSPs among `names` that are active, each once, in their first order. */
@@ -36,9 +38,10 @@ export async function activeDfsps(directory, names) {
 
 /**
  * Creates `respond(status, decide)`: a route handler for fspiopRoute. `decide(accepted, request)`
- * resolves to `{ failure }`, answered at once, or `{ events }`, produced to the notification
- * topic and acknowledged before `status` is answered. An oracle that cannot be reached makes
- * the answer 503 with 2003: the request was not accepted and the DFSP may send it again.
+ * resolves to `{ failure }` (a domain failure), answered at once, or `{ events }`, produced to
+ * the notification topic and acknowledged before `status` is answered. An oracle that cannot
+ * be reached makes the answer 503 with 2003: the request was not accepted and the DFSP may
+ * send it again.
  */
 export function createResponder({ publisher, logger }) {
   const warn = createThrottledWarn(logger);
@@ -49,17 +52,18 @@ export function createResponder({ publisher, logger }) {
     } catch (error) {
       if (!(error instanceof OracleUnavailableError)) throw error;
       warn('oracle-unavailable', { err: error, route: request.route.path }, 'an oracle could not be reached');
-      return { failure: fspiopFailure(2003, 'the oracle for this party id type could not be reached; retry later') };
+      return { failure: failure(FAILURE.oracleUnavailable, 'the oracle for this party id type could not be reached; retry later') };
     }
   }
 
   return function respond(status, decide) {
     return async (accepted, h, request) => {
       const outcome = await decideSafely(decide, accepted, request);
-      if (outcome.failure) return fspiopErrorResponse(h, outcome.failure);
-      const failures = await Promise.all(outcome.events.map((event) => publisher.publish(TOPIC.notificationEvent, event)));
-      const failure = failures.find(Boolean);
-      return failure ? fspiopErrorResponse(h, failure) : emptyResponse(h, status);
+      if (outcome.failure) return failureResponse(h, outcome.failure);
+      const published = await Promise.all(outcome.events.map((event) => publisher.publish(TOPIC.notificationEvent, event)));
+      // The publisher reports an unacknowledged event as an FSPIOP answer already (2003).
+      const unstored = published.find(Boolean);
+      return unstored ? fspiopErrorResponse(h, unstored) : emptyResponse(h, status);
     };
   };
 }

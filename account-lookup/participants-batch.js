@@ -1,15 +1,17 @@
 // POST /participants: one DFSP registers many parties at once. Parties are grouped by the
 // oracle that serves their id type and sent to each oracle in one batch call; the answer
 // lists every party of the request, in its order, each with its errorInformation if it failed.
-import { errorInformation } from '../platform/fspiop/errors.js';
+import { FAILURE, failure } from '../platform/domain/failures.js';
+import { failureToFspiop } from '../platform/fspiop/errors.js';
 import { OracleRefusalError } from './oracle-client.js';
 
 function keyOf(partyId) {
   return `${partyId.partyIdType}/${partyId.partyIdentifier}/${partyId.partySubIdOrType ?? ''}`;
 }
 
-function failed(partyId, code, detail) {
-  return { partyId, errorInformation: errorInformation(code, detail).errorInformation };
+/** A PartyResult for a party that was not registered because of `problem`, a domain failure. */
+function failed(partyId, problem) {
+  return { partyId, errorInformation: failureToFspiop(problem).body.errorInformation };
 }
 
 /**
@@ -23,7 +25,7 @@ async function groupByOracle(registry, request, source) {
   for (const [index, party] of request.partyList.entries()) {
     const partyId = { ...party, fspId: party.fspId ?? source };
     if (partyId.fspId !== source) {
-      results[index] = failed(partyId, 3100, `fspId ${partyId.fspId} is not the FSPIOP-Source ${source}`);
+      results[index] = failed(partyId, failure(FAILURE.validation, `fspId ${partyId.fspId} is not the FSPIOP-Source ${source}`));
       continue;
     }
     const url = await registry.urlFor({ type: partyId.partyIdType, currency: request.currency });
@@ -38,7 +40,7 @@ function collect(results, members, answered) {
   const byKey = new Map(answered.filter((entry) => entry?.partyId).map((entry) => [keyOf(entry.partyId), entry]));
   for (const { index, partyId } of members) {
     const entry = byKey.get(keyOf(partyId));
-    if (!entry) results[index] = failed(partyId, 3003, 'the oracle did not answer for this party');
+    if (!entry) results[index] = failed(partyId, failure(FAILURE.partyRegistrationRefused, 'the oracle did not answer for this party'));
     else if (entry.errorInformation) results[index] = { partyId, errorInformation: entry.errorInformation };
     else results[index] = { partyId };
   }
@@ -59,8 +61,8 @@ export async function registerBatch({ registry, client, request, source }) {
       collect(results, members, answered);
     } catch (error) {
       if (!(error instanceof OracleRefusalError)) throw error;
-      const detail = error.errorInformation?.errorDescription ?? error.message;
-      for (const { index, partyId } of members) results[index] = failed(partyId, 3003, detail);
+      const refusal = failure(FAILURE.partyRegistrationRefused, error.errorInformation?.errorDescription ?? error.message);
+      for (const { index, partyId } of members) results[index] = failed(partyId, refusal);
     }
   }
   return results;

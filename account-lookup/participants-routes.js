@@ -1,8 +1,9 @@
 // FSPIOP /participants: DFSPs tell the switch which parties they serve, and ask which DFSP
 // serves a party. The switch keeps nothing itself: it asks the oracle for the party's id type
 // and answers from the hub with PUT /participants/… callbacks (or …/error).
-import { fspiopFailure, fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
-import { errorInformation } from '../platform/fspiop/errors.js';
+import { FAILURE, failure } from '../platform/domain/failures.js';
+import { fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
+import { failureToFspiop } from '../platform/fspiop/errors.js';
 import { BATCH_ENDPOINTS, hubEvent, participantEndpoint, partyErrorEvent, partyKey, partyOf, partyTemplateParams } from './callbacks.js';
 import { pathSchemasOf, refuseUnknownSource } from './edge-flow.js';
 import { OracleRefusalError } from './oracle-client.js';
@@ -27,10 +28,10 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
       templateParams: partyTemplateParams(party), resource: 'participants', body, at: accepted.receivedAt,
     })],
   });
-  /** The hub's PUT …/error with `code` to the requester. */
-  const fail = (accepted, party, code, detail) => ({
+  /** The hub's PUT …/error about `problem`, a domain failure, to the requester. */
+  const fail = (accepted, party, problem) => ({
     events: [partyErrorEvent({
-      party, resource: 'participants', hubName, to: accepted.headers['fspiop-source'], errorBody: errorInformation(code, detail), at: accepted.receivedAt,
+      party, resource: 'participants', hubName, to: accepted.headers['fspiop-source'], errorBody: failureToFspiop(problem).body, at: accepted.receivedAt,
     })],
   });
 
@@ -43,20 +44,22 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
 
   async function lookUp(accepted, party, source, request) {
     const { currency } = request.query;
-    if (currency !== undefined && !CURRENCY.test(currency)) return { failure: fspiopFailure(3100, `currency "${currency}" is not an ISO 4217 code`) };
+    if (currency !== undefined && !CURRENCY.test(currency)) return { failure: failure(FAILURE.validation, `currency "${currency}" is not an ISO 4217 code`) };
     const entries = await client.find(await registry.urlFor({ type: party.type, currency }), { party, currency, source });
-    if (entries.length === 0) return fail(accepted, party, 3204);
+    if (entries.length === 0) return fail(accepted, party, failure(FAILURE.partyNotFound));
     return confirm(accepted, party, { fspId: entries[0].fspId });
   }
 
   async function register(accepted, party, source) {
     const { fspId, currency } = accepted.body;
     // A DFSP speaks for its own customers only, as Mojaloop's ALS insists in the batch form.
-    if (fspId !== source) return fail(accepted, party, 3100, `fspId ${fspId} is not the FSPIOP-Source ${source}: a DFSP registers only its own parties`);
+    if (fspId !== source) {
+      return fail(accepted, party, failure(FAILURE.validation, `fspId ${fspId} is not the FSPIOP-Source ${source}: a DFSP registers only its own parties`));
+    }
     try {
       await client.register(await registry.urlFor({ type: party.type, currency }), { party, fspId, currency, source });
     } catch (error) {
-      if (error instanceof OracleRefusalError) return fail(accepted, party, 3003, refusalDetail(error));
+      if (error instanceof OracleRefusalError) return fail(accepted, party, failure(FAILURE.partyRegistrationRefused, refusalDetail(error)));
       throw error;
     }
     return confirm(accepted, party, { fspId });
@@ -65,12 +68,12 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
   async function remove(accepted, party, source) {
     const url = await registry.urlFor({ type: party.type });
     const [entry] = await client.find(url, { party, source });
-    if (!entry) return fail(accepted, party, 3204);
-    if (entry.fspId !== source) return fail(accepted, party, 3040, `the party is served by another DFSP than ${source}`);
+    if (!entry) return fail(accepted, party, failure(FAILURE.partyNotFound));
+    if (entry.fspId !== source) return fail(accepted, party, failure(FAILURE.partyDeletionRefused, `the party is served by another DFSP than ${source}`));
     try {
       await client.remove(url, { party, source });
     } catch (error) {
-      if (error instanceof OracleRefusalError) return fail(accepted, party, 3040, refusalDetail(error));
+      if (error instanceof OracleRefusalError) return fail(accepted, party, failure(FAILURE.partyDeletionRefused, refusalDetail(error)));
       throw error;
     }
     // The specification leaves fspId out once the party's information is deleted.

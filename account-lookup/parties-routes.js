@@ -2,8 +2,9 @@
 // through the oracle for its id type, or named by FSPIOP-Destination); the payee's PUT and
 // PUT …/error go back to the payer named by FSPIOP-Destination. Both travel with the sending
 // DFSP's own headers and bytes; problems the switch finds come from the hub.
+import { FAILURE, failure } from '../platform/domain/failures.js';
 import { fspiopRoute } from '../platform/fspiop/edge.js';
-import { errorInformation } from '../platform/fspiop/errors.js';
+import { failureToFspiop } from '../platform/fspiop/errors.js';
 import { forwardEvent, partyEndpoint, partyErrorEvent, partyOf } from './callbacks.js';
 import { activeDfsps, pathSchemasOf, refuseUnknownSource } from './edge-flow.js';
 
@@ -12,9 +13,10 @@ import { activeDfsps, pathSchemasOf, refuseUnknownSource } from './edge-flow.js'
  * DFSPs are active; `registry.urlFor()` and `client.find()` ask the oracle.
  */
 export function partyRoutes({ respond, directory, registry, client, hubName }) {
-  const errorTo = (to, accepted, party, code, detail) => ({
+  /** The hub's PUT …/error to `to` about `problem`, a domain failure. */
+  const errorTo = (to, accepted, party, problem) => ({
     events: [partyErrorEvent({
-      party, resource: 'parties', hubName, to, errorBody: errorInformation(code, detail), at: accepted.receivedAt,
+      party, resource: 'parties', hubName, to, errorBody: failureToFspiop(problem).body, at: accepted.receivedAt,
     })],
   });
 
@@ -35,8 +37,8 @@ export function partyRoutes({ respond, directory, registry, client, hubName }) {
     const { payees, named } = await payeesOf(accepted, party);
     if (payees.length === 0) {
       return named
-        ? errorTo(source, accepted, party, 3201, `FSPIOP-Destination ${named} is not an active DFSP`)
-        : errorTo(source, accepted, party, 3204);
+        ? errorTo(source, accepted, party, failure(FAILURE.destinationUnroutable, `FSPIOP-Destination ${named} is not an active DFSP`))
+        : errorTo(source, accepted, party, failure(FAILURE.partyNotFound));
     }
     return {
       events: payees.map((to) => forwardEvent({
@@ -53,7 +55,7 @@ export function partyRoutes({ respond, directory, registry, client, hubName }) {
     const destination = accepted.headers['fspiop-destination'];
     if (!destination || !(await directory.isActiveDfsp(destination))) {
       const detail = destination ? `FSPIOP-Destination ${destination} is not an active DFSP` : 'FSPIOP-Destination is required to route the callback';
-      return errorTo(accepted.headers['fspiop-source'], accepted, party, 3201, detail);
+      return errorTo(accepted.headers['fspiop-source'], accepted, party, failure(FAILURE.destinationUnroutable, detail));
     }
     const action = kind === 'put' ? 'answer' : 'error';
     return { events: [forwardEvent({ accepted, party, action, to: destination, endpointType: partyEndpoint(kind, party), method: 'PUT' })] };

@@ -32,7 +32,7 @@ function readListQuery(query) {
 async function resolveOracle(db, text) {
   if (!/^\d{1,9}$/.test(text)) return failure(FAILURE.validation, `oracle id "${text}" is not a number`);
   const oracle = await findOracle(db, Number(text));
-  return oracle ?? failure(FAILURE.participantNotFound, `oracle ${text} was not found`);
+  return oracle ?? failure(FAILURE.oracleNotFound, `oracle ${text} was not found`);
 }
 
 /** Checks an oracle's endpoint and uniqueness; resolves to null or a failure. */

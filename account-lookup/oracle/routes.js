@@ -2,8 +2,7 @@
 // every FSPIOP party id type. A sub-id may come in the path (/{SubId}), in the query (GET,
 // DELETE) or in the body (POST, PUT) as `partySubIdOrType`, which is how Mojaloop's ALS sends it.
 // Unknown parties are 200 with an empty partyList, as als-msisdn-oracle answers.
-import { fspiopErrorResponse, fspiopFailure } from '../../platform/fspiop/edge.js';
-import { errorInformation } from '../../platform/fspiop/errors.js';
+import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { RAW_JSON_PAYLOAD, emptyResponse, failureResponse, jsonResponse, readJsonBody } from '../../platform/http/server.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { BATCH_PAYLOAD_BYTES_MAX, partyPathProblem, validators } from '../schemas.js';
@@ -20,8 +19,9 @@ function partyOfRequest(request, body) {
   return { party: { type: request.params.Type, id: request.params.ID, subId } };
 }
 
-function conflict(h, servedBy) {
-  return fspiopErrorResponse(h, fspiopFailure(3003, `the party is already served by ${servedBy}`));
+/** Why a registration was refused: the party is another DFSP's, and stays so until it deletes it. */
+function servedByAnother(servedBy) {
+  return failure(FAILURE.partyRegistrationRefused, `the party is already served by ${servedBy}`);
 }
 
 /** Route options for a handler `handle(request, h, party, body)` with a JSON body. */
@@ -50,7 +50,7 @@ function partyRoute(method, path, handle) {
 /** One batch party's answer, as Mojaloop's oracle batch API lists it (PartyResult). */
 function batchResult(partyId, outcome) {
   if (outcome.registered) return { partyId };
-  return { partyId, errorInformation: errorInformation(3003, `the party is already served by ${outcome.servedBy}`).errorInformation };
+  return { partyId, errorInformation: failureToFspiop(servedByAnother(outcome.servedBy)).body.errorInformation };
 }
 
 async function registerBatch(db, request, h) {
@@ -71,7 +71,7 @@ export function oracleRoutes({ db }) {
   };
   const register = async (request, h, party, body) => {
     const [outcome] = await registerParties(db, [{ ...party, fspId: body.fspId, currency: body.currency }]);
-    return outcome.registered ? emptyResponse(h, 201) : conflict(h, outcome.servedBy);
+    return outcome.registered ? emptyResponse(h, 201) : failureResponse(h, servedByAnother(outcome.servedBy));
   };
   const replace = async (request, h, party, body) => {
     await upsertParties(db, [{ ...party, fspId: body.fspId, currency: body.currency }], { setOwner: true });

@@ -22,6 +22,12 @@ export const FAILURE = Object.freeze({
   payerFspNotFound: 'PAYER_FSP_NOT_FOUND',
   payeeFspNotFound: 'PAYEE_FSP_NOT_FOUND',
   quoteNotFound: 'QUOTE_NOT_FOUND',
+  partyNotFound: 'PARTY_NOT_FOUND',
+  destinationUnroutable: 'DESTINATION_UNROUTABLE',
+  partyRegistrationRefused: 'PARTY_REGISTRATION_REFUSED',
+  partyDeletionRefused: 'PARTY_DELETION_REFUSED',
+  oracleUnavailable: 'ORACLE_UNAVAILABLE',
+  oracleNotFound: 'ORACLE_NOT_FOUND',
 });
 
 export function failure(code, detail) {

@@ -48,6 +48,12 @@ const FAILURE_TO_FSPIOP_CODE = Object.freeze({
   [FAILURE.payerFspNotFound]: 3202,
   [FAILURE.payeeFspNotFound]: 3203,
   [FAILURE.quoteNotFound]: 3205,
+  [FAILURE.partyNotFound]: 3204,
+  [FAILURE.destinationUnroutable]: 3201,
+  [FAILURE.partyRegistrationRefused]: 3003,
+  [FAILURE.partyDeletionRefused]: 3040,
+  [FAILURE.oracleUnavailable]: 2003,
+  [FAILURE.oracleNotFound]: 3200,
 });
 
 const DESCRIPTION_LENGTH_MAX = 128;

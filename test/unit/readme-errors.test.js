@@ -19,6 +19,12 @@ test('every domain failure maps to a catalogued code', () => {
   }
 });
 
+test('every domain failure has a code of its own', () => {
+  // Two names sharing one code would share one mapping, so renaming either would move both.
+  const codes = Object.values(FAILURE);
+  assert.equal(new Set(codes).size, codes.length, 'two FAILURE names share a code');
+});
+
 test('errorInformation has the FSPIOP shape and a bounded description', () => {
   const body = errorInformation(3100, 'x'.repeat(500));
   assert.equal(body.errorInformation.errorCode, '3100');
