@@ -8,5 +8,6 @@ cd "$REPO_ROOT"
 bash scripts/infra-up.sh
 npm run lint
 npm run test:unit
+npm run test:repositories
 npm run test:integration
 npm run test:charts
