@@ -33,7 +33,7 @@ export function decidePositionBatch({ events, transfers, positions, settlements,
       result.outcomes.push(...decision.outcomes);
       continue;
     }
-    context.transfers.set(transfer.transferId, { ...transfer, state: decision.update.statePath.at(-1) });
+    context.transfers.set(transfer.transferId, afterUpdate(transfer, decision.update));
     if (decision.change) {
       result.positionChanges.push(decision.change);
       context.running.set(decision.change.accountId, context.running.get(decision.change.accountId) + decision.change.change);
@@ -42,6 +42,20 @@ export function decidePositionBatch({ events, transfers, positions, settlements,
     result.outcomes.push(...decision.outcomes);
   }
   return result;
+}
+
+/**
+ * The transfer as the database will hold it once `update` is applied: a duplicate of the
+ * event later in the same batch is replayed from this, so it must carry the failure and
+ * completion time just decided, exactly as a redelivery would read them back.
+ */
+function afterUpdate(transfer, update) {
+  return {
+    ...transfer,
+    state: update.statePath.at(-1),
+    failure: update.failure ?? transfer.failure,
+    completedAt: update.completedAt ?? transfer.completedAt,
+  };
 }
 
 /** A state update from the transfer's current state, asserted against the transition table. */

@@ -5,7 +5,7 @@
 import { amountFromColumn, amountToColumn } from '../domain/money.js';
 import { failure } from '../../platform/domain/failures.js';
 import { ACCOUNT_TYPE } from '../domain/participants.js';
-import { isFinal } from '../domain/transfer-states.js';
+import { TRANSFER_STATE, isFinal } from '../domain/transfer-states.js';
 import { bulkUpdate } from '../../platform/db.js';
 
 const accountIdFromColumn = (value) => (value === null ? null : Number(value));
@@ -138,19 +138,26 @@ export async function applyStateUpdates(trx, updates, now) {
 }
 
 /**
- * Claims transfers past their expiry that are still waiting (RECEIVED_PREPARE or RESERVED),
- * skipping rows another replica or handler holds, so several timeout replicas never take
- * the same transfer.
+ * Claims transfers past their expiry that are still waiting, skipping rows another replica
+ * or handler holds, so several timeout replicas never take the same transfer. One range
+ * read per state on the (state, expires_at) index, oldest first: a single read over both
+ * states would sort in a filesort and keep every expired row it sorted locked, not only the
+ * `limit` it returns. Reserved transfers come first, since they hold the payer's position.
  */
 export async function claimExpiredTransfers(trx, now, limit) {
-  const rows = await trx('transfer').whereIn('state', ['RECEIVED_PREPARE', 'RESERVED']).andWhere('expires_at', '<=', now)
-    .orderBy('expires_at').limit(limit).forUpdate().skipLocked().select(TRANSFER_COLUMNS);
-  return rows.map(toTransfer);
+  const claimed = [];
+  for (const state of [TRANSFER_STATE.reserved, TRANSFER_STATE.receivedPrepare]) {
+    if (claimed.length >= limit) break;
+    const rows = await trx('transfer').where('state', state).andWhere('expires_at', '<=', now)
+      .orderBy('expires_at').limit(limit - claimed.length).forUpdate().skipLocked().select(TRANSFER_COLUMNS);
+    claimed.push(...rows.map(toTransfer));
+  }
+  return claimed;
 }
 
 /** Reserved transfers marked for expiry whose release may not have reached the position handler. */
 export async function findStaleTimeouts(trx, olderThan, limit) {
-  const rows = await trx('transfer').where('state', 'RESERVED_TIMEOUT')
+  const rows = await trx('transfer').where('state', TRANSFER_STATE.reservedTimeout)
     .whereExists(function changedBefore() {
       this.select(trx.raw(1)).from('transfer_state_change').whereRaw('transfer_state_change.transfer_id = transfer.transfer_id')
         .andWhere('transfer_state_change.state', 'RESERVED_TIMEOUT').andWhere('transfer_state_change.created_at', '<=', olderThan);

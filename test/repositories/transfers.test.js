@@ -213,7 +213,7 @@ async function withTwoReplicas(work) {
 
 const idsOf = (transfers) => transfers.map((transfer) => transfer.transferId);
 
-test('claimExpiredTransfers takes only RECEIVED_PREPARE and RESERVED at or past now, oldest expiry first, up to the limit', async (t) => {
+test('claimExpiredTransfers takes only RESERVED, then RECEIVED_PREPARE, at or past now, oldest expiry first in each, up to the limit', async (t) => {
   const now = after_(T0, 3_600_000);
   const ago = (ms) => after_(now, -ms);
   const byName = {
@@ -230,8 +230,10 @@ test('claimExpiredTransfers takes only RECEIVED_PREPARE and RESERVED at or past 
   await stored(t, Object.values(byName), T0);
   const claim = (limit) => db.transaction(async (trx) => claimExpiredTransfers(trx, now, limit));
 
-  assert.deepEqual(idsOf(await claim(100)), idsOf([byName.preparedLongAgo, byName.reservedAgo, byName.reservedJustNow]));
-  assert.deepEqual(idsOf(await claim(2)), idsOf([byName.preparedLongAgo, byName.reservedAgo]));
+  // Reserved transfers first: they hold the payer's position until they are released.
+  assert.deepEqual(idsOf(await claim(100)), idsOf([byName.reservedAgo, byName.reservedJustNow, byName.preparedLongAgo]));
+  assert.deepEqual(idsOf(await claim(2)), idsOf([byName.reservedAgo, byName.reservedJustNow]));
+  assert.deepEqual(idsOf(await claim(3)), idsOf([byName.reservedAgo, byName.reservedJustNow, byName.preparedLongAgo]));
   const [first] = await claim(1);
   assert.equal(first.amount, units('100'), 'claimed rows come back through the same mapper');
   assert.equal(first.payerAccountId, payer.positionAccountId);
@@ -277,14 +279,10 @@ test('two concurrent claims on two connections never take the same transfer (SKI
   assert.deepEqual(idsOf(again).sort(), lateIds, 'what the first replica expired is gone; what the second rolled back is claimable again');
 });
 
-// Known limitation, reported rather than hidden: with two states in the IN list MariaDB sorts
-// the matching rows (filesort) before LIMIT, and a locking read keeps its lock on every row it
-// sorted. So one sweep locks every expired waiting transfer, not only the `limit` it claims:
-// a second replica finds nothing to claim meanwhile, and fulfils of the unclaimed rest wait
-// for the sweep to commit. Safety (never the same transfer twice) is unaffected.
-test('a claim with a limit locks only the transfers it returns, so another replica takes the rest', {
-  todo: 'claimExpiredTransfers locks every expired waiting row (ORDER BY expires_at over two states is a filesort)',
-}, async (t) => {
+// A locking read that sorts (a filesort over both waiting states) keeps every row it sorted
+// locked, not only the `limit` it returns: a second replica would then find nothing to claim
+// and fulfils of the unclaimed rest would wait for the sweep to commit.
+test('a claim with a limit locks only the transfers it returns, so another replica takes the rest', async (t) => {
   const now = after_(T0, 3_600_000);
   const rows = await stored(t, Array.from({ length: 6 }, (_, index) => paymentRow({ payer, payee, expiresAt: after_(now, -(index + 1) * 1000) })), T0);
   await withTwoReplicas(async (first, second) => {
