@@ -75,6 +75,19 @@ test('prepare duplicates: same body in flight is ignored, final is resent, chang
   assert.deepEqual(twice.outcomes.map((outcome) => outcome.failure.code), [FAILURE.modifiedRequest]);
 });
 
+test('position: a duplicate later in the same batch is replayed with the failure its first copy just decided', () => {
+  const release = { action: 'timeout-reserved', accountId: 1, message: { id: 'r' } };
+  const expired = transfer('r', S.reservedTimeout, { expiresAt: new Date(now.getTime() - 1) });
+  const twice = decidePositionBatch({ events: [release, release], transfers: new Map([['r', expired]]), positions: new Map([[1, 400n]]), settlements: new Map(), limits: new Map(), now });
+  assert.equal(twice.positionChanges.length, 1, 'released once');
+  assert.deepEqual(twice.outcomes.map((outcome) => [outcome.to, outcome.failure?.code]),
+    [['payer', FAILURE.transferExpired], ['payee', FAILURE.transferExpired], ['payer', FAILURE.transferExpired], ['payee', FAILURE.transferExpired]]);
+  const refusedPrepare = { action: 'prepare', accountId: 1, message: { id: 'p' } };
+  const queued = transfer('p', S.receivedPrepare);
+  const refusedTwice = decidePositionBatch({ events: [refusedPrepare, refusedPrepare], transfers: new Map([['p', queued]]), positions: new Map([[1, 4900n]]), settlements: new Map([[1, -10000n]]), limits: new Map([[1, 5000n]]), now });
+  assert.deepEqual(refusedTwice.outcomes.map((outcome) => [outcome.to, outcome.failure?.code]), [['payer', FAILURE.netDebitCapExceeded], ['payer', FAILURE.netDebitCapExceeded]]);
+});
+
 function transfer(id, state, extra = {}) {
   return { transferId: id, state, payerFsp: 'payer', payeeFsp: 'payee', payerAccountId: 1, payeeAccountId: 3, amount: 400n, currency: 'USD', expiresAt: new Date(later), ilpCondition: condition, ...extra };
 }
