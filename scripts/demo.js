@@ -85,8 +85,8 @@ async function quote(payer, payeeFsp, msisdn, amount) {
 }
 
 async function transfer(payer, payee, quoted, payeeBehaviour) {
-  payee.behaviour = payeeBehaviour;
   const transferId = randomUUID();
+  payee.setBehaviour(transferId, payeeBehaviour);
   const body = {
     transferId, payerFsp: payer.name, payeeFsp: payee.name, amount: quoted.transferAmount,
     ilpPacket: quoted.ilpPacket, condition: quoted.condition, expiration: new Date(Date.now() + 30000).toISOString(),

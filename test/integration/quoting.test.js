@@ -16,8 +16,6 @@ import { TOPIC, topicName } from '../../platform/kafka/topics.js';
 import { createProducer } from '../../platform/kafka/producer.js';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 let sw;
 let quotingUrl;
 let payer;
@@ -58,6 +56,26 @@ async function getQuote(quoteId, source = 'payerfsp') {
 const quoteRow = async (quoteId) => (await sw.admin.db('quote').where({ quote_id: quoteId }))[0];
 const answerTo = (dfsp, quoteId, suffix = '') => dfsp.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${quoteId}${suffix}`);
 const errorTo = (dfsp, quoteId) => answerTo(dfsp, quoteId, '/error');
+const postsOf = (quoteId) => payee.received.filter((call) => call.method === 'POST' && call.path === '/quotes' && call.body?.quoteId === quoteId);
+const callbacksTo = (dfsp, quoteId) => dfsp.received.filter((call) => call.path.startsWith(`/quotes/${quoteId}`));
+
+// Proving that a request produced nothing. The edge puts every request about a quote on
+// topic-quotes-post under the quote id, so the handler decides them in the order they were
+// accepted, and the notification handler delivers callbacks about one quote to one DFSP in
+// that order too (handlers/notification/lanes.js). So once a later request's callback has
+// reached a DFSP, anything the earlier request made for that DFSP would already be there.
+
+/** A later request whose only effect is a 3205 to the payee: GET /quotes/{ID} from a DFSP that did not ask. */
+async function markerToPayee(quoteId) {
+  await getQuote(quoteId, 'payeefsp');
+  return payee.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${quoteId}/error` && call.body.errorInformation.errorCode === '3205');
+}
+
+/** A later request whose only effect is a 3106 to the payer: the same quote id with another amount. */
+async function markerToPayer(body) {
+  await postQuote({ ...body, amount: { amount: '99', currency: 'USD' } });
+  return payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${body.quoteId}/error` && call.body.errorInformation.errorCode === '3106');
+}
 
 test('happy path: the payee gets the payer\'s bytes, the payer gets the payee\'s, and both are stored', async () => {
   payee.behaviour = 'answer';
@@ -96,9 +114,11 @@ test('duplicates: ignored while the payee has not answered, the stored answer on
   await postQuote(body);
   await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId);
   await postQuote(body);
-  await sleep(1500);
-  assert.equal(payee.received.filter((call) => call.body?.quoteId === body.quoteId).length, 1, 'a resend in flight is not forwarded again');
-  assert.equal(payer.received.filter((call) => call.path.startsWith(`/quotes/${body.quoteId}`)).length, 0);
+  const payeeMarker = await markerToPayee(body.quoteId);
+  const payerMarker = await markerToPayer(body);
+  assert.deepEqual(callbacksTo(payee, body.quoteId), [payeeMarker], 'the payee heard nothing about the resend');
+  assert.equal(postsOf(body.quoteId).length, 1, 'a resend in flight is not forwarded again');
+  assert.deepEqual(callbacksTo(payer, body.quoteId), [payerMarker], 'the payer heard nothing about the resend');
 
   payee.behaviour = 'answer';
   const answered = quoteRequestBody();
@@ -202,8 +222,8 @@ test('a redelivered request record is forwarded again while the payee has not an
   await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId && call.rawBody === raw
     && payee.received.filter((other) => other.body?.quoteId === body.quoteId).length === 2);
   await postQuote(body, { raw });
-  await sleep(1500);
-  assert.equal(payee.received.filter((call) => call.body?.quoteId === body.quoteId).length, 2, 'the resend through the edge is ignored');
+  await markerToPayee(body.quoteId);
+  assert.equal(postsOf(body.quoteId).length, 2, 'the resend through the edge is ignored');
   payee.behaviour = 'answer';
 });
 

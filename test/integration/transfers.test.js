@@ -1,12 +1,13 @@
 // Transfers end to end through the real switch: the api-adapter, every handler as its own
 // process, real Kafka and MariaDB, and two test DFSPs over real HTTP that derive ILP
-// fulfilments from their secrets.
+// fulfilments from their secrets. Each test chooses how the payee answers its own transfers
+// (transferBody's payeeBehaviour), so no test depends on what an earlier one left behind.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
-import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
+import { fspiopHeaders, fulfilmentFor, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
 
 let sw;
 let payer;
@@ -29,8 +30,10 @@ after(async () => {
   await sw?.stop();
 });
 
-function transferBody({ amount = '100', from = 'payerfsp', to = 'payeefsp', expiresInMs = 30000, secret = payee.secret } = {}) {
+/** A prepare body; `payeeBehaviour`, when given, is how the payee will answer this transfer. */
+function transferBody({ amount = '100', from = 'payerfsp', to = 'payeefsp', expiresInMs = 30000, secret = payee.secret, payeeBehaviour } = {}) {
   const transferId = randomUUID();
+  if (payeeBehaviour) payee.setBehaviour(transferId, payeeBehaviour);
   const expiration = new Date(Date.now() + expiresInMs).toISOString();
   const ilp = quoteIlp({ secret, transferId, amount, currency: 'USD', payeeAddress: `g.${to}.msisdn.123`, expiration });
   return { transferId, payerFsp: from, payeeFsp: to, amount: { amount, currency: 'USD' }, ilpPacket: ilp.ilpPacket, condition: ilp.condition, expiration };
@@ -50,8 +53,7 @@ const callbackFor = (dfsp, transferId, method, suffix = '') =>
   dfsp.waitFor((call) => call.method === method && call.path === `/transfers/${transferId}${suffix}`);
 
 test('happy path: payee gets the payer\'s bytes, payer gets the fulfilment, positions move as central-ledger moves them', async () => {
-  payee.behaviour = 'fulfil';
-  const body = transferBody({ amount: '123.45' });
+  const body = transferBody({ amount: '123.45', payeeBehaviour: 'fulfil' });
   const raw = JSON.stringify(body, null, 1);
   await post(body, { raw });
   const forwarded = await payee.waitFor((call) => call.method === 'POST' && call.body?.transferId === body.transferId);
@@ -106,25 +108,21 @@ test('net debit cap 4200 and liquidity 4001 refuse before any position moves', a
 
 test('a wrong fulfilment aborts and releases; a payee rejection reaches the payer as sent', async () => {
   const before = await position('payerfsp');
-  payee.behaviour = 'wrong-fulfilment';
-  const wrong = transferBody();
+  const wrong = transferBody({ payeeBehaviour: 'wrong-fulfilment' });
   await post(wrong);
   const aborted = await callbackFor(payer, wrong.transferId, 'PUT', '/error');
   assert.match(aborted.body.errorInformation.errorDescription, /invalid fulfilment/);
   await callbackFor(payee, wrong.transferId, 'PUT', '/error');
-  payee.behaviour = 'reject';
-  const rejected = transferBody();
+  const rejected = transferBody({ payeeBehaviour: 'reject' });
   await post(rejected);
   const forwarded = await callbackFor(payer, rejected.transferId, 'PUT', '/error');
   assert.deepEqual(forwarded.body.errorInformation, { errorCode: '5104', errorDescription: 'Payee rejected the transaction' });
   assert.equal(forwarded.headers['fspiop-source'], 'payeefsp');
   assert.equal(await position('payerfsp'), before, 'both reservations were released');
-  payee.behaviour = 'fulfil';
 });
 
 test('a fulfil with transferState RESERVED commits and the payee gets a PATCH', async () => {
-  payee.behaviour = 'reserve';
-  const body = transferBody();
+  const body = transferBody({ payeeBehaviour: 'reserve' });
   await post(body);
   const told = await callbackFor(payer, body.transferId, 'PUT');
   assert.deepEqual([told.body.transferState, told.headers['fspiop-source']], ['COMMITTED', 'Hub'], 'the payer hears the outcome, not RESERVED');
@@ -132,7 +130,6 @@ test('a fulfil with transferState RESERVED commits and the payee gets a PATCH', 
   const patch = await callbackFor(payee, body.transferId, 'PATCH');
   assert.equal(patch.body.transferState, 'COMMITTED');
   assert.ok(patch.body.completedTimestamp);
-  payee.behaviour = 'fulfil';
 });
 
 test('GET /transfers/{ID}: the parties get the state, anyone else and unknown ids get 3208', async () => {
@@ -152,21 +149,30 @@ test('GET /transfers/{ID}: the parties get the state, anyone else and unknown id
 
 test('expiry after reservation: both parties get 3303, the payer position is released, a late fulfil gets 3303', async () => {
   const before = await position('payerfsp');
-  payee.behaviour = 'late';
-  const body = transferBody({ expiresInMs: 1500 });
+  const body = transferBody({ expiresInMs: 1500, payeeBehaviour: 'late' });
   await post(body);
   const prepare = await payee.waitFor((call) => call.method === 'POST' && call.body?.transferId === body.transferId);
   assert.equal((await callbackFor(payer, body.transferId, 'PUT', '/error')).body.errorInformation.errorCode, '3303');
-  assert.equal((await callbackFor(payee, body.transferId, 'PUT', '/error')).body.errorInformation.errorCode, '3303');
+  const expiryNotice = await callbackFor(payee, body.transferId, 'PUT', '/error');
+  assert.equal(expiryNotice.body.errorInformation.errorCode, '3303');
   assert.equal(await position('payerfsp'), before);
-  payee.behaviour = 'fulfil';
+
+  // The timeout handler's notice above is itself a 3303 to the payee, so the refusal of the
+  // late fulfil is recognised only as a further error callback, one the notice cannot stand in for.
+  const isErrorToPayee = (call) => call.method === 'PUT' && call.path === `/transfers/${body.transferId}/error`;
+  assert.deepEqual(payee.received.filter(isErrorToPayee), [expiryNotice], 'before the late fulfil the payee has had the expiry notice only');
+  // The right fulfilment, so that lateness is the only reason to refuse it.
   const late = await fetch(`${sw.apiUrl}/transfers/${body.transferId}`, {
     method: 'PUT', headers: fspiopHeaders('payeefsp', 'payerfsp', { accept: false }),
-    body: JSON.stringify({ transferState: 'COMMITTED', completedTimestamp: new Date().toISOString(), fulfilment: prepare.body.condition.replace(/./, 'A') }),
+    body: JSON.stringify({ transferState: 'COMMITTED', completedTimestamp: new Date().toISOString(), fulfilment: fulfilmentFor(payee.secret, prepare.body.ilpPacket) }),
   });
   assert.equal(late.status, 200);
-  const refused = await payee.waitFor((call) => call.path === `/transfers/${body.transferId}/error` && call.body.errorInformation.errorCode === '3303' && call.at > prepare.at + 1500);
-  assert.ok(refused);
+  const refusal = await payee.waitFor((call) => isErrorToPayee(call) && call !== expiryNotice);
+  assert.equal(refusal.body.errorInformation.errorCode, '3303', refusal.body.errorInformation.errorDescription);
+  assert.equal(refusal.headers['fspiop-source'], 'Hub');
+  const [[row]] = await sw.admin.db.raw('SELECT state FROM transfer WHERE transfer_id = ?', [body.transferId]);
+  assert.equal(row.state, 'EXPIRED_RESERVED', 'the late fulfil changed nothing');
+  assert.equal(await position('payerfsp'), before);
 });
 
 test('expiry before reservation: the payer gets 3303 and the queued prepare is never reserved', async () => {
@@ -185,11 +191,10 @@ test('expiry before reservation: the payer gets 3303 and the queued prepare is n
 });
 
 test('many concurrent prepares near the net debit cap never exceed it', async () => {
-  payee.behaviour = 'late';
   const start = await position('payerfsp');
   const headroom = 1000 - start;
   const count = Math.floor(headroom / 50) + 10;
-  const bodies = Array.from({ length: count }, () => transferBody({ amount: '50', expiresInMs: 60000 }));
+  const bodies = Array.from({ length: count }, () => transferBody({ amount: '50', expiresInMs: 60000, payeeBehaviour: 'late' }));
   await Promise.all(bodies.map((body) => post(body)));
   const reserved = await Promise.all(bodies.map((body) => Promise.race([
     payee.waitFor((call) => call.method === 'POST' && call.body?.transferId === body.transferId, 20000).then(() => 'reserved'),
@@ -198,5 +203,4 @@ test('many concurrent prepares near the net debit cap never exceed it', async ()
   assert.equal(reserved.filter((outcome) => outcome === 'reserved').length, Math.floor(headroom / 50));
   assert.ok(reserved.filter((outcome) => outcome !== 'reserved').every((code) => code === '4200'));
   assert.ok(await position('payerfsp') <= 1000);
-  payee.behaviour = 'fulfil';
 });

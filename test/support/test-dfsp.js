@@ -3,6 +3,8 @@
 // the packet's data), condition = SHA-256(fulfilment). As a payee it answers GET /parties for
 // the parties it holds, POST /quotes with an ILP packet and condition from its secret, and
 // POST /transfers by PUTting the fulfilment (or an error, or nothing); it records every call.
+// How it answers a prepare is chosen per transfer (setBehaviour), so that tests sharing a
+// payee never depend on what another test asked of it.
 // `urls` says where its answers go: { transfers, quotes, parties } base URLs of the switch.
 import { createHash } from 'node:crypto';
 import { fulfilmentFor, quoteIlp } from '../../perf/simulators/payee-ilp.js';
@@ -17,8 +19,29 @@ export function fspiopHeaders(source, destination, options) {
 // A payee's ILP work is shared with the load-test simulators (perf/simulators/payee-ilp.js).
 export { fulfilmentFor, quoteIlp } from '../../perf/simulators/payee-ilp.js';
 
+/**
+ * How a payee answers a prepare: 'fulfil' (COMMITTED), 'reserve' (transferState RESERVED),
+ * 'wrong-fulfilment', 'reject' (PUT …/error 5104), or 'late' (no answer at all, as a payee
+ * that answers after the expiration, if ever).
+ */
+const PAYEE_BEHAVIOURS = new Set(['fulfil', 'reserve', 'wrong-fulfilment', 'reject', 'late']);
+const DEFAULT_BEHAVIOUR = 'fulfil';
+
+/**
+ * `dfsp.setBehaviour(transferId, behaviour)` chooses how it answers that transfer's prepare;
+ * any other transfer is fulfilled. An unknown behaviour throws at once, where a typo would
+ * otherwise look like a payee that never answers.
+ */
 export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0 }) {
-  const dfsp = { name, secret, sent: [], behaviour: 'fulfil', delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls } };
+  const behaviours = new Map();
+  const dfsp = {
+    name, secret, sent: [], delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls },
+    setBehaviour(transferId, behaviour) {
+      if (!PAYEE_BEHAVIOURS.has(behaviour)) throw new Error(`unknown payee behaviour ${behaviour}; one of ${[...PAYEE_BEHAVIOURS].join(', ')}`);
+      behaviours.set(transferId, behaviour);
+    },
+    behaviourFor: (transferId) => behaviours.get(transferId) ?? DEFAULT_BEHAVIOUR,
+  };
   const server = await startRecordingServer({
     name,
     port,
@@ -31,7 +54,7 @@ export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl
   return Object.assign(dfsp, server);
 }
 
-/** The payee's answer to a prepare, by its configured behaviour. */
+/** The payee's answer to a prepare, by the behaviour chosen for its transfer. */
 async function answerPrepare(dfsp, prepare, switchUrl) {
   const headers = fspiopHeaders(dfsp.name, prepare.payerFsp, { accept: false });
   const url = `${switchUrl}/transfers/${prepare.transferId}`;
@@ -43,7 +66,7 @@ async function answerPrepare(dfsp, prepare, switchUrl) {
     'wrong-fulfilment': { url, body: { fulfilment: createHash('sha256').update(fulfilment).digest('base64url'), completedTimestamp, transferState: 'COMMITTED' } },
     reject: { url: `${url}/error`, body: { errorInformation: { errorCode: '5104', errorDescription: 'Payee rejected the transaction' } } },
   };
-  const answer = bodies[dfsp.behaviour];
+  const answer = bodies[dfsp.behaviourFor(prepare.transferId)];
   if (!answer) return;
   try {
     const response = await fetch(answer.url, { method: 'PUT', headers, body: JSON.stringify(answer.body) });
