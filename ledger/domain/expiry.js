@@ -15,12 +15,12 @@ export function decideExpiries({ transfers, now }) {
   const result = { stateUpdates: [], positionEvents: [], outcomes: [] };
   for (const transfer of transfers) {
     if (transfer.expiresAt.getTime() > now.getTime()) throw new Error(`transfer ${transfer.transferId} claimed before its expiry`);
-    if (canTransition(transfer.state, S.expiredPrepared)) {
+    if (canTransition(transfer.kind, transfer.state, S.expiredPrepared)) {
       const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);
-      result.stateUpdates.push({ transferId: transfer.transferId, statePath: transition(transfer.state, S.expiredPrepared), failure: expired, completedAt: now });
+      result.stateUpdates.push({ transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.expiredPrepared), failure: expired, completedAt: now });
       result.outcomes.push(tell.error(transfer.transferId, transfer.payerFsp, expired));
     } else {
-      result.stateUpdates.push({ transferId: transfer.transferId, statePath: transition(transfer.state, S.reservedTimeout) });
+      result.stateUpdates.push({ transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.reservedTimeout) });
       result.positionEvents.push(releaseEvent(transfer));
     }
   }
@@ -41,5 +41,5 @@ function releaseEvent(transfer) {
  * handler applies it at most once.
  */
 export function releaseStaleTimeouts(transfers) {
-  return transfers.filter((transfer) => canTransition(transfer.state, S.expiredReserved)).map(releaseEvent);
+  return transfers.filter((transfer) => canTransition(transfer.kind, transfer.state, S.expiredReserved)).map(releaseEvent);
 }

@@ -61,21 +61,21 @@ function decideCompletion(event, transfer, now) {
   // A completion for a transfer that cannot take the step (not RESERVED) is the payee's
   // mistake or a race with the timeout handler: an expected failure, refused, not asserted.
   const requestedState = event.action === 'abort' ? S.receivedError : S.receivedFulfil;
-  if (!canTransition(transfer.state, requestedState)) return refuse(event, FAILURE.validation, `transfer is ${transfer.state}, not RESERVED`);
+  if (!canTransition(transfer.kind, transfer.state, requestedState)) return refuse(event, FAILURE.validation, `transfer is ${transfer.state}, not RESERVED`);
   if (event.action === 'reject') return refuse(event, FAILURE.validation, 'a payee rejects a transfer with PUT /transfers/{ID}/error');
   if (event.action === 'abort') return payeeAbort(event, transfer, hash);
   if (!fulfilmentMatchesCondition(event.body.fulfilment, transfer.ilpCondition)) {
     const invalid = failure(FAILURE.validation, 'invalid fulfilment: its SHA-256 does not match the condition');
     return {
       outcomes: [],
-      update: { transferId: transfer.transferId, statePath: transition(transfer.state, S.receivedError), completionHash: hash, failure: invalid },
+      update: { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedError), completionHash: hash, failure: invalid },
       positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event, failure: invalid },
     };
   }
   return {
     outcomes: [],
     update: {
-      transferId: transfer.transferId, statePath: transition(transfer.state, S.receivedFulfil), completionHash: hash,
+      transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedFulfil), completionHash: hash,
       fulfilment: event.body.fulfilment, completedAt: completedAt(event.body.completedTimestamp, now),
     },
     positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action },
@@ -106,7 +106,7 @@ function payeeAbort(event, transfer, hash) {
   return {
     outcomes: [],
     update: {
-      transferId: transfer.transferId, statePath: transition(transfer.state, S.receivedError), completionHash: hash, payeeError: { errorCode, errorDescription },
+      transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedError), completionHash: hash, payeeError: { errorCode, errorDescription },
     },
     positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event },
   };

@@ -5,7 +5,7 @@
 // cover is X). Funds out: reserve (settlement +X), then commit (hub -X) or abort (settlement -X).
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { formatAmount } from './money.js';
-import { TRANSFER_STATE, canTransition, transition } from './transfer-states.js';
+import { TRANSFER_KIND, TRANSFER_STATE, canTransition, transition } from './transfer-states.js';
 
 export const FUNDS_ACTION = Object.freeze({
   fundsIn: 'recordFundsIn',
@@ -13,8 +13,6 @@ export const FUNDS_ACTION = Object.freeze({
   fundsOutCommit: 'recordFundsOutCommit',
   fundsOutAbort: 'recordFundsOutAbort',
 });
-
-export const TRANSFER_KIND = Object.freeze({ payment: 'PAYMENT', fundsIn: 'FUNDS_IN', fundsOut: 'FUNDS_OUT' });
 
 const S = TRANSFER_STATE;
 
@@ -63,7 +61,7 @@ export function decideRecordFunds({ request, requestHash, existing, accounts, po
 
 /** A new transfer stored in the last of `states`, with the path that led there. */
 function newTransfer(transfer, ...states) {
-  const statePath = transition(null, ...states);
+  const statePath = transition(transfer.kind, null, ...states);
   return { transfer: { ...transfer, state: statePath.at(-1) }, statePath };
 }
 
@@ -93,11 +91,11 @@ export function decideFundsOutCompletion({ action, transfer, settlementAccountId
   if (transfer.state === target) return { ok: true, duplicate: true, state: target };
   // The operator asking for a change the state does not allow is an expected failure, so it
   // is checked here; only the change decided past this check is asserted by `transition`.
-  if (!canTransition(transfer.state, target)) {
+  if (!canTransition(transfer.kind, transfer.state, target)) {
     return failure(FAILURE.invalidState, `transfer is ${transfer.state} and cannot become ${target}`);
   }
   const positionChange = action === FUNDS_ACTION.fundsOutCommit
     ? { accountId: transfer.payeeAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'FUNDS_OUT_COMMIT' }
     : { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'FUNDS_OUT_ABORT' };
-  return { ok: true, state: target, statePath: transition(transfer.state, target), positionChanges: [positionChange] };
+  return { ok: true, state: target, statePath: transition(transfer.kind, transfer.state, target), positionChanges: [positionChange] };
 }

@@ -60,7 +60,7 @@ function afterUpdate(transfer, update) {
 
 /** A state update from the transfer's current state, asserted against the transition table. */
 function update(transfer, toState, extra = {}) {
-  return { transferId: transfer.transferId, statePath: transition(transfer.state, toState), ...extra };
+  return { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, toState), ...extra };
 }
 
 /**
@@ -69,7 +69,7 @@ function update(transfer, toState, extra = {}) {
  * ignored, never asserted. Only a change it goes on to apply is asserted by `update`.
  */
 function reserve(event, transfer, { running, settlements, limits, now }) {
-  if (!canTransition(transfer.state, S.reserved)) return null;
+  if (!canTransition(transfer.kind, transfer.state, S.reserved)) return null;
   const payer = transfer.payerAccountId;
   if (transfer.expiresAt.getTime() <= now.getTime()) {
     const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);
@@ -89,9 +89,7 @@ function reserve(event, transfer, { running, settlements, limits, now }) {
 }
 
 function commit(event, transfer, { now }) {
-  // Not canTransition(state, COMMITTED): the table also lets RESERVED commit (funds in and
-  // out), but a payment commits only a fulfil the fulfil handler accepted and stored.
-  if (transfer.state !== S.receivedFulfil) return null;
+  if (!canTransition(transfer.kind, transfer.state, S.committed)) return null;
   assertAccount(event, transfer.payeeAccountId);
   const view = { state: S.committed, completedAt: transfer.completedAt ?? now, fulfilment: transfer.fulfilment };
   const outcomes = commitOutcomes(event, transfer, view);
@@ -104,7 +102,7 @@ function commit(event, transfer, { now }) {
 }
 
 function abort(event, transfer, { now }) {
-  if (!canTransition(transfer.state, S.abortedError)) return null;
+  if (!canTransition(transfer.kind, transfer.state, S.abortedError)) return null;
   assertAccount(event, transfer.payerAccountId);
   const outcomes = event.failure
     ? [tell.error(transfer.transferId, transfer.payerFsp, event.failure), tell.error(transfer.transferId, transfer.payeeFsp, event.failure)]
@@ -117,7 +115,7 @@ function abort(event, transfer, { now }) {
 }
 
 function expireReserved(event, transfer, { now }) {
-  if (!canTransition(transfer.state, S.expiredReserved)) return null;
+  if (!canTransition(transfer.kind, transfer.state, S.expiredReserved)) return null;
   assertAccount(event, transfer.payerAccountId);
   const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}; ${formatAmount(transfer.amount)} ${transfer.currency} released`);
   return {

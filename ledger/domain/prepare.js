@@ -5,8 +5,7 @@ import { isCondition } from './ilp.js';
 import { parseAmount } from './money.js';
 import { tell } from './outcomes.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
-import { TRANSFER_KIND } from './funds.js';
-import { TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
+import { TRANSFER_KIND, TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 
@@ -49,7 +48,7 @@ function classifyDuplicate(message, prior, hash) {
   if (prior.state === S.invalid) return { outcomes: [tell.error(message.id, message.from, prior.failure)] };
   if (isFinal(prior.state)) return { outcomes: [tell.state(message.id, message.from, prior)] };
   // Still waiting for its reservation (only RECEIVED_PREPARE can become RESERVED).
-  if (canTransition(prior.state, S.reserved) && prior.payerAccountId !== null) {
+  if (canTransition(prior.kind, prior.state, S.reserved) && prior.payerAccountId !== null) {
     return { outcomes: [], positionEvent: { accountId: prior.payerAccountId, action: 'prepare', message } };
   }
   return { outcomes: [] };
@@ -76,9 +75,9 @@ function planTransfer(message, hash, participants, now) {
     expiresAt: Number.isNaN(Date.parse(body.expiration)) ? now : new Date(Date.parse(body.expiration)),
     requestHash: hash,
   };
-  if (!reasons.length) return { row: withStatePath(row, transition(null, S.receivedPrepare)) };
+  if (!reasons.length) return { row: withStatePath(row, transition(TRANSFER_KIND.payment, null, S.receivedPrepare)) };
   const invalid = failure(FAILURE.validation, reasons.join(', '));
-  return { row: { ...withStatePath(row, transition(null, S.invalid)), reason: invalid.detail, failure: invalid }, failure: invalid };
+  return { row: { ...withStatePath(row, transition(TRANSFER_KIND.payment, null, S.invalid)), reason: invalid.detail, failure: invalid }, failure: invalid };
 }
 
 /** A new row is stored in the last state of its path, so the two cannot disagree. */

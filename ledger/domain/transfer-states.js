@@ -19,31 +19,44 @@ export const TRANSFER_STATE = Object.freeze({
 
 const S = TRANSFER_STATE;
 
+/** What a transfer is for: a DFSP's payment, or the operator's funds in or out (admin API). */
+export const TRANSFER_KIND = Object.freeze({ payment: 'PAYMENT', fundsIn: 'FUNDS_IN', fundsOut: 'FUNDS_OUT' });
+
 /**
- * from → [to, ...]; `null` is "no transfer yet". One table for every kind of transfer:
- * payments (prepare, position, fulfil and timeout handlers) and the operator's funds in and
- * out (admin API), which pass through RECEIVED_PREPARE and RESERVED in a single step.
+ * kind → from → [to, ...]; `null` is "no transfer yet", and a state a kind does not list has
+ * no way out for that kind. Each kind has its own lifecycle, so the table itself refuses what
+ * only another kind may do (a payment never commits straight from RESERVED).
  */
 const TRANSITIONS = Object.freeze({
-  null: [S.receivedPrepare, S.invalid],
-  // Reserved by the position handler, refused by it (limit or cover: ABORTED_REJECTED, also
-  // an overdrawing funds out), or expired before reservation (position or timeout handler).
-  [S.receivedPrepare]: [S.reserved, S.abortedRejected, S.expiredPrepared],
-  // A payment's reservation ends through the fulfil handler (fulfil or error) or the
-  // timeout handler. Funds in commits straight from RESERVED, and the operator commits or
-  // aborts a funds-out reservation directly. The table cannot tell the kinds apart, so a
-  // payment's commit is also guarded by its RECEIVED_FULFIL state (position-batch.js).
-  [S.reserved]: [S.receivedFulfil, S.receivedError, S.reservedTimeout, S.committed, S.abortedRejected],
-  [S.receivedFulfil]: [S.committed],
-  [S.receivedError]: [S.abortedError],
-  [S.reservedTimeout]: [S.expiredReserved],
-  [S.committed]: [],
-  [S.abortedRejected]: [],
-  [S.abortedError]: [],
-  [S.invalid]: [],
-  [S.expiredPrepared]: [],
-  [S.expiredReserved]: [],
+  [TRANSFER_KIND.payment]: Object.freeze({
+    null: [S.receivedPrepare, S.invalid],
+    // Reserved by the position handler, refused by it (net debit cap or liquidity cover), or
+    // expired before reservation (position or timeout handler).
+    [S.receivedPrepare]: [S.reserved, S.abortedRejected, S.expiredPrepared],
+    // A reservation ends through the fulfil handler (fulfil or error) or the timeout handler;
+    // the position handler then commits or releases it.
+    [S.reserved]: [S.receivedFulfil, S.receivedError, S.reservedTimeout],
+    [S.receivedFulfil]: [S.committed],
+    [S.receivedError]: [S.abortedError],
+    [S.reservedTimeout]: [S.expiredReserved],
+  }),
+  // The operator's deposit passes through RECEIVED_PREPARE and RESERVED in its one step.
+  [TRANSFER_KIND.fundsIn]: Object.freeze({
+    null: [S.receivedPrepare],
+    [S.receivedPrepare]: [S.reserved],
+    [S.reserved]: [S.committed],
+  }),
+  // A withdrawal is reserved (or refused as an overdraft) at once, then committed or aborted
+  // by the operator once the money has (or has not) left the settlement bank.
+  [TRANSFER_KIND.fundsOut]: Object.freeze({
+    null: [S.receivedPrepare],
+    [S.receivedPrepare]: [S.reserved, S.abortedRejected],
+    [S.reserved]: [S.committed, S.abortedRejected],
+  }),
 });
+
+/** States with a way out for some kind; every other state is where a transfer ends. */
+const STATES_WITH_EXITS = new Set(Object.values(TRANSITIONS).flatMap((table) => Object.keys(table)).filter((state) => state !== 'null'));
 
 /** What a DFSP sees in `transferState` for each internal state (FSPIOP TransferState). */
 const FSPIOP_TRANSFER_STATE = Object.freeze({
@@ -60,34 +73,38 @@ const FSPIOP_TRANSFER_STATE = Object.freeze({
   [S.expiredReserved]: 'ABORTED',
 });
 
-export function canTransition(from, to) {
-  const allowed = TRANSITIONS[from ?? 'null'];
-  if (!allowed) throw new Error(`unknown transfer state ${from}`);
-  return allowed.includes(to);
+const KNOWN_STATES = new Set(Object.values(TRANSFER_STATE));
+
+/** Whether a transfer of `kind` may go from `from` (`null`: not stored yet) to `to`. */
+export function canTransition(kind, from, to) {
+  const table = TRANSITIONS[kind];
+  if (!table) throw new Error(`unknown transfer kind ${kind}`);
+  if (from !== null && !KNOWN_STATES.has(from)) throw new Error(`unknown transfer state ${from}`);
+  return (table[from ?? 'null'] ?? []).includes(to);
 }
 
 /**
- * The state path of one decided change: from `fromState` (`null` for a new transfer)
- * through each of `toStates` in order, as stored in the transfer's state journal (the
- * starting state is not repeated). Throws if any step is not in the table: code that
+ * The state path of one decided change of a transfer of `kind`: from `fromState` (`null` for
+ * a new transfer) through each of `toStates` in order, as stored in the transfer's state
+ * journal (the starting state is not repeated). Throws if any step is not in the table: code that
  * decides an illegal change is wrong, and must not write it. The path is frozen: a decided
  * change is a value nobody edits on its way to the database, and a test can tell a path
  * built here from one written by hand.
  */
-export function transition(fromState, ...toStates) {
+export function transition(kind, fromState, ...toStates) {
   // Only an explicit null means "new": a missing state is a caller's bug, not a new transfer.
   if (fromState === undefined) throw new Error('transfer transition from an undefined state');
   if (toStates.length === 0) throw new Error(`transfer transition from ${fromState} names no target state`);
   let current = fromState;
   for (const next of toStates) {
-    if (!canTransition(current, next)) throw new Error(`illegal transfer transition ${current} → ${next}`);
+    if (!canTransition(kind, current, next)) throw new Error(`illegal transfer transition ${current} → ${next} (${kind})`);
     current = next;
   }
   return Object.freeze(toStates);
 }
 
 export function isFinal(state) {
-  return TRANSITIONS[state]?.length === 0;
+  return KNOWN_STATES.has(state) && !STATES_WITH_EXITS.has(state);
 }
 
 export function fspiopTransferState(state) {

@@ -99,8 +99,8 @@ async function startPrometheus(mysqldExporter) {
 }
 
 /**
- * Waits until Prometheus has scraped every target successfully after `sinceMs`: what the
- * switch counted before that moment is then in the database. Polls Prometheus' own view of
+ * Waits until Prometheus has scraped every target successfully after `sinceMs` and returns
+ * how long that took: what the switch counted before that moment is then in the database. Polls Prometheus' own view of
  * its targets rather than sleeping, so a slow machine waits longer and a fast one less.
  */
 async function waitForScrapesAfter(sinceMs, timeoutMs = SCRAPE_WAIT_MS) {
@@ -110,7 +110,7 @@ async function waitForScrapesAfter(sinceMs, timeoutMs = SCRAPE_WAIT_MS) {
     const { activeTargets } = (await (await fetch(`${prometheusUrl}/api/v1/targets?state=active`)).json()).data;
     behind = activeTargets.filter((target) => target.health !== 'up' || Date.parse(target.lastScrape) <= sinceMs)
       .map((target) => `${target.labels.pod ?? target.scrapeUrl}: ${target.health} ${target.lastScrape} ${target.lastError}`);
-    if (activeTargets.length === targetCount && behind.length === 0) return;
+    if (activeTargets.length === targetCount && behind.length === 0) return Date.now() - sinceMs;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`targets not scraped since ${new Date(sinceMs).toISOString()}:\n${behind.join('\n')}`);
@@ -157,11 +157,13 @@ before(async () => {
   // some seconds apart, and a fast machine finishes a demo run within that time: so each run
   // starts only once every target has been scraped after the previous run (or after start).
   const simulatorPortBase = await freePortRange(4); // the demo's four DFSP simulators
+  const waitedMs = [];
   for (let run = 0; run < DEMO_RUNS; run += 1) {
-    await waitForScrapesAfter(Date.now());
+    waitedMs.push(await waitForScrapesAfter(Date.now()));
     await runDemo(simulatorPortBase);
   }
-  await waitForScrapesAfter(Date.now());
+  waitedMs.push(await waitForScrapesAfter(Date.now()));
+  console.log(`  waited for every target's next scrape: ${waitedMs.map((ms) => `${ms} ms`).join(', ')} (before each run, then after the last)`);
   await waitForRuleEvaluationAfter(Date.now());
 });
 

@@ -78,7 +78,6 @@ async function markerToPayer(body) {
 }
 
 test('happy path: the payee gets the payer\'s bytes, the payer gets the payee\'s, and both are stored', async () => {
-  payee.behaviour = 'answer';
   const body = quoteRequestBody({ amount: '123.45' });
   const raw = JSON.stringify(body, null, 1);
   const signature = '{"signature":"payer-signed","protectedHeader":"y"}';
@@ -109,8 +108,8 @@ test('POST without FSPIOP-Destination goes to the payee party\'s FSP', async () 
 });
 
 test('duplicates: ignored while the payee has not answered, the stored answer once answered, 3106 when modified', async () => {
-  payee.behaviour = 'silent';
   const body = quoteRequestBody();
+  payee.setBehaviour(body.quoteId, 'silent');
   await postQuote(body);
   await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId);
   await postQuote(body);
@@ -120,7 +119,6 @@ test('duplicates: ignored while the payee has not answered, the stored answer on
   assert.equal(postsOf(body.quoteId).length, 1, 'a resend in flight is not forwarded again');
   assert.deepEqual(callbacksTo(payer, body.quoteId), [payerMarker], 'the payer heard nothing about the resend');
 
-  payee.behaviour = 'answer';
   const answered = quoteRequestBody();
   await postQuote(answered);
   const first = await answerTo(payer, answered.quoteId);
@@ -169,8 +167,8 @@ test('a payee PUT naming an unknown payer FSP gets 3202', async () => {
 });
 
 test('the payee\'s error reaches the payer as the payee sent it and the quote is stored FAILED', async () => {
-  payee.behaviour = 'reject';
   const body = quoteRequestBody();
+  payee.setBehaviour(body.quoteId, 'reject');
   await postQuote(body);
   const rejection = await errorTo(payer, body.quoteId);
   assert.equal(rejection.rawBody, payee.answers.get(body.quoteId).rawBody);
@@ -178,11 +176,9 @@ test('the payee\'s error reaches the payer as the payee sent it and the quote is
   assert.equal(rejection.headers['fspiop-source'], 'payeefsp');
   const row = await quoteRow(body.quoteId);
   assert.deepEqual([row.state, row.answer_error_code], ['FAILED', '5101']);
-  payee.behaviour = 'answer';
 });
 
 test('GET /quotes/{ID}: the payer gets the stored answer; an unknown quote and another DFSP get 3205', async () => {
-  payee.behaviour = 'answer';
   const body = quoteRequestBody();
   await postQuote(body);
   const first = await answerTo(payer, body.quoteId);
@@ -200,8 +196,8 @@ test('GET /quotes/{ID}: the payer gets the stored answer; an unknown quote and a
 });
 
 test('a redelivered request record is forwarded again while the payee has not answered; a DFSP resend is not', async () => {
-  payee.behaviour = 'silent';
   const body = quoteRequestBody();
+  payee.setBehaviour(body.quoteId, 'silent');
   const raw = JSON.stringify(body);
   await postQuote(body, { raw });
   await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId);
@@ -224,7 +220,6 @@ test('a redelivered request record is forwarded again while the payee has not an
   await postQuote(body, { raw });
   await markerToPayee(body.quoteId);
   assert.equal(postsOf(body.quoteId).length, 2, 'the resend through the edge is ignored');
-  payee.behaviour = 'answer';
 });
 
 // Asked through a client of its own, from the broker's high watermarks.

@@ -5,11 +5,11 @@
 // Not a test file: `node --test test/repositories/` runs only `*.test.js`.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { FUNDS_ACTION, TRANSFER_KIND, decideRecordFunds } from '../../ledger/domain/funds.js';
+import { FUNDS_ACTION, decideRecordFunds } from '../../ledger/domain/funds.js';
 import { parseAmount } from '../../ledger/domain/money.js';
 import { ACCOUNT_TYPE, HUB_ACCOUNT_TYPES, LIMIT_TYPE } from '../../ledger/domain/participants.js';
 import { planPositionChanges } from '../../ledger/domain/position.js';
-import { TRANSFER_STATE, transition } from '../../ledger/domain/transfer-states.js';
+import { TRANSFER_KIND, TRANSFER_STATE, transition } from '../../ledger/domain/transfer-states.js';
 import { insertLimit } from '../../ledger/repositories/onboarding.js';
 import {
   ensureHubParticipant, findAccount, findParticipantByName, insertAccounts, insertParticipant, setAccountsActive,
@@ -85,15 +85,17 @@ export function ilpPair() {
 }
 
 /**
- * A payment row as insertTransfers takes it, stored in the last of `states` with the path
- * that leads there from nothing (asserted by the transition table, so no test stores a
- * transfer the switch could never reach).
+ * A transfer row (a payment unless `kind` says otherwise) as insertTransfers takes it,
+ * stored in the last of `states` with the path that leads there from nothing (asserted by
+ * the transition table, so no test stores a transfer the switch could never reach).
  */
-export function paymentRow({ payer, payee, amount = '100', expiresAt, states = [S.receivedPrepare], transferId = randomUUID(), ...extra }) {
-  const statePath = transition(null, ...states);
+export function paymentRow({
+  payer, payee, amount = '100', expiresAt, states = [S.receivedPrepare], transferId = randomUUID(), kind = TRANSFER_KIND.payment, ...extra
+}) {
+  const statePath = transition(kind, null, ...states);
   return {
     transferId,
-    kind: TRANSFER_KIND.payment,
+    kind,
     payerFsp: payer?.name ?? null,
     payeeFsp: payee?.name ?? null,
     payerAccountId: payer?.positionAccountId ?? null,
@@ -161,7 +163,34 @@ export async function waitUntilLockWaiting(db, threadId, pending) {
     const [rows] = await db.raw('SELECT trx_state FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ?', [threadId]);
     if (rows[0]?.trx_state === 'LOCK WAIT') return;
     if (settled) assert.fail(`the statement on connection ${threadId} finished without waiting for a lock`);
-    if (Date.now() > deadline) assert.fail(`connection ${threadId} never waited for a lock within ${LOCK_WAIT_DEADLINE_MS} ms`);
+    if (Date.now() > deadline) assert.fail(`connection ${threadId} never waited for a lock within ${LOCK_WAIT_DEADLINE_MS} ms: ${await serverView(db)}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** What the server says its transactions and connections are doing, for a failure message. */
+async function serverView(db) {
+  const [transactions] = await db.raw('SELECT trx_mysql_thread_id, trx_state, trx_query FROM information_schema.INNODB_TRX');
+  const [connections] = await db.raw('SHOW FULL PROCESSLIST');
+  return JSON.stringify({ transactions, connections: connections.map((row) => [row.Id, row.Command, row.State, row.Info]) });
+}
+
+/**
+ * Resolves once another transaction holds a lock on the row(s) (a NOWAIT read from a
+ * connection of its own is refused) while `pending` has not settled: what a statement
+ * holds while it still waits for more. Fails if `pending` settles first.
+ */
+export async function waitUntilRowLockedWhilePending(db, { table, column, value }, pending) {
+  let settled = false;
+  pending.then(() => { settled = true; }, () => { settled = true; });
+  const deadline = Date.now() + LOCK_WAIT_DEADLINE_MS;
+  for (;;) {
+    if (await isRowLocked(db, table, column, value)) {
+      assert.equal(settled, false, 'the statement finished instead of waiting');
+      return;
+    }
+    if (settled) assert.fail(`the statement finished without ever holding ${table}.${column} = ${value}`);
+    if (Date.now() > deadline) assert.fail(`${table}.${column} = ${value} was never locked within ${LOCK_WAIT_DEADLINE_MS} ms: ${await serverView(db)}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

@@ -13,7 +13,7 @@ import { planPositionChanges } from '../../ledger/domain/position.js';
 import { insertAccounts, insertParticipant } from '../../ledger/repositories/participants.js';
 import { applyPositionPlan, listPositionsWithNetDebitCaps, lockPositions } from '../../ledger/repositories/positions.js';
 import {
-  HUB_NAME, isRowLocked, onboardDfsp, onboardHub, openTransaction, positionJournal, positionOf, units, waitUntilLockWaiting,
+  HUB_NAME, isRowLocked, onboardDfsp, onboardHub, openTransaction, positionJournal, positionOf, units, waitUntilRowLockedWhilePending,
 } from './fixtures.js';
 
 const T0 = new Date('2030-04-01T08:00:00.000Z');
@@ -65,8 +65,8 @@ test('lockPositions locks in account order: waiting for a higher account, it alr
     // Asked for in descending order: locking in the order given would wait on `high` first
     // and leave `low` free.
     const waiting = lockPositions(locker.trx, [high, low]);
-    await waitUntilLockWaiting(db, locker.threadId, waiting);
-    assert.equal(await isRowLocked(db, 'position', 'account_id', low), true, 'the lower account is locked before the higher one is waited for');
+    // The lower account becomes locked while the statement still waits for the higher one.
+    await waitUntilRowLockedWhilePending(db, { table: 'position', column: 'account_id', value: low }, waiting);
     await holder.trx.rollback();
     assert.deepEqual([...(await waiting).keys()].sort((x, y) => x - y), [low, high]);
   } finally {

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase } from '../support/environment.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { transition } from '../../ledger/domain/transfer-states.js';
-import { TRANSFER_KIND } from '../../ledger/domain/funds.js';
+import { TRANSFER_KIND, transition } from '../../ledger/domain/transfer-states.js';
 import {
   applyStateUpdates, claimExpiredTransfers, findStaleTimeouts, findTransfers, insertTransfers,
 } from '../../ledger/repositories/transfers.js';
@@ -47,7 +46,7 @@ async function stored(t, rows, now) {
 test('insertTransfers writes each row and one journal row per statePath step, in order, all at now', async (t) => {
   const prepared = paymentRow({ payer, payee, expiresAt: FAR });
   const reserved = paymentRow({ payer, payee, expiresAt: FAR, states: [S.receivedPrepare, S.reserved] });
-  const fundsIn = { ...paymentRow({ payer, payee, states: [S.receivedPrepare, S.reserved, S.committed] }), kind: TRANSFER_KIND.fundsIn, reason: 'deposit' };
+  const fundsIn = { ...paymentRow({ payer, payee, states: [S.receivedPrepare, S.reserved, S.committed], kind: TRANSFER_KIND.fundsIn }), reason: 'deposit' };
   await stored(t, [prepared, reserved, fundsIn], T0);
 
   for (const row of [prepared, reserved, fundsIn]) {
@@ -69,7 +68,7 @@ test('insertTransfers sets completed_at exactly for transfers stored in a final 
   const invalid = paymentRow({
     payer: { name: 'ghostfsp' }, payee, expiresAt: now, states: [S.invalid], failure: invalidFailure, reason: invalidFailure.detail,
   });
-  const committed = paymentRow({ payer, payee, expiresAt: FAR, states: [S.receivedPrepare, S.reserved, S.committed] });
+  const committed = paymentRow({ payer, payee, expiresAt: FAR, states: [S.receivedPrepare, S.reserved, S.committed], kind: TRANSFER_KIND.fundsIn });
   await stored(t, [inFlight, invalid, committed], now);
 
   assert.equal((await rowOf(inFlight.transferId)).completed_at, null, 'a transfer in flight is not complete');
@@ -140,7 +139,7 @@ test('a second locking findTransfers waits for the first transaction and reads w
     await findTransfers(first.trx, [row.transferId], { forUpdate: true });
     const waiting = findTransfers(second.trx, [row.transferId], { forUpdate: true });
     await waitUntilLockWaiting(db, second.threadId, waiting);
-    await applyStateUpdates(first.trx, [{ transferId: row.transferId, statePath: transition(S.receivedPrepare, S.reserved) }], T0);
+    await applyStateUpdates(first.trx, [{ transferId: row.transferId, statePath: transition(TRANSFER_KIND.payment, S.receivedPrepare, S.reserved) }], T0);
     await first.trx.commit();
     const seen = await waiting;
     assert.equal(seen.get(row.transferId).state, S.reserved, 'the waiting read returns the committed change, not the state it started from');
@@ -165,11 +164,11 @@ test('applyStateUpdates changes state, fulfilment, failure and payee error per t
   const longDescription = 'x'.repeat(200);
   // Updates that change different columns go through different bulk UPDATE groups.
   await db.transaction((trx) => applyStateUpdates(trx, [
-    { transferId: fulfilled.transferId, statePath: transition(S.reserved, S.receivedFulfil), completionHash: 'hash-f', fulfilment: 'ful', completedAt },
-    { transferId: payeeRejected.transferId, statePath: transition(S.reserved, S.receivedError), completionHash: 'hash-e',
+    { transferId: fulfilled.transferId, statePath: transition(TRANSFER_KIND.payment, S.reserved, S.receivedFulfil), completionHash: 'hash-f', fulfilment: 'ful', completedAt },
+    { transferId: payeeRejected.transferId, statePath: transition(TRANSFER_KIND.payment, S.reserved, S.receivedError), completionHash: 'hash-e',
       payeeError: { errorCode: '5100', errorDescription: longDescription } },
-    { transferId: twoSteps.transferId, statePath: transition(S.reserved, S.receivedError, S.abortedError), completedAt: now },
-    { transferId: refused.transferId, statePath: transition(S.receivedPrepare, S.abortedRejected), failure: limitFailure, completedAt: now },
+    { transferId: twoSteps.transferId, statePath: transition(TRANSFER_KIND.payment, S.reserved, S.receivedError, S.abortedError), completedAt: now },
+    { transferId: refused.transferId, statePath: transition(TRANSFER_KIND.payment, S.receivedPrepare, S.abortedRejected), failure: limitFailure, completedAt: now },
   ], now));
 
   const found = await findTransfers(db, [fulfilled, payeeRejected, twoSteps, refused, untouched].map((row) => row.transferId));
@@ -271,7 +270,7 @@ test('two concurrent claims on two connections never take the same transfer (SKI
     assert.deepEqual(idsOf(secondClaim).sort(), lateIds, 'the second replica takes what the first does not hold, without waiting');
     // The first replica expires what it claimed and commits; the second one fails (withTwoReplicas rolls it back).
     await applyStateUpdates(first, firstClaim.map((transfer) => ({
-      transferId: transfer.transferId, statePath: transition(transfer.state, S.expiredPrepared), completedAt: now,
+      transferId: transfer.transferId, statePath: transition(TRANSFER_KIND.payment, transfer.state, S.expiredPrepared), completedAt: now,
     })), now);
     await first.commit();
   });
@@ -304,13 +303,13 @@ test('findStaleTimeouts finds RESERVED_TIMEOUT transfers by when the journal mar
     paymentRow({ payer, payee, expiresAt: after_(T0, 1_000), states: reserved }),
   ], T0);
   const markTimeout = (rows, now) => db.transaction((trx) => applyStateUpdates(trx, rows.map((row) => ({
-    transferId: row.transferId, statePath: transition(S.reserved, S.reservedTimeout),
+    transferId: row.transferId, statePath: transition(TRANSFER_KIND.payment, S.reserved, S.reservedTimeout),
   })), now));
   await markTimeout([early, finished], marked);
   await markTimeout([late], markedLater);
   // Released meanwhile: no longer waiting for its release.
   await db.transaction((trx) => applyStateUpdates(trx, [{
-    transferId: finished.transferId, statePath: transition(S.reservedTimeout, S.expiredReserved), completedAt: marked,
+    transferId: finished.transferId, statePath: transition(TRANSFER_KIND.payment, S.reservedTimeout, S.expiredReserved), completedAt: marked,
   }], after_(marked, 1)));
 
   const stale = async (olderThan, limit = 100) => (await findStaleTimeouts(db, olderThan, limit)).map((transfer) => transfer.transferId).sort();

@@ -26,12 +26,26 @@ export function partyAnswer(dfspName, [type, id, subId]) {
   return JSON.stringify({ party: { partyIdInfo, name: `Customer ${id} of ${dfspName}`, personalInfo: { complexName: { firstName: 'Ada', lastName: 'Lovelace' } } } }, null, 1);
 }
 
+const PARTY_BEHAVIOURS = new Set(['answer', 'silent']);
+
 /**
  * Starts the DFSP. `switchUrl` is the account-lookup edge. `dfsp.parties` is a Set of
- * 'Type/ID[/SubId]' it serves; `dfsp.behaviour` is 'answer' or 'silent'.
+ * 'Type/ID[/SubId]' it serves. `dfsp.setBehaviour(party, behaviour)` makes it 'silent' to
+ * lookups of one such key ('answer' otherwise): chosen per party, so that tests sharing the
+ * DFSP do not depend on the order they run in.
  */
 export async function startPartyDfsp({ name, switchUrl }) {
-  const dfsp = { name, parties: new Set(), behaviour: 'answer', sent: [] };
+  const behaviours = new Map();
+  const dfsp = {
+    name,
+    parties: new Set(),
+    sent: [],
+    setBehaviour(party, behaviour) {
+      if (!PARTY_BEHAVIOURS.has(behaviour)) throw new Error(`unknown party behaviour ${behaviour}; one of ${[...PARTY_BEHAVIOURS].join(', ')}`);
+      behaviours.set(party, behaviour);
+    },
+    behaviourFor: (party) => behaviours.get(party) ?? 'answer',
+  };
   const server = await startRecordingServer({
     name,
     onCall: (call) => {
@@ -59,8 +73,8 @@ async function sendToSwitch(dfsp, switchUrl, method, path, { resource = path.spl
 
 /** The payee's side of discovery: its party, or 3204, PUT back to the payer through the switch. */
 async function answerLookup(dfsp, call, switchUrl) {
-  if (dfsp.behaviour !== 'answer') return;
   const segments = call.path.split('/').slice(2).map(decodeURIComponent);
+  if (dfsp.behaviourFor(segments.join('/')) !== 'answer') return;
   const payer = call.headers['fspiop-source'];
   const known = dfsp.parties.has(segments.join('/'));
   const path = `/parties/${segments.map(encodeURIComponent).join('/')}${known ? '' : '/error'}`;

@@ -49,7 +49,7 @@ export function componentUrl(sw, name, index = 0) {
 /** The payee's answer to a quote request, by behaviour; the same quote id always gets the same bytes. */
 function answerFor(dfsp, request) {
   const path = `/quotes/${request.quoteId}`;
-  if (dfsp.behaviour === 'reject') {
+  if (dfsp.behaviourFor(request.quoteId) === 'reject') {
     return { path: `${path}/error`, rawBody: JSON.stringify({ errorInformation: { errorCode: '5101', errorDescription: 'Payee rejected quote' } }) };
   }
   const expiration = new Date(Date.now() + 60_000).toISOString();
@@ -61,7 +61,7 @@ function answerFor(dfsp, request) {
 }
 
 async function answerQuote(dfsp, call) {
-  if (dfsp.behaviour === 'silent') return;
+  if (dfsp.behaviourFor(call.body?.quoteId) === 'silent') return;
   const request = call.body;
   if (!dfsp.answers.has(request.quoteId)) dfsp.answers.set(request.quoteId, answerFor(dfsp, request));
   const { path, rawBody } = dfsp.answers.get(request.quoteId);
@@ -74,9 +74,27 @@ async function answerQuote(dfsp, call) {
   }
 }
 
-/** `behaviour`: 'answer' (default), 'reject' or 'silent'; may be changed between tests. */
+const QUOTE_BEHAVIOURS = new Set(['answer', 'reject', 'silent']);
+
+/**
+ * `dfsp.setBehaviour(quoteId, behaviour)` chooses how it answers that quote: 'answer' (any
+ * quote not set), 'reject' or 'silent'. Chosen per quote, so that tests sharing the DFSP do
+ * not depend on the order they run in; an unknown behaviour throws at once.
+ */
 export async function startQuoteDfsp({ name, secret = `${name}-secret`, quotingUrl }) {
-  const dfsp = { name, secret, quotingUrl, behaviour: 'answer', sent: [], answers: new Map() };
+  const behaviours = new Map();
+  const dfsp = {
+    name,
+    secret,
+    quotingUrl,
+    sent: [],
+    answers: new Map(),
+    setBehaviour(quoteId, behaviour) {
+      if (!QUOTE_BEHAVIOURS.has(behaviour)) throw new Error(`unknown quote behaviour ${behaviour}; one of ${[...QUOTE_BEHAVIOURS].join(', ')}`);
+      behaviours.set(quoteId, behaviour);
+    },
+    behaviourFor: (quoteId) => behaviours.get(quoteId) ?? 'answer',
+  };
   const server = await startRecordingServer({
     name,
     onCall: (call) => {

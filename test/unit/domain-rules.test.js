@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALL_TRANSFER_STATES, TRANSFER_STATE, canTransition, fspiopTransferState, isFinal } from '../../ledger/domain/transfer-states.js';
+import { ALL_TRANSFER_STATES, TRANSFER_KIND, TRANSFER_STATE, canTransition, fspiopTransferState, isFinal } from '../../ledger/domain/transfer-states.js';
 import { decideHubAccount, decideInitialPositionAndLimits, decideParticipantCurrency } from '../../ledger/domain/participants.js';
 import { FAILURE } from '../../platform/domain/failures.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
@@ -10,12 +10,17 @@ const S = TRANSFER_STATE;
 test('final states have no way out and every state has an FSPIOP name', () => {
   for (const state of ALL_TRANSFER_STATES) {
     assert.match(fspiopTransferState(state), /^(RECEIVED|RESERVED|COMMITTED|ABORTED)$/);
-    if (isFinal(state)) for (const to of ALL_TRANSFER_STATES) assert.equal(canTransition(state, to), false);
+    for (const kind of Object.values(TRANSFER_KIND)) {
+      if (isFinal(state)) for (const to of ALL_TRANSFER_STATES) assert.equal(canTransition(kind, state, to), false);
+    }
   }
-  assert.equal(canTransition(null, S.receivedPrepare), true);
-  assert.equal(canTransition(S.committed, S.abortedError), false);
-  assert.equal(canTransition(S.receivedPrepare, S.committed), false, 'a transfer is reserved before it commits');
-  assert.throws(() => canTransition('NOPE', S.committed));
+  assert.equal(canTransition(TRANSFER_KIND.payment, null, S.receivedPrepare), true);
+  assert.equal(canTransition(TRANSFER_KIND.payment, S.committed, S.abortedError), false);
+  assert.equal(canTransition(TRANSFER_KIND.payment, S.receivedPrepare, S.committed), false, 'a transfer is reserved before it commits');
+  assert.equal(canTransition(TRANSFER_KIND.payment, S.reserved, S.committed), false, 'a payment commits only a fulfil the switch checked');
+  assert.equal(canTransition(TRANSFER_KIND.fundsOut, S.reserved, S.committed), true, 'the operator commits a funds out');
+  assert.throws(() => canTransition(TRANSFER_KIND.payment, 'NOPE', S.committed));
+  assert.throws(() => canTransition('NOPE', null, S.receivedPrepare));
 });
 
 test('hub accounts: only the hub, only hub types, only once', () => {

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FUNDS_ACTION, TRANSFER_KIND, decideFundsOutCompletion, decideRecordFunds } from '../../ledger/domain/funds.js';
+import { FUNDS_ACTION, decideFundsOutCompletion, decideRecordFunds } from '../../ledger/domain/funds.js';
 import { FAILURE, isFailure } from '../../platform/domain/failures.js';
-import { TRANSFER_STATE } from '../../ledger/domain/transfer-states.js';
+import { TRANSFER_KIND, TRANSFER_STATE } from '../../ledger/domain/transfer-states.js';
 
 const accounts = { settlement: { id: 2 }, hubReconciliation: { id: 9 }, position: { id: 1 } };
 const request = (action, amount) => ({ transferId: 't1', action, amount, currency: 'USD' });

@@ -7,7 +7,7 @@ import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
 import { decideExpiries } from '../../ledger/domain/expiry.js';
 import { FAILURE } from '../../platform/domain/failures.js';
 import { OUTCOME } from '../../ledger/domain/outcomes.js';
-import { TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
+import { TRANSFER_KIND, TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
 import { fulfilmentMatchesCondition, isCondition } from '../../ledger/domain/ilp.js';
 
 const now = new Date('2026-11-21T12:00:00.000Z');
@@ -89,7 +89,7 @@ test('position: a duplicate later in the same batch is replayed with the failure
 });
 
 function transfer(id, state, extra = {}) {
-  return { transferId: id, state, payerFsp: 'payer', payeeFsp: 'payee', payerAccountId: 1, payeeAccountId: 3, amount: 400n, currency: 'USD', expiresAt: new Date(later), ilpCondition: condition, ...extra };
+  return { transferId: id, kind: TRANSFER_KIND.payment, state, payerFsp: 'payer', payeeFsp: 'payee', payerAccountId: 1, payeeAccountId: 3, amount: 400n, currency: 'USD', expiresAt: new Date(later), ilpCondition: condition, ...extra };
 }
 
 test('position: reservations in one batch share the headroom and never exceed the net debit cap', () => {

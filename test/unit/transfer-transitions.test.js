@@ -3,12 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { ALL_TRANSFER_STATES, TRANSFER_STATE as S, canTransition, isFinal, transition } from '../../ledger/domain/transfer-states.js';
+import { ALL_TRANSFER_STATES, TRANSFER_KIND, TRANSFER_STATE as S, canTransition, isFinal, transition } from '../../ledger/domain/transfer-states.js';
 import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
 import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
 import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
 import { decideExpiries, releaseStaleTimeouts } from '../../ledger/domain/expiry.js';
-import { FUNDS_ACTION, TRANSFER_KIND, decideFundsOutCompletion, decideRecordFunds } from '../../ledger/domain/funds.js';
+import { FUNDS_ACTION, decideFundsOutCompletion, decideRecordFunds } from '../../ledger/domain/funds.js';
 import { isFailure } from '../../platform/domain/failures.js';
 
 const ILLEGAL = /illegal transfer transition/;
@@ -19,6 +19,7 @@ const fulfilment = randomBytes(32).toString('base64url');
 const condition = createHash('sha256').update(Buffer.from(fulfilment, 'base64url')).digest('base64url');
 const PAYER_ACCOUNT = 1;
 const PAYEE_ACCOUNT = 3;
+const PAYMENT = TRANSFER_KIND.payment;
 
 function transfer(state, extra = {}) {
   return {
@@ -27,49 +28,64 @@ function transfer(state, extra = {}) {
   };
 }
 
-/** Asserts that `statePath` came from `transition` (frozen) and is a legal walk from `fromState`. */
-function assertDecidedPath(fromState, statePath, context) {
+/**
+ * Asserts that `statePath` came from `transition` (frozen) and is a legal walk from
+ * `fromState` for a transfer of `kind` (a payment unless said otherwise).
+ */
+function assertDecidedPath(fromState, statePath, context, kind = PAYMENT) {
   assert.ok(Object.isFrozen(statePath), `${context}: state path ${statePath} was built by hand, not by transition()`);
-  assert.doesNotThrow(() => transition(fromState, ...statePath), `${context}: ${fromState} → ${statePath}`);
+  assert.doesNotThrow(() => transition(kind, fromState, ...statePath), `${context}: ${fromState} → ${statePath}`);
 }
 
 test('transition returns the path after the current state and refuses any step not in the table', () => {
-  assert.deepEqual(transition(null, S.receivedPrepare), [S.receivedPrepare]);
-  assert.deepEqual(transition(S.reserved, S.receivedFulfil, S.committed), [S.receivedFulfil, S.committed]);
-  assert.deepEqual(transition(null, S.receivedPrepare, S.reserved, S.committed), [S.receivedPrepare, S.reserved, S.committed]);
-  assert.throws(() => transition(S.receivedPrepare, S.committed), /illegal transfer transition RECEIVED_PREPARE → COMMITTED/);
-  assert.throws(() => transition(null, S.receivedPrepare, S.committed), /RECEIVED_PREPARE → COMMITTED/, 'every step is checked, not only the first');
-  assert.throws(() => transition(S.committed, S.abortedError), ILLEGAL);
-  assert.throws(() => transition(S.reserved, S.reserved), ILLEGAL, 'staying in a state is no transition');
-  assert.throws(() => transition(S.reserved, 'NOPE'), ILLEGAL);
-  assert.throws(() => transition('NOPE', S.committed), /unknown transfer state/);
-  assert.throws(() => transition(undefined, S.receivedPrepare), /undefined state/, 'a missing state is not a new transfer');
-  assert.throws(() => transition(S.reserved), /no target state/);
+  assert.deepEqual(transition(PAYMENT, null, S.receivedPrepare), [S.receivedPrepare]);
+  assert.deepEqual(transition(PAYMENT, S.reserved, S.receivedFulfil, S.committed), [S.receivedFulfil, S.committed]);
+  assert.deepEqual(transition(TRANSFER_KIND.fundsIn, null, S.receivedPrepare, S.reserved, S.committed), [S.receivedPrepare, S.reserved, S.committed]);
+  assert.throws(() => transition(PAYMENT, S.receivedPrepare, S.committed), /illegal transfer transition RECEIVED_PREPARE → COMMITTED/);
+  assert.throws(() => transition(PAYMENT, null, S.receivedPrepare, S.committed), /RECEIVED_PREPARE → COMMITTED/, 'every step is checked, not only the first');
+  assert.throws(() => transition(PAYMENT, S.reserved, S.committed), ILLEGAL, 'a payment commits only through a checked fulfil');
+  assert.throws(() => transition(TRANSFER_KIND.fundsIn, S.reserved, S.abortedRejected), ILLEGAL, 'only a funds out is aborted by the operator');
+  assert.throws(() => transition(TRANSFER_KIND.fundsOut, S.reserved, S.receivedFulfil), ILLEGAL, 'no DFSP fulfils a funds out');
+  assert.throws(() => transition(PAYMENT, S.committed, S.abortedError), ILLEGAL);
+  assert.throws(() => transition(PAYMENT, S.reserved, S.reserved), ILLEGAL, 'staying in a state is no transition');
+  assert.throws(() => transition(PAYMENT, S.reserved, 'NOPE'), ILLEGAL);
+  assert.throws(() => transition(PAYMENT, 'NOPE', S.committed), /unknown transfer state/);
+  assert.throws(() => transition('NOPE', null, S.receivedPrepare), /unknown transfer kind/);
+  assert.throws(() => transition(PAYMENT, undefined, S.receivedPrepare), /undefined state/, 'a missing state is not a new transfer');
+  assert.throws(() => transition(PAYMENT, S.reserved), /no target state/);
 });
 
-test('every state is reachable from no transfer, final states have no exits, and every other state can end', () => {
+/** The states a transfer of `kind` can reach from nothing, walking the table breadth first. */
+function reachableStates(kind) {
   const reachable = new Set();
   const queue = [null];
   while (queue.length > 0) {
     const from = queue.shift();
     for (const to of ALL_TRANSFER_STATES) {
-      if (canTransition(from, to) && !reachable.has(to)) {
+      if (canTransition(kind, from, to) && !reachable.has(to)) {
         reachable.add(to);
         queue.push(to);
       }
     }
   }
-  assert.deepEqual([...reachable].sort(), [...ALL_TRANSFER_STATES].sort());
-  const canEnd = new Set(ALL_TRANSFER_STATES.filter(isFinal));
-  let grown = true;
-  while (grown) {
-    const next = ALL_TRANSFER_STATES.filter((state) => !canEnd.has(state) && [...canEnd].some((end) => canTransition(state, end)));
-    for (const state of next) canEnd.add(state);
-    grown = next.length > 0;
-  }
-  assert.deepEqual([...canEnd].sort(), [...ALL_TRANSFER_STATES].sort(), 'no transfer can get stuck in a state without a way out');
-  for (const state of ALL_TRANSFER_STATES.filter(isFinal)) {
-    for (const to of ALL_TRANSFER_STATES) assert.throws(() => transition(state, to), ILLEGAL, `${state} is final`);
+  return reachable;
+}
+
+test('every state is reachable by payments, every kind can end from every state it reaches, final states have no exits', () => {
+  assert.deepEqual([...reachableStates(PAYMENT)].sort(), [...ALL_TRANSFER_STATES].sort());
+  for (const kind of Object.values(TRANSFER_KIND)) {
+    const reachable = reachableStates(kind);
+    const canEnd = new Set([...reachable].filter(isFinal));
+    let grown = true;
+    while (grown) {
+      const next = [...reachable].filter((state) => !canEnd.has(state) && [...canEnd].some((end) => canTransition(kind, state, end)));
+      for (const state of next) canEnd.add(state);
+      grown = next.length > 0;
+    }
+    assert.deepEqual([...canEnd].sort(), [...reachable].sort(), `no ${kind} transfer can get stuck in a state without a way out`);
+    for (const state of ALL_TRANSFER_STATES.filter(isFinal)) {
+      for (const to of ALL_TRANSFER_STATES) assert.throws(() => transition(kind, state, to), ILLEGAL, `${state} is final`);
+    }
   }
 });
 
@@ -192,14 +208,14 @@ test('funds in and out walk the table, as the decisions make them', () => {
   const paths = {};
   for (const [name, action, settlementValue] of [['in', FUNDS_ACTION.fundsIn, 0n], ['out', FUNDS_ACTION.fundsOutPrepareReserve, -5000n], ['overdraft', FUNDS_ACTION.fundsOutPrepareReserve, 0n]]) {
     const decision = record(action, settlementValue);
-    assertDecidedPath(null, decision.statePath, name);
+    assertDecidedPath(null, decision.statePath, name, decision.transfer.kind);
     assert.equal(decision.transfer.state, decision.statePath.at(-1));
     paths[name] = decision.statePath;
   }
   const reserved = record(FUNDS_ACTION.fundsOutPrepareReserve, -5000n).transfer;
   for (const action of [FUNDS_ACTION.fundsOutCommit, FUNDS_ACTION.fundsOutAbort]) {
     const decision = decideFundsOutCompletion({ action, transfer: reserved, settlementAccountId: 2 });
-    assertDecidedPath(reserved.state, decision.statePath, action);
+    assertDecidedPath(reserved.state, decision.statePath, action, TRANSFER_KIND.fundsOut);
     paths[action] = decision.statePath;
   }
   assert.deepEqual(paths, {
@@ -266,7 +282,7 @@ test('a funds-out completion the table refuses is an expected failure, and an al
       const fundsOut = transfer(state, { kind: TRANSFER_KIND.fundsOut, payerAccountId: 2, payeeAccountId: 9 });
       const decision = decideFundsOutCompletion({ action, transfer: fundsOut, settlementAccountId: 2 });
       if (isFailure(decision) || decision.duplicate) continue;
-      assertDecidedPath(state, decision.statePath, `${action} in ${state}`);
+      assertDecidedPath(state, decision.statePath, `${action} in ${state}`, TRANSFER_KIND.fundsOut);
     }
   }
 });
