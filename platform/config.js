@@ -1,6 +1,7 @@
 // Configuration is read from environment variables once per process, validated, and
 // returned frozen, so no module can read process.env behind the composition root's back.
 
+import { readFileSync } from 'node:fs';
 import { TOPIC } from './kafka/topics.js';
 
 export class ConfigError extends Error {}
@@ -119,6 +120,56 @@ function readAccountLookup(env) {
   };
 }
 
+/** A secret from the variable `name`, or from the file `fileName` names (a mounted Kubernetes Secret). */
+function readSecretOrFile(env, name, fileName, path) {
+  if (!path) return readString(env, name);
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    throw new ConfigError(`${fileName} names ${path}, which cannot be read: ${error.message}`);
+  }
+}
+
+const OPERATOR_AUTH_MODES = ['required', 'off'];
+// A guessable token would make the check worthless; 16 characters is a floor, not advice.
+const OPERATOR_TOKEN_LENGTH_MIN = 16;
+
+function checkOperatorToken(name, token) {
+  if (token.length < OPERATOR_TOKEN_LENGTH_MIN) throw new ConfigError(`${name} must be at least ${OPERATOR_TOKEN_LENGTH_MIN} characters`);
+  return token;
+}
+
+/**
+ * Bearer tokens of the operator APIs (admin, ALS admin, built-in oracle). A process that
+ * serves one needs both scopes' tokens; a client names the scopes it calls with. Both are
+ * secrets without defaults, so a missing one stops the process, unless OPERATOR_AUTH=off
+ * (a lab) turns the check off altogether.
+ */
+function readOperatorAuth(env, scopes) {
+  const mode = readString(env, 'OPERATOR_AUTH', 'required');
+  if (!OPERATOR_AUTH_MODES.includes(mode)) throw new ConfigError(`OPERATOR_AUTH must be one of ${OPERATOR_AUTH_MODES.join(', ')}, got "${mode}"`);
+  if (mode === 'off') return { required: false, tokens: {} };
+  const tokens = {};
+  if (scopes.includes('readWrite')) {
+    const path = readString(env, 'OPERATOR_TOKEN_READ_WRITE_FILE', '');
+    tokens.readWrite = checkOperatorToken('OPERATOR_TOKEN_READ_WRITE', readSecretOrFile(env, 'OPERATOR_TOKEN_READ_WRITE', 'OPERATOR_TOKEN_READ_WRITE_FILE', path));
+  }
+  if (scopes.includes('readOnly')) {
+    const path = readString(env, 'OPERATOR_TOKEN_READ_ONLY_FILE', '');
+    tokens.readOnly = checkOperatorToken('OPERATOR_TOKEN_READ_ONLY', readSecretOrFile(env, 'OPERATOR_TOKEN_READ_ONLY', 'OPERATOR_TOKEN_READ_ONLY_FILE', path));
+  }
+  if (tokens.readWrite !== undefined && tokens.readWrite === tokens.readOnly) {
+    throw new ConfigError('OPERATOR_TOKEN_READ_ONLY must differ from OPERATOR_TOKEN_READ_WRITE');
+  }
+  return { required: true, tokens };
+}
+
+function readBoolean(env, name, fallback) {
+  const text = readString(env, name, String(fallback));
+  if (text !== 'true' && text !== 'false') throw new ConfigError(`${name} must be true or false, got "${text}"`);
+  return text === 'true';
+}
+
 /** The database settings; the password has no default, so a missing secret stops the process. */
 function readDatabase(env) {
   return {
@@ -138,11 +189,17 @@ function readDatabase(env) {
  * process without a database (the FSPIOP edges, the notification handler) passes
  * `usesDatabase: false` and needs no database settings at all.
  */
-export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase = true } = {}) {
+export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase = true, operatorApi = false, operatorTokens = [] } = {}) {
   return deepFreeze({
     serviceName: readString(env, 'SERVICE_NAME', 'fspiop-switch'),
     replicaIndex: readInteger(env, 'REPLICA_INDEX', 0),
     httpPort: readInteger(env, 'PORT', defaultPort, { min: 0, max: 65535 }), // 0 lets the OS choose (tests)
+    // Loopback unless told otherwise: on one machine nothing else needs to reach a port, and
+    // operator APIs have their own setting so that opening the DFSP edges never opens them.
+    httpHost: operatorApi ? readString(env, 'OPERATOR_HOST', '127.0.0.1') : readString(env, 'HOST', '127.0.0.1'),
+    operatorAuth: readOperatorAuth(env, operatorApi ? ['readWrite', 'readOnly'] : operatorTokens),
+    // Callback URLs may not point at link-local or cloud metadata addresses unless a lab allows it.
+    callbackUrlsAllowLinkLocal: readBoolean(env, 'CALLBACK_URL_ALLOW_LINK_LOCAL', false),
     hubName: readString(env, 'HUB_NAME', 'Hub'),
     adminApiBaseUrl: readString(env, 'ADMIN_API_BASE_URL', 'http://127.0.0.1:3001'),
     adminApiUrl: readString(env, 'ADMIN_API_URL', 'http://127.0.0.1:3001'), // where handlers ask for DFSP endpoints

@@ -43,6 +43,11 @@ export RUN_DIR CACHE_DIR TOOLS_BIN LOG_DIR PID_DIR SERVICES_CONF
 : "${DB_BUFFER_POOL_SIZE:=512M}"           # InnoDB buffer pool of the local server
 export DB_HOST DB_PORT DB_NAME DB_USER DB_PASSWORD DB_MAX_CONNECTIONS DB_BUFFER_POOL_SIZE
 
+# --- operator APIs (admin 3001, ALS admin 4001, built-in oracle 4003) -----------------------
+: "${OPERATOR_TOKEN_READ_WRITE:=local-operator-read-write}"  # LOCAL-ONLY; deployments use a Secret
+: "${OPERATOR_TOKEN_READ_ONLY:=local-operator-read-only}"    # LOCAL-ONLY; deployments use a Secret
+export OPERATOR_TOKEN_READ_WRITE OPERATOR_TOKEN_READ_ONLY
+
 # --- Kafka ---------------------------------------------------------------------------------
 : "${KAFKA_VERSION:=3.9.2}"                # org.apache.kafka:kafka_2.13 from Maven Central
 : "${KAFKA_PORT:=9192}"                    # client listener (not 9092: may be taken)

@@ -4,13 +4,14 @@
 // exists already is left as it is, and the funds-in uses a transfer id derived from the
 // DFSP, so a second run is a duplicate rather than a second deposit.
 import { createHash } from 'node:crypto';
+import { operatorHeaders } from './operator-auth.js';
 
-/** A tiny JSON client of the admin API. */
-export function adminClient(baseUrl) {
+/** A tiny JSON client of the admin API (or the ALS admin API), sending `token` as its bearer token. */
+export function adminClient(baseUrl, { token } = {}) {
   return async function request(method, path, body) {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { ...operatorHeaders(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();

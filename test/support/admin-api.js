@@ -4,11 +4,17 @@ import { adminClient, ensureDfsp } from '../../scripts/lib/onboarding.js';
 import { createAdminServer } from '../../ledger/admin-api/server.js';
 import { ensureHubParticipant } from '../../ledger/repositories/participants.js';
 import { createMetrics } from '../../platform/metrics.js';
-import { createTestDatabase, testConfig } from './environment.js';
+import { operatorHeaders } from '../../scripts/lib/operator-auth.js';
+import { createTestDatabase, operatorTokens, testConfig } from './environment.js';
+
+/** The headers of an operator call with the test token of `scope` (`readWrite` or `readOnly`). */
+export function adminHeaders(scope = 'readWrite') {
+  return operatorHeaders(operatorTokens()[scope]);
+}
 
 export async function startAdminApi() {
   const database = await createTestDatabase();
-  const config = testConfig({ PORT: '0', DB_NAME: database.name, SERVICE_NAME: 'admin-api-test' });
+  const config = testConfig({ PORT: '0', DB_NAME: database.name, SERVICE_NAME: 'admin-api-test' }, { operatorApi: true });
   await ensureHubParticipant(database.db, { hubName: config.hubName, now: new Date() });
   const server = createAdminServer({ db: database.db, config, logger: pino({ level: 'silent' }), metrics: createMetrics(config) });
   await server.start();
@@ -17,7 +23,7 @@ export async function startAdminApi() {
     baseUrl,
     db: database.db,
     databaseName: database.name,
-    request: adminClient(baseUrl),
+    request: adminClient(baseUrl, { token: config.operatorAuth.tokens.readWrite }),
     async stop() {
       await server.stop();
       await database.drop();

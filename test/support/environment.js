@@ -7,10 +7,20 @@ import { createDatabase } from '../../platform/db.js';
 import { topicDefinitions } from '../../platform/kafka/topics.js';
 import { MIGRATION_DIRECTORIES } from '../../scripts/lib/schema.js';
 
-const LOCAL_DEFAULTS = { DB_PASSWORD: 'switch-local-dev' };
+// The same local-only values scripts/env.sh sets, for a test run without it.
+const LOCAL_DEFAULTS = {
+  DB_PASSWORD: 'switch-local-dev',
+  OPERATOR_TOKEN_READ_WRITE: 'local-operator-read-write',
+  OPERATOR_TOKEN_READ_ONLY: 'local-operator-read-only',
+};
 
-export function testConfig(overrides = {}) {
-  return loadConfig({ ...LOCAL_DEFAULTS, ...process.env, ...overrides });
+export function testConfig(overrides = {}, options = {}) {
+  return loadConfig({ ...LOCAL_DEFAULTS, ...process.env, ...overrides }, options);
+}
+
+/** The operator tokens the switch under test accepts, by scope (`readWrite`, `readOnly`). */
+export function operatorTokens() {
+  return testConfig({}, { operatorApi: true }).operatorAuth.tokens;
 }
 
 export function uniqueSuffix() {
