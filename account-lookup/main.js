@@ -1,6 +1,7 @@
 // Composition root of the account-lookup edge (FSPIOP /parties and /participants, PORT
 // default 4002). It reads participants and the oracle registry from MySQL, asks oracles over
-// HTTP and produces notification events; it keeps no state of its own, so it scales by replicas.
+// HTTP and produces notification events. Its one state, the pending lookups, is in MySQL, so
+// it scales by replicas.
 // It has the shape of platform/fspiop/edge-process.js, which it cannot use as it stands: that
 // runner has no database, and /health here also reports the database the edge reads.
 import { loadConfig } from '../platform/config.js';
@@ -16,6 +17,7 @@ import { createOracleRegistry, readOracleRegistry } from './oracle-registry.js';
 import { createOracleClient } from './oracle-client.js';
 import { createAccountLookupServer } from './server.js';
 import { datastoreHealth } from './datastore-health.js';
+import { createPendingLookups } from './pending-lookups.js';
 import { exitOnSignal } from '../platform/shutdown.js';
 
 const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, { defaultPort: 4002 });
@@ -35,11 +37,18 @@ const registry = createOracleRegistry({
 const client = createOracleClient({
   timeoutMs: settings.oracleRequestTimeoutMs, connectionsMax: settings.oracleConnectionsMax, metrics,
 });
+const lookups = createPendingLookups({ db, ttlMs: settings.partyLookupTtlMs });
+const EXPIRED_LOOKUPS_PURGED_MAX = 10_000;
+// Every replica purges what expired, a bounded batch a TTL; rows only grow between purges.
+const purgeTimer = setInterval(() => {
+  lookups.purgeExpired(EXPIRED_LOOKUPS_PURGED_MAX).catch((error) => logger.warn({ err: error }, 'purging expired party lookups failed'));
+}, settings.partyLookupTtlMs);
+purgeTimer.unref();
 
 await producer.connect();
 await probe.connect();
 const server = createAccountLookupServer({
-  config, logger, metrics, producer, directory, registry, client,
+  config, logger, metrics, producer, directory, registry, client, lookups,
   health: async () => ({ kafka: await probe.check(), datastore: await datastoreHealth(db) }),
 });
 await server.start();
@@ -47,6 +56,7 @@ logger.info({ port: server.info.port, builtInOracle: settings.oracleBuiltInUrl }
 
 // Requests in flight finish their oracle call and produce before the producer is closed.
 exitOnSignal(logger, async () => {
+  clearInterval(purgeTimer);
   await server.stop({ timeout: 5000 });
   await producer.disconnect();
   await probe.disconnect();

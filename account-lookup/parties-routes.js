@@ -1,18 +1,20 @@
 // FSPIOP /parties: discovery. A payer's GET goes to the DFSP that serves the party (found
 // through the oracle for its id type, or named by FSPIOP-Destination); the payee's PUT and
-// PUT …/error go back to the payer named by FSPIOP-Destination. Both travel with the sending
-// DFSP's own headers and bytes; problems the switch finds come from the hub.
+// PUT …/error go back to the payer named by FSPIOP-Destination, but only while a lookup of
+// that party by that payer is pending at that payee (pending-lookups.js). Both travel with
+// the sending DFSP's own headers and bytes; problems the switch finds come from the hub.
 import { FAILURE, failure } from '../platform/domain/failures.js';
 import { fspiopRoute } from '../platform/fspiop/edge.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
-import { forwardEvent, partyEndpoint, partyErrorEvent, partyOf } from './callbacks.js';
+import { forwardEvent, partyEndpoint, partyErrorEvent, partyKey, partyOf } from './callbacks.js';
 import { activeDfsps, pathSchemasOf, refuseUnknownSource } from './edge-flow.js';
 
 /**
  * The /parties routes. `respond` comes from createResponder(); `directory` answers which
- * DFSPs are active; `registry.urlFor()` and `client.find()` ask the oracle.
+ * DFSPs are active; `registry.urlFor()` and `client.find()` ask the oracle; `lookups`
+ * (createPendingLookups) remembers which payee was asked by whom.
  */
-export function partyRoutes({ respond, directory, registry, client, hubName }) {
+export function partyRoutes({ respond, directory, registry, client, lookups, hubName }) {
   /** The hub's PUT …/error to `to` about `problem`, a domain failure. */
   const errorTo = (to, accepted, party, problem) => ({
     events: [partyErrorEvent({
@@ -40,6 +42,8 @@ export function partyRoutes({ respond, directory, registry, client, hubName }) {
         ? errorTo(source, accepted, party, failure(FAILURE.destinationUnroutable, `FSPIOP-Destination ${named} is not an active DFSP`))
         : errorTo(source, accepted, party, failure(FAILURE.partyNotFound));
     }
+    // Recorded before the GET is produced, so that no answer can arrive before its lookup.
+    await lookups.record(party, source, payees);
     return {
       events: payees.map((to) => forwardEvent({
         accepted, party, action: 'lookup', to, endpointType: partyEndpoint('get', party), method: 'GET',
@@ -56,6 +60,11 @@ export function partyRoutes({ respond, directory, registry, client, hubName }) {
     if (!destination || !(await directory.isActiveDfsp(destination))) {
       const detail = destination ? `FSPIOP-Destination ${destination} is not an active DFSP` : 'FSPIOP-Destination is required to route the callback';
       return errorTo(accepted.headers['fspiop-source'], accepted, party, failure(FAILURE.destinationUnroutable, detail));
+    }
+    const source = accepted.headers['fspiop-source'];
+    if (!(await lookups.isPending(party, destination, source))) {
+      const detail = `no lookup of ${partyKey(party)} by ${destination} is pending at ${source}`;
+      return errorTo(source, accepted, party, failure(FAILURE.unsolicitedPartyAnswer, detail));
     }
     const action = kind === 'put' ? 'answer' : 'error';
     return { events: [forwardEvent({ accepted, party, action, to: destination, endpointType: partyEndpoint(kind, party), method: 'PUT' })] };

@@ -7,16 +7,17 @@ import { participantRoutes } from './participants-routes.js';
 
 /**
  * `producer` is a connected platform/kafka producer; `directory` a participant directory;
- * `registry` an oracle registry and `client` an oracle client; `health()` resolves to
+ * `registry` an oracle registry and `client` an oracle client; `lookups` the pending
+ * lookups (pending-lookups.js); `health()` resolves to
  * `{ name: 'OK' | 'DOWN' }` for /health.
  */
-export function createAccountLookupServer({ config, logger, metrics, producer, directory, registry, client, health }) {
+export function createAccountLookupServer({ config, logger, metrics, producer, directory, registry, client, lookups, health }) {
   const publisher = createEventPublisher({
     producer, topicPrefix: config.kafka.topicPrefix, timeoutMs: config.kafka.produceTimeoutMs, metrics, logger,
   });
   const respond = createResponder({ publisher, logger: logger.child({ component: 'account-lookup' }) });
   const server = createHttpServer({ port: config.httpPort, logger, metrics, health });
-  const deps = { respond, directory, registry, client, hubName: config.hubName };
+  const deps = { respond, directory, registry, client, lookups, hubName: config.hubName };
   server.route([...partyRoutes(deps), ...participantRoutes(deps)]);
   return server;
 }

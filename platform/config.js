@@ -117,6 +117,7 @@ function readAccountLookup(env) {
     oracleConnectionsMax: readInteger(env, 'ORACLE_CONNECTIONS_MAX', 32, { min: 1, max: 1024 }), // per oracle origin
     oracleRegistryTtlMs: readInteger(env, 'ORACLE_REGISTRY_TTL_MS', 5_000), // 0: read the registry on every request
     participantCacheTtlMs: readInteger(env, 'PARTICIPANT_CACHE_TTL_MS', 5_000), // 0: read the participant on every request
+    partyLookupTtlMs: readInteger(env, 'PARTY_LOOKUP_TTL_MS', 60_000, { min: 1 }), // how long a payee may answer a GET /parties
   };
 }
 

@@ -28,6 +28,7 @@ export const FAILURE = Object.freeze({
   partyDeletionRefused: 'PARTY_DELETION_REFUSED',
   oracleUnavailable: 'ORACLE_UNAVAILABLE',
   oracleNotFound: 'ORACLE_NOT_FOUND',
+  unsolicitedPartyAnswer: 'UNSOLICITED_PARTY_ANSWER',
 });
 
 export function failure(code, detail) {

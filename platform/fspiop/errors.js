@@ -54,6 +54,7 @@ const FAILURE_TO_FSPIOP_CODE = Object.freeze({
   [FAILURE.partyDeletionRefused]: 3040,
   [FAILURE.oracleUnavailable]: 2003,
   [FAILURE.oracleNotFound]: 3200,
+  [FAILURE.unsolicitedPartyAnswer]: 3100,
 });
 
 const DESCRIPTION_LENGTH_MAX = 128;

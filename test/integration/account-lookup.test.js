@@ -135,9 +135,40 @@ test('a payee\'s answer to an unknown destination comes back to the payee as 320
   const raw = partyAnswer('payeefsp', ['MSISDN', '27766666666']);
   assert.equal((await payee.send('PUT', '/parties/MSISDN/27766666666', { destination: 'ghostfsp', raw })).status, 200);
   assert.equal(errorCode(await putTo(payee, '/parties/MSISDN/27766666666/error')), '3201');
+  // The payee's own error reaches the payer that asked it.
+  payee.setBehaviour('MSISDN/27766666665', 'silent');
+  await payer.send('GET', '/parties/MSISDN/27766666665', { destination: 'payeefsp' });
+  await payee.waitFor((call) => call.method === 'GET' && call.path === '/parties/MSISDN/27766666665');
   assert.equal((await payee.send('PUT', '/parties/MSISDN/27766666665/error', { destination: 'payerfsp', body: { errorInformation: { errorCode: '5000', errorDescription: 'Payee error' } } })).status, 200);
   const forwarded = await putTo(payer, '/parties/MSISDN/27766666665/error');
   assert.deepEqual([errorCode(forwarded), forwarded.headers['fspiop-source']], ['5000', 'payeefsp']);
+});
+
+test('only a DFSP the lookup went to may answer it, and only to the DFSP that asked', async () => {
+  const path = '/parties/MSISDN/27755555555';
+  await register(payee, '/participants/MSISDN/27755555555');
+  payee.setBehaviour('MSISDN/27755555555', 'silent');
+  await payer.send('GET', path);
+  await payee.waitFor((call) => call.method === 'GET' && call.path === path);
+
+  // An impostor's answer (otherfsp was never asked) goes nowhere but back to the impostor.
+  const impostorAnswer = partyAnswer('otherfsp', ['MSISDN', '27755555555']);
+  assert.equal((await other.send('PUT', path, { destination: 'payerfsp', raw: impostorAnswer })).status, 200);
+  const refused = await putTo(other, `${path}/error`);
+  assert.deepEqual([errorCode(refused), refused.headers['fspiop-source']], ['3100', 'Hub']);
+  assert.match(refused.body.errorInformation.errorDescription, /no lookup of MSISDN\/27755555555 by payerfsp is pending at otherfsp/);
+  // The asked payee may not answer a DFSP that did not ask either.
+  assert.equal((await payee.send('PUT', path, { destination: 'otherfsp', raw: partyAnswer('payeefsp', ['MSISDN', '27755555555']) })).status, 200);
+  assert.equal(errorCode(await putTo(payee, `${path}/error`)), '3100');
+
+  // The rightful answer is relayed, and it is the first and only answer the payer hears:
+  // the refused ones, sent before it, never reached the payer or otherfsp.
+  const rightful = partyAnswer('payeefsp', ['MSISDN', '27755555555']);
+  assert.equal((await payee.send('PUT', path, { destination: 'payerfsp', raw: rightful })).status, 200);
+  const relayed = await putTo(payer, path);
+  assert.equal(relayed.rawBody, rightful);
+  assert.deepEqual(payer.received.filter((call) => call.method === 'PUT' && call.path.startsWith(path)), [relayed]);
+  assert.deepEqual(other.received.filter((call) => call.method === 'PUT' && call.path === path), []);
 });
 
 test('participants: register, look up, refuse another DFSP, delete', async () => {
