@@ -15,6 +15,7 @@ export const FAILURE = Object.freeze({
   transferNotFound: 'TRANSFER_NOT_FOUND',
   settlementModelMissing: 'SETTLEMENT_MODEL_MISSING',
   modifiedRequest: 'MODIFIED_REQUEST',
+  invalidSignature: 'INVALID_SIGNATURE',
   insufficientLiquidity: 'INSUFFICIENT_LIQUIDITY',
   netDebitCapExceeded: 'NET_DEBIT_CAP_EXCEEDED',
   invalidState: 'INVALID_STATE',

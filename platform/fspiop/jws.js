@@ -1,0 +1,147 @@
+// JWS in the FSPIOP form Mojaloop's SDKs use: the FSPIOP-Signature header is the JSON
+// `{"signature", "protectedHeader"}`, the protected header names the algorithm and the
+// FSPIOP-URI, FSPIOP-HTTP-Method, FSPIOP-Source (and FSPIOP-Destination and Date when they
+// are sent), and the signature covers the protected header and the exact body bytes. The
+// cryptography is jose's; this module only decides what is signed and what must match.
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { FlattenedSign, flattenedVerify } from 'jose';
+
+/** The algorithms a signature may use: Mojaloop's RS256, and the two others its keys allow. */
+export const JWS_ALGORITHMS = Object.freeze(['RS256', 'PS256', 'ES256']);
+
+const UTF8 = new TextEncoder();
+
+/** A PEM private key (PKCS#1, PKCS#8 or SEC1) as a key object jose signs with. */
+export function privateKeyFromPem(pem) {
+  return createPrivateKey(pem);
+}
+
+/** A PEM public key (SPKI, PKCS#1) or certificate as a key object jose verifies with. */
+export function publicKeyFromPem(pem) {
+  return createPublicKey(pem);
+}
+
+/** The algorithm a key signs with by default: RS256 for RSA (as Mojaloop signs), ES256 for P-256. */
+export function defaultAlgorithmOf(key) {
+  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ES256';
+  throw new Error(`no FSPIOP signature algorithm for a ${key.asymmetricKeyType} key`);
+}
+
+const headerOf = (headers, name) => {
+  const value = headers[name];
+  return value === undefined || value === '' ? undefined : String(value);
+};
+
+/** The protected header for a message: every FSPIOP header the signature must bind. */
+function protectedHeaderFor({ alg, method, uri, headers }) {
+  const header = {
+    alg,
+    'FSPIOP-URI': uri,
+    'FSPIOP-HTTP-Method': method.toUpperCase(),
+    'FSPIOP-Source': headerOf(headers, 'fspiop-source'),
+  };
+  const destination = headerOf(headers, 'fspiop-destination');
+  if (destination) header['FSPIOP-Destination'] = destination;
+  const date = headerOf(headers, 'date');
+  if (date) header.Date = date;
+  return header;
+}
+
+/**
+ * Signs one message. `headers` are the lower-cased FSPIOP headers that will be sent
+ * (fspiop-source is required; fspiop-destination and date are bound when present), `uri`
+ * the request's path (with any query), `body` the exact bytes or text that will be sent.
+ * Returns the three headers to add: fspiop-uri, fspiop-http-method and fspiop-signature.
+ */
+export async function signFspiopMessage({ privateKey, alg = defaultAlgorithmOf(privateKey), method, uri, headers, body }) {
+  if (!headerOf(headers, 'fspiop-source')) throw new Error('a signed FSPIOP message needs FSPIOP-Source');
+  const bytes = typeof body === 'string' ? UTF8.encode(body) : body;
+  const jws = await new FlattenedSign(bytes)
+    .setProtectedHeader(protectedHeaderFor({ alg, method, uri, headers }))
+    .sign(privateKey);
+  return {
+    'fspiop-uri': uri,
+    'fspiop-http-method': method.toUpperCase(),
+    'fspiop-signature': JSON.stringify({ signature: jws.signature, protectedHeader: jws.protected }),
+  };
+}
+
+/** The FSPIOP-Signature header as `{ signature, protectedHeader, header }` or a reason it is unusable. */
+function parseSignatureHeader(text) {
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { problem: 'FSPIOP-Signature is not JSON' };
+  }
+  const { signature, protectedHeader } = parsed ?? {};
+  if (typeof signature !== 'string' || typeof protectedHeader !== 'string') {
+    return { problem: 'FSPIOP-Signature needs signature and protectedHeader' };
+  }
+  try {
+    const header = JSON.parse(Buffer.from(protectedHeader, 'base64url').toString('utf8'));
+    if (header === null || typeof header !== 'object') throw new Error('not an object');
+    return { signature, protectedHeader, header };
+  } catch {
+    return { problem: 'the protected header is not base64url JSON' };
+  }
+}
+
+/**
+ * Why the signed headers do not describe the request received, or null when they do. A
+ * signed value must equal the request's own; a destination or an FSPIOP-URI or
+ * FSPIOP-HTTP-Method header sent but not signed as sent is a mismatch too, so that nothing
+ * the receiver routes on can be changed after signing.
+ */
+function headerMismatch(signed, { method, uri, headers }) {
+  const expected = [
+    ['FSPIOP-URI', uri],
+    ['FSPIOP-HTTP-Method', method.toUpperCase()],
+    ['FSPIOP-Source', headerOf(headers, 'fspiop-source')],
+    ['FSPIOP-Destination', headerOf(headers, 'fspiop-destination')],
+  ];
+  for (const [name, actual] of expected) {
+    if (signed[name] !== actual) return `${name} ${actual ?? '(absent)'} is not the signed ${signed[name] ?? '(absent)'}`;
+  }
+  if (signed.Date !== undefined && signed.Date !== headerOf(headers, 'date')) return 'Date is not the signed Date';
+  const sentUri = headerOf(headers, 'fspiop-uri');
+  if (sentUri !== undefined && sentUri !== signed['FSPIOP-URI']) return 'the FSPIOP-URI header is not the signed one';
+  const sentMethod = headerOf(headers, 'fspiop-http-method');
+  if (sentMethod !== undefined && sentMethod !== signed['FSPIOP-HTTP-Method']) return 'the FSPIOP-HTTP-Method header is not the signed one';
+  return null;
+}
+
+async function verifiesWithAnyKey({ signature, protectedHeader, alg }, bytes, keys) {
+  const payload = Buffer.from(bytes).toString('base64url');
+  for (const key of keys) {
+    try {
+      await flattenedVerify({ protected: protectedHeader, payload, signature }, key, { algorithms: [alg] });
+      return true;
+    } catch {
+      // The next key may be the one that signed: two are valid at once during a rotation.
+    }
+  }
+  return false;
+}
+
+/**
+ * Checks a received message's FSPIOP-Signature. `uri` is the path (with any query) the
+ * request actually arrived on, `body` its exact bytes, `keys` the public key objects
+ * registered for its FSPIOP-Source. Resolves to null when the signature holds, otherwise
+ * to the reason it does not (for the 3105 answer's description).
+ */
+export async function verifyFspiopMessage({ method, uri, headers, body, keys }) {
+  const text = headerOf(headers, 'fspiop-signature');
+  if (!text) return 'FSPIOP-Signature is missing';
+  const parsed = parseSignatureHeader(text);
+  if (parsed.problem) return parsed.problem;
+  const { alg } = parsed.header;
+  if (!JWS_ALGORITHMS.includes(alg)) return `algorithm ${alg} is not accepted`;
+  const mismatch = headerMismatch(parsed.header, { method, uri, headers });
+  if (mismatch) return mismatch;
+  if (keys.length === 0) return `no key is registered for ${headerOf(headers, 'fspiop-source')}`;
+  const bytes = typeof body === 'string' ? UTF8.encode(body) : body;
+  const holds = await verifiesWithAnyKey({ ...parsed, alg }, bytes, keys);
+  return holds ? null : 'the signature does not verify with the key registered for FSPIOP-Source';
+}
