@@ -147,22 +147,24 @@ function storedAnswer(quote, event) {
 }
 
 /**
- * PUT /quotes/{ID} and PUT /quotes/{ID}/error from the payee, forwarded to the payer
- * (FSPIOP-Destination, or the stored quote's payer when the header is absent). An answer for
- * a quote the switch does not know is relayed as Mojaloop relays it (the payee may be
- * answering a quote the switch refused to store, or a GET with an error), but not stored.
+ * PUT /quotes/{ID} and PUT /quotes/{ID}/error, forwarded to the quote's payer only from the
+ * quote's payee. Unlike Mojaloop, which relays an answer to a quote it does not know to
+ * whoever FSPIOP-Destination names, the switch answers only quotes it relayed: every quote
+ * it forwards is stored (at least what duplicate detection needs), so an answer without one
+ * answers nothing a payer asked, and an answer naming another DFSP than the payer is refused.
  */
 function decideResponse(event, prior, { participants, persist }) {
-  const to = event.to || prior?.payerFsp;
-  if (!to) return { outcomes: [tellError(event.id, event.from, failure(FAILURE.quoteNotFound, `quote ${event.id} is not known and FSPIOP-Destination is absent`))] };
-  if (prior && prior.payeeFsp !== event.from) {
-    return { outcomes: [tellError(event.id, event.from, failure(FAILURE.validation, `quote ${event.id} was sent to ${prior.payeeFsp}; ${event.from} cannot answer it`))] };
+  const refuse = (reason) => ({ outcomes: [tellError(event.id, event.from, reason)] });
+  if (!prior) return refuse(failure(FAILURE.quoteNotFound, `quote ${event.id} was not requested through this switch`));
+  if (prior.payeeFsp !== event.from) return refuse(failure(FAILURE.validation, `quote ${event.id} was sent to ${prior.payeeFsp}; ${event.from} cannot answer it`));
+  if (event.to && event.to !== prior.payerFsp) {
+    return refuse(failure(FAILURE.validation, `quote ${event.id}: its payer is ${prior.payerFsp}, not ${event.to}`));
   }
+  const to = prior.payerFsp;
   const problem = checkParties(participants, [payeeRole(event.from), payerRole(to)]);
-  if (problem) return { outcomes: [tellError(event.id, event.from, problem)] };
+  if (problem) return refuse(problem);
   const isError = event.action === QUOTE_ACTION.error;
   const outcome = forward(isError ? QUOTE_OUTCOME.forwardError : QUOTE_OUTCOME.forwardAnswer, event.id, to, event);
-  if (!prior) return { outcomes: [outcome] };
   const hash = requestHash(event.body);
   // An answer already recorded: the same one again is a resend or a redelivery and is
   // forwarded again (the payer may not have had it); a different one is 3106 to the payee.

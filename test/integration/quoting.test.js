@@ -156,14 +156,25 @@ test('an unknown payee FSP gets 3203 and an inactive payer FSP 3202, to the requ
   }
 });
 
-test('a payee PUT naming an unknown payer FSP gets 3202', async () => {
-  const quoteId = randomUUID();
-  const response = await fetch(`${quotingUrl}/quotes/${quoteId}`, {
-    method: 'PUT', headers: quoteHeaders('payeefsp', 'ghostfsp', { accept: false }),
-    body: JSON.stringify({ transferAmount: { amount: '1', currency: 'USD' }, expiration: new Date(Date.now() + 60_000).toISOString(), ilpPacket: 'AYIB', condition: 'f5sqb7tBTWPd5Y8BDFdMm9BJR_MNI4isf8p8n4D5pHA' }),
-  });
-  assert.equal(response.status, 200);
-  assert.equal((await errorTo(payee, quoteId)).body.errorInformation.errorCode, '3202');
+test('an answer to a quote the switch did not relay gets 3205, and one naming another DFSP than the payer 3100: neither reaches anyone else', async () => {
+  const answer = JSON.stringify({ transferAmount: { amount: '1', currency: 'USD' }, expiration: new Date(Date.now() + 60_000).toISOString(), ilpPacket: 'AYIB', condition: 'f5sqb7tBTWPd5Y8BDFdMm9BJR_MNI4isf8p8n4D5pHA' });
+  const putAnswer = (quoteId, destination) => fetch(`${quotingUrl}/quotes/${quoteId}`, { method: 'PUT', headers: quoteHeaders('payeefsp', destination, { accept: false }), body: answer });
+  const unrequested = randomUUID();
+  assert.equal((await putAnswer(unrequested, 'payerfsp')).status, 200);
+  assert.equal((await errorTo(payee, unrequested)).body.errorInformation.errorCode, '3205');
+
+  const body = quoteRequestBody();
+  payee.setBehaviour(body.quoteId, 'silent');
+  await postQuote(body);
+  await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId);
+  assert.equal((await putAnswer(body.quoteId, 'sleepyfsp')).status, 200);
+  const misdirected = await errorTo(payee, body.quoteId);
+  assert.equal(misdirected.body.errorInformation.errorCode, '3100');
+  assert.match(misdirected.body.errorInformation.errorDescription, /its payer is payerfsp, not sleepyfsp/);
+  // A later event of the same quote reaches the payer after anything the answer would have sent it.
+  const payerMarker = await markerToPayer(body);
+  assert.deepEqual(callbacksTo(payer, body.quoteId), [payerMarker], 'the payer heard nothing of the misdirected answer');
+  assert.deepEqual(callbacksTo(sleepy, body.quoteId), [], 'nor did the DFSP it named');
 });
 
 test('the payee\'s error reaches the payer as the payee sent it and the quote is stored FAILED', async () => {

@@ -166,14 +166,18 @@ test('the same answer again is forwarded again; a different one is 3106 to the p
   assert.deepEqual(intruder.outcomes.map((outcome) => [outcome.to, outcome.failure.code]), [['otherfsp', FAILURE.validation]]);
 });
 
-test('an answer to a quote the switch does not know is relayed without being stored, if it names its payer', () => {
+test('an answer to a quote the switch did not relay, or to another DFSP than its payer, reaches nobody but its sender', () => {
   const id = randomUUID();
-  const relayed = decide([event('error', id, { from: 'payeefsp', to: 'payerfsp', body: errorBody })]);
-  assert.deepEqual([relayed.inserts, relayed.updates, relayed.outcomes.map((outcome) => outcome.type)], [[], [], [QUOTE_OUTCOME.forwardError]]);
-  const nowhere = decide([event('response', id, { from: 'payeefsp', to: null, body: answerBody })]);
-  assert.deepEqual(nowhere.outcomes.map((outcome) => [outcome.to, outcome.failure.code]), [['payeefsp', FAILURE.quoteNotFound]]);
-  const ghost = decide([event('response', id, { from: 'payeefsp', to: 'ghostfsp', body: answerBody })]);
-  assert.deepEqual(ghost.outcomes.map((outcome) => [outcome.to, outcome.failure.code]), [['payeefsp', FAILURE.payerFspNotFound]]);
+  for (const unsolicited of [event('error', id, { from: 'payeefsp', to: 'payerfsp', body: errorBody }), event('response', id, { from: 'payeefsp', to: null, body: answerBody })]) {
+    const refused = decide([unsolicited]);
+    assert.deepEqual([refused.inserts, refused.updates], [[], []]);
+    assert.deepEqual(refused.outcomes.map((outcome) => [outcome.type, outcome.to, outcome.failure.code]), [[QUOTE_OUTCOME.error, 'payeefsp', FAILURE.quoteNotFound]]);
+  }
+  const prior = storedQuote(id, requestBody(id));
+  const elsewhere = decide([event('response', id, { from: 'payeefsp', to: 'otherfsp', body: answerBody })], [prior]);
+  assert.deepEqual([elsewhere.updates, elsewhere.outcomes.map((outcome) => [outcome.to, outcome.failure.code])], [[], [['payeefsp', FAILURE.validation]]]);
+  const inactivePayer = decide([event('response', id, { from: 'payeefsp', to: 'sleepyfsp', body: answerBody })], [{ ...prior, payerFsp: 'sleepyfsp' }]);
+  assert.deepEqual(inactivePayer.outcomes.map((outcome) => [outcome.to, outcome.failure.code]), [['payeefsp', FAILURE.payerFspNotFound]]);
 });
 
 test('GET /quotes/{ID}: the payer gets the stored answer; in flight nothing yet; others, unknown ids and unkept answers 3205', () => {
