@@ -10,14 +10,15 @@ import { createAlsAdminServer } from './admin/server.js';
 import { createOracleServer } from './oracle/server.js';
 import { exitOnSignal } from '../platform/shutdown.js';
 
-const config = loadConfig({ SERVICE_NAME: 'account-lookup-admin', ...process.env }, { defaultPort: 4001 });
+const config = loadConfig({ SERVICE_NAME: 'account-lookup-admin', ...process.env }, { defaultPort: 4001, operatorApi: true });
 const logger = createLogger(config);
 const metrics = createMetrics(config);
 const db = createDatabase(config.db, { metrics });
 const { oraclePort } = config.accountLookup;
+const { httpHost: host, operatorAuth } = config;
 
-const servers = [createAlsAdminServer({ db, port: config.httpPort, logger, metrics })];
-if (oraclePort !== null) servers.push(createOracleServer({ db, port: oraclePort, logger, metrics }));
+const servers = [createAlsAdminServer({ db, port: config.httpPort, host, operatorAuth, logger, metrics })];
+if (oraclePort !== null) servers.push(createOracleServer({ db, port: oraclePort, host, operatorAuth, logger, metrics }));
 // The oracle starts first: the process reports healthy on PORT only once both can answer.
 for (const server of [...servers].reverse()) await server.start();
 logger.info({ port: servers[0].info.port, oraclePort: servers[1]?.info.port ?? null }, 'ALS admin API listening');

@@ -20,7 +20,7 @@ import { datastoreHealth } from './datastore-health.js';
 import { createPendingLookups } from './pending-lookups.js';
 import { exitOnSignal } from '../platform/shutdown.js';
 
-const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, { defaultPort: 4002 });
+const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, { defaultPort: 4002, operatorTokens: ['readWrite'] });
 const settings = config.accountLookup;
 const logger = createLogger(config);
 const metrics = createMetrics(config);
@@ -36,6 +36,7 @@ const registry = createOracleRegistry({
 });
 const client = createOracleClient({
   timeoutMs: settings.oracleRequestTimeoutMs, connectionsMax: settings.oracleConnectionsMax, metrics,
+  builtIn: { url: settings.oracleBuiltInUrl, token: config.operatorAuth.tokens.readWrite },
 });
 const lookups = createPendingLookups({ db, ttlMs: settings.partyLookupTtlMs });
 const EXPIRED_LOOKUPS_PURGED_MAX = 10_000;

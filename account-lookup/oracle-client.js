@@ -8,6 +8,7 @@
 // (the sub-id travels as Mojaloop's ALS sends it: in the query or the body). Connections are
 // kept alive in one pool per oracle origin.
 import { Pool } from 'undici';
+import { operatorHeaders } from '../platform/http/operator-auth.js';
 
 const ORACLE_METRIC = 'account_lookup_oracle_request_duration_seconds';
 const MEDIA_TYPE = 'application/vnd.interoperability.participants+json';
@@ -87,11 +88,18 @@ export function entriesForParty(partyList, party) {
 /**
  * Creates the client. Every method takes the oracle's base URL first and the requesting
  * DFSP (`source`, sent as FSPIOP-Source) in its options, and rejects with
- * OracleUnavailableError or OracleRefusalError.
+ * OracleUnavailableError or OracleRefusalError. `builtIn` is the built-in oracle's URL and
+ * operator token: the token is sent to that origin only, never to an external oracle.
  */
-export function createOracleClient({ timeoutMs, connectionsMax, metrics }) {
+export function createOracleClient({ timeoutMs, connectionsMax, metrics, builtIn = {} }) {
   const pools = new Map();
   const duration = durationHistogram(metrics);
+  const builtInOrigin = builtIn.url ? new URL(builtIn.url).origin : undefined;
+
+  function headersFor(url, source, withBody) {
+    const headers = requestHeaders(source, withBody);
+    return url.origin === builtInOrigin ? { ...headers, ...operatorHeaders(builtIn.token) } : headers;
+  }
 
   function poolFor(url) {
     let pool = pools.get(url.origin);
@@ -108,7 +116,7 @@ export function createOracleClient({ timeoutMs, connectionsMax, metrics }) {
     let outcome = 'unavailable';
     try {
       const response = await poolFor(url).request({
-        path: `${url.pathname}${url.search}`, method, headers: requestHeaders(source, body !== undefined),
+        path: `${url.pathname}${url.search}`, method, headers: headersFor(url, source, body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await response.body.text();

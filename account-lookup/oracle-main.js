@@ -8,12 +8,12 @@ import { createMetrics } from '../platform/metrics.js';
 import { createOracleServer } from './oracle/server.js';
 import { exitOnSignal } from '../platform/shutdown.js';
 
-const config = loadConfig({ SERVICE_NAME: 'oracle', ...process.env }, { defaultPort: 4003 });
+const config = loadConfig({ SERVICE_NAME: 'oracle', ...process.env }, { defaultPort: 4003, operatorApi: true });
 const logger = createLogger(config);
 const metrics = createMetrics(config);
 const db = createDatabase(config.db, { metrics });
 
-const server = createOracleServer({ db, port: config.httpPort, logger, metrics });
+const server = createOracleServer({ db, port: config.httpPort, host: config.httpHost, operatorAuth: config.operatorAuth, logger, metrics });
 await server.start();
 logger.info({ port: server.info.port }, 'oracle listening');
 

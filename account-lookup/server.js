@@ -16,7 +16,7 @@ export function createAccountLookupServer({ config, logger, metrics, producer, d
     producer, topicPrefix: config.kafka.topicPrefix, timeoutMs: config.kafka.produceTimeoutMs, metrics, logger,
   });
   const respond = createResponder({ publisher, logger: logger.child({ component: 'account-lookup' }) });
-  const server = createHttpServer({ port: config.httpPort, logger, metrics, health });
+  const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
   const deps = { respond, directory, registry, client, lookups, hubName: config.hubName };
   server.route([...partyRoutes(deps), ...participantRoutes(deps)]);
   return server;

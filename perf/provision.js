@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { adminClient, ensureDfsp, ensureHub } from '../scripts/lib/onboarding.js';
+import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 export const MSISDN_BASE = 2_000_000_000;
@@ -41,8 +42,8 @@ async function loadOracle({ name, from, count, env }) {
   return output.trim();
 }
 
-export async function provision({ adminUrl, simBase, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1', currency = 'USD', dbEnv = {}, loadParties = true, log = () => {} }) {
-  const request = adminClient(adminUrl);
+export async function provision({ adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1', currency = 'USD', dbEnv = {}, loadParties = true, log = () => {} }) {
+  const request = adminClient(adminUrl, { token: adminToken });
   const names = dfspNames(dfsps);
   const funds = fundsFor({ transfers, amount });
   await ensureHub(request, currency);

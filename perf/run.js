@@ -176,7 +176,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const runTag = randomBytes(3).toString('hex');
   const simPort = await freePortRange(1, options.simPort);
   const bridgePort = await freePortRange(settings.simWorkers, options.bridgePort);
-  const { pairs } = await provision({ adminUrl: target.adminUrl, simBase: `http://127.0.0.1:${simPort}`, dfsps: settings.dfsps, msisdns: settings.msisdns, transfers: settings.transfers, dbEnv: target.dbEnv, loadParties: settings.mode === 'full', log });
+  const { pairs } = await provision({ adminUrl: target.adminUrl, adminToken: target.adminToken, simBase: `http://127.0.0.1:${simPort}`, dfsps: settings.dfsps, msisdns: settings.msisdns, transfers: settings.transfers, dbEnv: target.dbEnv, loadParties: settings.mode === 'full', log });
   const env = runEnv({ target, settings, runTag, simPort, bridgePort, pairs });
   const simulators = await startSimulators(env, settings.simWorkers);
   target.simulatorPid = simulators.pid;
@@ -257,7 +257,7 @@ export const MODE_COMPONENTS = Object.freeze({
  */
 export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {}) {
   const { startSwitch } = await import('../test/support/switch.js');
-  const { testConfig } = await import('../test/support/environment.js');
+  const { operatorTokens, testConfig } = await import('../test/support/environment.js');
   const oraclePort = await freePortRange(1);
   const sw = await startSwitch({ components: [], env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}`, ...env } });
   const config = testConfig();
@@ -274,7 +274,7 @@ export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {
   };
   const keys = [...sw.processes.keys()];
   return Object.assign(target, {
-    adminUrl: sw.admin.baseUrl, transfersUrl: sw.apiUrl, db: sw.admin.db,
+    adminUrl: sw.admin.baseUrl, adminToken: operatorTokens().readWrite, transfersUrl: sw.apiUrl, db: sw.admin.db,
     alsUrl: mode === 'full' ? urlOf('account-lookup-0') : 'http://127.0.0.1:9',
     quotingUrl: mode === 'transfer' ? 'http://127.0.0.1:9' : urlOf('quoting-0'),
     dbEnv: { DB_NAME: sw.admin.databaseName, DB_PASSWORD: config.db.password },

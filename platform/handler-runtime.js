@@ -29,7 +29,7 @@ export async function runHandlerProcess({ name, defaultPort, start }) {
   const producer = createProducer({ kafka: config.kafka, logger, metrics });
   await producer.connect();
   const work = await start({ config, logger, metrics, db, producer, topics: topicsOf(config) });
-  const server = createHttpServer({ port: config.httpPort, logger, metrics, health: () => healthOf(db, work) });
+  const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health: () => healthOf(db, work) });
   await server.start();
   logger.info({ port: config.httpPort }, `${name} handler running`);
   exitOnSignal(logger, async () => {

@@ -5,6 +5,7 @@
 // prints every step, what each payer was told, and the positions. Safe to run again.
 import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
+import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
 import { dfspHeaders } from './lib/fspiop-headers.js';
 
@@ -138,7 +139,7 @@ async function runPayments() {
 }
 
 async function main() {
-  const request = adminClient(ADMIN_URL);
+  const request = adminClient(ADMIN_URL, { token: operatorTokensFromEnv().readWrite });
   await onboard(request);
   await runPayments();
   const rows = [];

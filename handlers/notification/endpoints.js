@@ -2,7 +2,9 @@
 // central-ledger (`GET /participants/{fsp}/endpoints` → `[{type, value}]`) and cached per
 // DFSP. Concurrent misses for one DFSP share one request; a failed lookup is remembered only
 // briefly, and an expired entry is served again while the admin API cannot be reached, since
-// endpoints rarely change and a stale URL is better than no callback at all.
+// endpoints rarely change and a stale URL is better than no callback at all. The admin API
+// needs an operator token; the read-only one is enough, and all this handler is given.
+import { operatorHeaders } from '../../platform/http/operator-auth.js';
 
 const NOT_FOUND_CODES = new Set(['3200', '3201']);
 
@@ -26,10 +28,11 @@ function endpointsFromList(list) {
  * refuses (400 with a validation error) has no endpoints: that answer is as final as an
  * empty list, and retrying it would block the partition forever.
  */
-async function fetchEndpoints(adminApiUrl, fsp, timeoutMs) {
+async function fetchEndpoints(adminApiUrl, adminApiToken, fsp, timeoutMs) {
   let response;
   try {
     response = await fetch(`${adminApiUrl}/participants/${encodeURIComponent(fsp)}/endpoints`, {
+      headers: operatorHeaders(adminApiToken),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
@@ -61,14 +64,15 @@ function safeErrorCode(text) {
 /**
  * Creates the cache. `lookup(fsp)` resolves to `{ known, endpoints }` or rejects with
  * EndpointLookupError. `ttlMs` is how long an answer is reused; `failureTtlMs` how long a
- * failure is repeated to callers before the admin API is asked again.
+ * failure is repeated to callers before the admin API is asked again. `adminApiToken` is
+ * the read-only operator token (none when operator authentication is off).
  */
-export function createEndpointCache({ adminApiUrl, ttlMs, failureTtlMs, requestTimeoutMs = 5_000, now = Date.now }) {
+export function createEndpointCache({ adminApiUrl, adminApiToken, ttlMs, failureTtlMs, requestTimeoutMs = 5_000, now = Date.now }) {
   const entries = new Map();
   const baseUrl = adminApiUrl.replace(/\/+$/, '');
 
   function refresh(fsp, entry) {
-    entry.pending = fetchEndpoints(baseUrl, fsp, requestTimeoutMs).then((value) => {
+    entry.pending = fetchEndpoints(baseUrl, adminApiToken, fsp, requestTimeoutMs).then((value) => {
       Object.assign(entry, { value, expiresAt: now() + ttlMs, failedUntil: 0, error: null });
       return value;
     }, (error) => {

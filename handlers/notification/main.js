@@ -12,13 +12,13 @@ import { createNotificationHandler } from './handler.js';
 import { createNotificationMetrics } from './metrics.js';
 import { exitOnSignal } from '../../platform/shutdown.js';
 
-const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, { defaultPort: 4301, usesDatabase: false });
+const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, { defaultPort: 4301, usesDatabase: false, operatorTokens: ['readOnly'] });
 const logger = createLogger(config);
 const metrics = createMetrics(config);
 const settings = config.notification;
 
 const endpoints = createEndpointCache({
-  adminApiUrl: config.adminApiUrl, ttlMs: settings.endpointCacheTtlMs, failureTtlMs: settings.endpointFailureTtlMs,
+  adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.readOnly, ttlMs: settings.endpointCacheTtlMs, failureTtlMs: settings.endpointFailureTtlMs,
 });
 const deliverer = createDeliverer({
   timeoutMs: settings.callbackTimeoutMs,
@@ -40,7 +40,7 @@ const handleBatch = createNotificationHandler({
 let consumer = null;
 let stopping = false;
 const server = createHttpServer({
-  port: config.httpPort, logger, metrics,
+  port: config.httpPort, host: config.httpHost, logger, metrics,
   health: () => ({ kafkaConsumer: consumer && !stopping ? 'OK' : 'DOWN' }),
 });
 await server.start();

@@ -7,7 +7,7 @@ import { ensureHubParticipant } from '../repositories/participants.js';
 import { createAdminServer } from './server.js';
 import { exitOnSignal } from '../../platform/shutdown.js';
 
-const config = loadConfig({ SERVICE_NAME: 'admin-api', ...process.env }, { defaultPort: 3001 });
+const config = loadConfig({ SERVICE_NAME: 'admin-api', ...process.env }, { defaultPort: 3001, operatorApi: true });
 const logger = createLogger(config);
 const metrics = createMetrics(config);
 const db = createDatabase(config.db, { metrics });

@@ -5,6 +5,7 @@ import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { parseAmount } from '../domain/money.js';
 import { ACCOUNT_TYPE, decideInitialPositionAndLimits } from '../domain/participants.js';
 import { planPositionChanges } from '../domain/position.js';
+import { callbackEndpointProblem } from '../domain/callback-urls.js';
 import { findAccount, setAccountsActive } from '../repositories/participants.js';
 import { applyPositionPlan, lockPositions } from '../repositories/positions.js';
 import {
@@ -14,7 +15,7 @@ import { limitView, settlementModelView } from './views.js';
 import { failureResponse, readQuery, resolveParticipant } from './route-helpers.js';
 import { validators } from './schemas.js';
 
-export function onboardingRoutes({ db, clock }) {
+export function onboardingRoutes({ db, config, clock }) {
   async function createSettlementModel(request, h, body) {
     try {
       await insertSettlementModel(db, body, clock());
@@ -66,6 +67,8 @@ export function onboardingRoutes({ db, clock }) {
   }
 
   async function addEndpoint(request, h, body) {
+    const problem = callbackEndpointProblem(body, { allowLinkLocal: config.callbackUrlsAllowLinkLocal });
+    if (problem) return failureResponse(h, failure(FAILURE.validation, problem));
     const participant = await resolveParticipant(db, request);
     if (isFailure(participant)) return failureResponse(h, participant);
     await upsertEndpoint(db, { participantId: participant.id, type: body.type, value: body.value, now: clock() });

@@ -4,6 +4,7 @@ import { participantRoutes } from './participant-routes.js';
 import { onboardingRoutes } from './onboarding-routes.js';
 import { fundsRoutes } from './funds-routes.js';
 import { registerPositionMetrics } from './position-metrics.js';
+import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
 
 export function createAdminServer({ db, config, logger, metrics, clock = () => new Date() }) {
   registerPositionMetrics(metrics, { db, hubName: config.hubName, logger });
@@ -15,7 +16,8 @@ export function createAdminServer({ db, config, logger, metrics, clock = () => n
       return { datastore: 'DOWN' };
     }
   };
-  const server = createHttpServer({ port: config.httpPort, logger, metrics, health });
+  const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
+  requireOperatorTokens(server, config.operatorAuth);
   const deps = { db, config, clock };
   server.route([...participantRoutes(deps), ...onboardingRoutes(deps), ...fundsRoutes(deps)]);
   return server;

@@ -29,6 +29,8 @@ export const FAILURE = Object.freeze({
   partyDeletionRefused: 'PARTY_DELETION_REFUSED',
   oracleUnavailable: 'ORACLE_UNAVAILABLE',
   oracleNotFound: 'ORACLE_NOT_FOUND',
+  operatorUnauthenticated: 'OPERATOR_UNAUTHENTICATED',
+  operatorForbidden: 'OPERATOR_FORBIDDEN',
   unsolicitedPartyAnswer: 'UNSOLICITED_PARTY_ANSWER',
 });
 

@@ -21,7 +21,7 @@ export function createEdgeServer({ config, logger, metrics, producer, kafkaHealt
     producer, topicPrefix: config.kafka.topicPrefix, timeoutMs: config.kafka.produceTimeoutMs, metrics, logger,
   });
   const health = async () => ({ kafka: await kafkaHealth() });
-  const server = createHttpServer({ port: config.httpPort, logger, metrics, health });
+  const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
   server.route(routes({ publisher, config }));
   return server;
 }

@@ -56,7 +56,16 @@ const FAILURE_TO_FSPIOP_CODE = Object.freeze({
   [FAILURE.partyDeletionRefused]: 3040,
   [FAILURE.oracleUnavailable]: 2003,
   [FAILURE.oracleNotFound]: 3200,
+  [FAILURE.operatorUnauthenticated]: 3000,
+  [FAILURE.operatorForbidden]: 3000,
   [FAILURE.unsolicitedPartyAnswer]: 3100,
+});
+
+// FSPIOP has no authentication codes, so operator API refusals are its generic client error
+// with HTTP's own statuses, which every HTTP client and proxy already understands.
+const FAILURE_HTTP_STATUS = Object.freeze({
+  [FAILURE.operatorUnauthenticated]: 401,
+  [FAILURE.operatorForbidden]: 403,
 });
 
 const DESCRIPTION_LENGTH_MAX = 128;
@@ -73,7 +82,8 @@ export function errorInformation(code, detail) {
 export function failureToFspiop(domainFailure) {
   const code = FAILURE_TO_FSPIOP_CODE[domainFailure.code];
   if (code === undefined) throw new Error(`failure code ${domainFailure.code} has no FSPIOP mapping`);
-  return { httpStatus: FSPIOP_ERRORS[code].httpStatus, body: errorInformation(code, domainFailure.detail) };
+  const httpStatus = FAILURE_HTTP_STATUS[domainFailure.code] ?? FSPIOP_ERRORS[code].httpStatus;
+  return { httpStatus, body: errorInformation(code, domainFailure.detail) };
 }
 
 export function fspiopCodeOf(failureCode) {

@@ -11,19 +11,26 @@ export const PAYLOAD_BYTES_MAX = 64 * 1024;
 /** Framework (Boom) statuses that have a specific FSPIOP meaning. */
 const BOOM_STATUS_TO_FSPIOP = Object.freeze({ 400: 3101, 404: 3002, 405: 3000, 413: 3104, 415: 3101 });
 
-export function createHttpServer({ port, logger, metrics, health }) {
+/**
+ * `host` has no default: each composition root passes the address its configuration chose
+ * (config.httpHost), so no server binds wider than its operator asked for.
+ */
+export function createHttpServer({ port, host, logger, metrics, health }) {
+  if (!host) throw new Error('createHttpServer needs the host to bind to');
   const server = Hapi.server({
     port,
-    host: '0.0.0.0',
+    host,
     routes: { payload: { maxBytes: PAYLOAD_BYTES_MAX } },
     router: { stripTrailingSlash: true },
   });
   server.ext('onPreResponse', (request, h) => mapErrorResponse(request, h, logger));
   server.events.on('response', (request) => recordRequest(request, metrics));
-  server.route({ method: 'GET', path: '/health', handler: (request, h) => answerHealth(h, health) });
+  // Probes and Prometheus must reach these without a token, whatever else needs one.
+  server.route({ method: 'GET', path: '/health', options: { auth: false }, handler: (request, h) => answerHealth(h, health) });
   server.route({
     method: 'GET',
     path: '/metrics',
+    options: { auth: false },
     handler: async (request, h) => h.response(await metrics.registry.metrics()).type(metrics.registry.contentType),
   });
   return server;

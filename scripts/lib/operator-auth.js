@@ -1,13 +1,7 @@
 // Every client of the operator APIs (admin API, ALS admin API, built-in oracle) sends its
-// bearer token the same way, so there is one place that knows the header's form.
+// bearer token the same way; the header's form lives beside the servers' check.
 
-/**
- * The headers that authenticate a call to an operator API. Without a token (a lab that
- * turned operator authentication off) there is nothing to send.
- */
-export function operatorHeaders(token) {
-  return token ? { authorization: `Bearer ${token}` } : {};
-}
+export { operatorHeaders } from '../../platform/http/operator-auth.js';
 
 /**
  * The tokens the local scripts send, from the same variables the servers read

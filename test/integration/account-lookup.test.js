@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { adminClient } from '../../scripts/lib/onboarding.js';
 import { startSwitch } from '../support/switch.js';
-import { createTestDatabase, testConfig } from '../support/environment.js';
+import { createTestDatabase, operatorTokens, testConfig } from '../support/environment.js';
 import { discoveryEndpoints, fspiopHeaders, partyAnswer, startPartyDfsp } from '../support/party-dfsp.js';
 import { freePort } from '../../scripts/lib/ports.js';
 
@@ -46,7 +46,7 @@ before(async () => {
   });
   alsUrl = componentUrl('account-lookup');
   adminUrl = componentUrl('account-lookup-admin');
-  alsAdmin = adminClient(adminUrl);
+  alsAdmin = adminClient(adminUrl, { token: operatorTokens().readWrite });
   await setUpHub(sw.admin.request);
   [payer, payee, other] = await Promise.all(['payerfsp', 'payeefsp', 'otherfsp'].map((name) => startPartyDfsp({ name, switchUrl: alsUrl })));
   for (const dfsp of [payer, payee, other]) await onboard(dfsp);
@@ -239,13 +239,17 @@ test('ALS admin API: oracle CRUD with validation', async () => {
   assert.equal((await request('PUT', '/oracles/x', { isDefault: true })).body.errorInformation.errorCode, '3100');
 });
 
-/** A second built-in oracle with a database of its own: to account lookup, an external oracle. */
+/**
+ * A second built-in oracle with a database of its own: to account lookup, an external oracle.
+ * Account lookup sends its operator token to the built-in oracle only (never to an oracle an
+ * operator registered), so this one stands in for an external oracle without a token check.
+ */
 async function startExternalOracle() {
   const database = await createTestDatabase('fspiop_ext_oracle');
   const port = await freePort();
   const child = spawn(process.execPath, ['account-lookup/oracle-main.js'], {
     cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, DB_PASSWORD: testConfig().db.password, DB_NAME: database.name, PORT: String(port), LOG_LEVEL: 'warn' },
+    env: { ...process.env, DB_PASSWORD: testConfig().db.password, DB_NAME: database.name, PORT: String(port), LOG_LEVEL: 'warn', OPERATOR_AUTH: 'off' },
   });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 100; attempt += 1) {

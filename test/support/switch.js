@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { topicDefinitions } from '../../platform/kafka/topics.js';
-import { createTestTopics, testConfig, uniqueSuffix } from './environment.js';
+import { createTestTopics, operatorTokens, testConfig, uniqueSuffix } from './environment.js';
 import { startAdminApi } from './admin-api.js';
 import { freePort } from '../../scripts/lib/ports.js';
 
@@ -43,8 +43,9 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
   const admin = await startAdminApi();
   const config = testConfig();
   const prefix = await createTestTopics(() => createAdminClient(config.kafka));
+  const tokens = operatorTokens();
   const baseEnv = {
-    ...process.env, DB_PASSWORD: config.db.password, DB_NAME: admin.databaseName, KAFKA_TOPIC_PREFIX: prefix,
+    ...process.env, OPERATOR_TOKEN_READ_WRITE: tokens.readWrite, OPERATOR_TOKEN_READ_ONLY: tokens.readOnly, DB_PASSWORD: config.db.password, DB_NAME: admin.databaseName, KAFKA_TOPIC_PREFIX: prefix,
     KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, LOG_LEVEL: 'warn', TIMEOUT_INTERVAL_MS: '200', ...extraEnv,
   };
   const processes = new Map();

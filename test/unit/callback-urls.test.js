@@ -1,0 +1,36 @@
+// Callback URLs: HTTP(S) only, never link-local or cloud metadata addresses unless a lab allows them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { callbackEndpointProblem } from '../../ledger/domain/callback-urls.js';
+
+const TYPE = 'FSPIOP_CALLBACK_URL_TRANSFER_PUT';
+const problem = (value, options) => callbackEndpointProblem({ type: TYPE, value }, options);
+
+test('http and https URLs (templates included) are accepted, private and loopback addresses too', () => {
+  for (const value of ['http://dfsp.example/transfers/{{transferId}}', 'https://10.0.0.7:8443/cb', 'http://127.0.0.1:7000', 'http://[fd00::1]/x', 'http://169.255.1.1/']) {
+    assert.equal(problem(value), undefined, value);
+  }
+});
+
+test('other schemes and non-URLs are refused with the reason', () => {
+  assert.match(problem('ftp://dfsp.example/x'), /must be an http or https URL, not ftp:/);
+  assert.match(problem('file:///etc/passwd'), /http or https/);
+  assert.match(problem('not a url'), /is not a URL/);
+});
+
+test('link-local and metadata addresses are refused in every spelling', () => {
+  for (const value of [
+    'http://169.254.169.254/latest/meta-data/', 'http://169.254.10.1:8080/', 'http://2852039166/', 'http://0xA9.0xFE.0xA9.0xFE/',
+    'http://[fe80::1]/', 'http://[FEBF::1]/', 'http://[fd00:ec2::254]/', 'http://[::ffff:169.254.169.254]/',
+    'http://metadata.google.internal/computeMetadata/v1/', 'http://METADATA.google.internal./', 'https://metadata.goog/',
+  ]) {
+    assert.match(problem(value) ?? '', /refused: .*(link-local|metadata)/, value);
+  }
+});
+
+test('a lab may allow them; e-mail and topic endpoint types are not URLs and pass as they are', () => {
+  assert.equal(problem('http://169.254.169.254/', { allowLinkLocal: true }), undefined);
+  assert.equal(problem('ftp://x', { allowLinkLocal: true }) !== undefined, true, 'the scheme is checked even then');
+  assert.equal(callbackEndpointProblem({ type: 'NET_DEBIT_CAP_ADJUSTMENT_EMAIL', value: 'ops@dfsp.example' }), undefined);
+  assert.equal(callbackEndpointProblem({ type: 'ALARM_NOTIFICATION_TOPIC', value: 'alarms' }), undefined);
+});
