@@ -2,11 +2,15 @@
 import { createHttpServer } from '../../platform/http/server.js';
 import { datastoreHealth } from '../datastore-health.js';
 import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
+import { createOperatorAudit } from '../../platform/http/operator-audit.js';
+import { insertAuditEntry } from '../../ledger/repositories/operator-audit.js';
+import { alsAdminSnapshot } from '../operator-audit.js';
 import { oracleAdminRoutes } from './routes.js';
 
 export function createAlsAdminServer({ db, port, host, operatorAuth, logger, metrics, clock = () => new Date() }) {
   const server = createHttpServer({ port, host, logger, metrics, health: async () => ({ datastore: await datastoreHealth(db) }) });
   requireOperatorTokens(server, operatorAuth);
-  server.route(oracleAdminRoutes({ db, clock }));
+  const audit = createOperatorAudit({ db, api: 'als-admin', snapshot: alsAdminSnapshot, record: insertAuditEntry, clock });
+  server.route(audit.auditWrites(oracleAdminRoutes({ db: audit.db, clock })));
   return server;
 }

@@ -2,12 +2,16 @@
 import { createHttpServer } from '../../platform/http/server.js';
 import { datastoreHealth } from '../datastore-health.js';
 import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
+import { createOperatorAudit } from '../../platform/http/operator-audit.js';
+import { insertAuditEntry } from '../../ledger/repositories/operator-audit.js';
+import { oracleSnapshot } from '../operator-audit.js';
 import { oracleRoutes } from './routes.js';
 
 /** An operator API: who owns a party is the switch's routing, so every call needs a token. */
 export function createOracleServer({ db, port, host, operatorAuth, logger, metrics }) {
   const server = createHttpServer({ port, host, logger, metrics, health: async () => ({ datastore: await datastoreHealth(db) }) });
   requireOperatorTokens(server, operatorAuth);
-  server.route(oracleRoutes({ db }));
+  const audit = createOperatorAudit({ db, api: 'oracle', snapshot: oracleSnapshot, record: insertAuditEntry });
+  server.route(audit.auditWrites(oracleRoutes({ db: audit.db })));
   return server;
 }

@@ -5,6 +5,9 @@ import { onboardingRoutes } from './onboarding-routes.js';
 import { fundsRoutes } from './funds-routes.js';
 import { registerPositionMetrics } from './position-metrics.js';
 import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
+import { createOperatorAudit } from '../../platform/http/operator-audit.js';
+import { insertAuditEntry } from '../repositories/operator-audit.js';
+import { adminSnapshot, auditRoutes } from './audit.js';
 
 export function createAdminServer({ db, config, logger, metrics, clock = () => new Date() }) {
   registerPositionMetrics(metrics, { db, hubName: config.hubName, logger });
@@ -18,7 +21,12 @@ export function createAdminServer({ db, config, logger, metrics, clock = () => n
   };
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
   requireOperatorTokens(server, config.operatorAuth);
-  const deps = { db, config, clock };
-  server.route([...participantRoutes(deps), ...onboardingRoutes(deps), ...fundsRoutes(deps)]);
+  // Every write route runs in a transaction that also writes its audit row; routes reach the
+  // database through audit.db, which is that transaction while they run.
+  const audit = createOperatorAudit({ db, api: 'admin', snapshot: adminSnapshot, record: insertAuditEntry, clock });
+  const route = (routes) => server.route(audit.auditWrites(routes));
+  const deps = { db: audit.db, config, clock };
+  route(auditRoutes({ db }));
+  route([...participantRoutes(deps), ...onboardingRoutes(deps), ...fundsRoutes(deps)]);
   return server;
 }

@@ -142,3 +142,123 @@ test('a process serving an operator API stops at start-up without its tokens, un
     await once(lab, 'exit');
   }
 });
+
+/** The audit entries newer than `sinceId`, oldest first, read with the read-only token. */
+async function auditSince(sinceId, query = '') {
+  const answer = await call(sw.admin.baseUrl, 'GET', `/audit?limit=1000${query}`, { headers: adminHeaders('readOnly') });
+  assert.equal(answer.status, 200, answer.text);
+  return answer.body.filter((entry) => entry.id > sinceId).reverse();
+}
+
+async function lastAuditId() {
+  const [latest] = (await call(sw.admin.baseUrl, 'GET', '/audit?limit=1', { headers: adminHeaders('readOnly') })).body;
+  return latest?.id ?? 0;
+}
+
+test('every change through the admin API leaves one audit row with who, what, before and after; refusals and reads leave none', async () => {
+  const since = await lastAuditId();
+  const { request } = sw.admin;
+  assert.equal((await request('POST', '/participants', { name: 'auditfsp', currency: 'USD' })).status, 201);
+  assert.equal((await request('POST', '/participants/auditfsp/initialPositionAndLimits', {
+    currency: 'USD', limit: { type: 'NET_DEBIT_CAP', value: 1000 }, initialPosition: 0,
+  })).status, 201);
+  assert.equal((await request('PUT', '/participants/auditfsp/limits', { currency: 'USD', limit: { type: 'NET_DEBIT_CAP', value: 2500 } })).status, 200);
+  assert.equal((await request('POST', '/participants/auditfsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_QUOTES', value: 'http://127.0.0.1:7999' })).status, 201);
+  assert.equal((await request('PUT', '/participants/auditfsp', { isActive: false })).status, 200);
+  // Neither a refusal that changes nothing nor a read is a change.
+  assert.equal((await request('PUT', '/participants/nobody', { isActive: false })).status, 400);
+  assert.equal((await request('GET', '/participants/auditfsp')).status, 200);
+  await call(sw.admin.baseUrl, 'PUT', '/participants/auditfsp', { headers: adminHeaders('readOnly'), body: { isActive: true } });
+
+  const entries = await auditSince(since);
+  assert.deepEqual(entries.map((entry) => `${entry.method} ${entry.route}`), [
+    'POST /participants', 'POST /participants/{name}/initialPositionAndLimits', 'PUT /participants/{name}/limits',
+    'POST /participants/{name}/endpoints', 'PUT /participants/{name}',
+  ]);
+  for (const entry of entries) {
+    assert.equal(entry.actor, 'operator:read-write');
+    assert.equal(entry.api, 'admin');
+    assert.ok(Date.now() - Date.parse(entry.occurredAt) < 60_000, 'when');
+    assert.match(entry.target, /^\/participants/);
+  }
+  const [created, limits, adjusted, endpoint, deactivated] = entries;
+  assert.equal(created.status, 201);
+  assert.equal(created.before.participant, null, 'nothing before the participant was created');
+  assert.deepEqual(created.after.participant.accounts.map((account) => [account.type, account.isActive]), [['POSITION', false], ['SETTLEMENT', false]]);
+  assert.deepEqual(limits.after.participant.accounts.map((account) => account.isActive), [true, true], 'initial limits activate the accounts');
+  assert.equal(Number(adjusted.before.participant.limits[0].value), 1000);
+  assert.equal(Number(adjusted.after.participant.limits[0].value), 2500);
+  assert.deepEqual(endpoint.before.participant.endpoints, []);
+  assert.deepEqual(endpoint.after.participant.endpoints, [{ type: 'FSPIOP_CALLBACK_URL_QUOTES', value: 'http://127.0.0.1:7999' }]);
+  assert.deepEqual([deactivated.before.participant.isActive, deactivated.after.participant.isActive], [true, false]);
+  assert.equal(deactivated.target, '/participants/auditfsp');
+});
+
+test('funds movements are audited with the transfer and positions before and after, an aborted funds-out too', async () => {
+  const { request } = sw.admin;
+  await request('POST', '/participants', { name: 'fundsfsp', currency: 'USD' });
+  await request('POST', '/participants/fundsfsp/initialPositionAndLimits', { currency: 'USD', limit: { type: 'NET_DEBIT_CAP', value: 1000 } });
+  const accounts = (await request('GET', '/participants/fundsfsp/accounts?currency=USD')).body;
+  const settlement = accounts.find((account) => account.ledgerAccountType === 'SETTLEMENT').id;
+  const since = await lastAuditId();
+  const fundsIn = { transferId: '0b7b3a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', externalReference: 'r', action: 'recordFundsIn', reason: 'deposit', amount: { amount: '300', currency: 'USD' } };
+  assert.equal((await request('POST', `/participants/fundsfsp/accounts/${settlement}`, fundsIn)).status, 202);
+  const overdraw = { ...fundsIn, transferId: '1c8c4b5f-2d3e-4f60-9b0c-1d2e3f4a5b6c', action: 'recordFundsOutPrepareReserve', amount: { amount: '900', currency: 'USD' } };
+  const refused = await request('POST', `/participants/fundsfsp/accounts/${settlement}`, overdraw);
+  assert.equal(refused.body.errorInformation.errorCode, '4001');
+
+  const [deposit, aborted] = await auditSince(since);
+  assert.deepEqual([deposit.transfer, deposit.before.transfer], [undefined, null]);
+  assert.equal(deposit.after.transfer.state, 'COMMITTED');
+  const settlementValue = (snapshot) => snapshot.participant.accounts.find((account) => account.type === 'SETTLEMENT').value;
+  assert.deepEqual([Number(settlementValue(deposit.before)), Number(settlementValue(deposit.after))], [0, -300]);
+  assert.equal(aborted.status, 400, 'a refused funds-out that was recorded as aborted is a change');
+  assert.equal(aborted.before.transfer, null);
+  assert.match(aborted.after.transfer.state, /^ABORTED/);
+});
+
+test('the ALS admin API and the built-in oracle write their changes to the same trail', async () => {
+  const since = await lastAuditId();
+  const alsUrl = apis.alsAdmin.url;
+  const created = await call(alsUrl, 'POST', '/oracles', {
+    headers: adminHeaders('readWrite'), body: { oracleIdType: 'ACCOUNT_ID', endpoint: { value: 'http://127.0.0.1:9/other', endpointType: 'URL' } },
+  });
+  assert.equal(created.status, 201, created.text);
+  assert.equal((await call(alsUrl, 'DELETE', `/oracles/${created.body.oracleId}`, { headers: adminHeaders('readWrite') })).status, 204);
+  assert.equal((await call(apis.oracle.url, 'POST', '/participants/MSISDN/27719990002', { headers: adminHeaders('readWrite'), body: { fspId: 'auditfsp' } })).status, 201);
+
+  const [oracleCreated, oracleDeleted, party] = await auditSince(since);
+  assert.deepEqual([oracleCreated.api, oracleCreated.route, oracleCreated.before.oracles, oracleCreated.after.oracles.length], ['als-admin', '/oracles', [], 1]);
+  assert.deepEqual([oracleDeleted.method, oracleDeleted.after.oracle], ['DELETE', null]);
+  assert.deepEqual([oracleDeleted.before.oracle.oracleId, oracleDeleted.before.oracle.oracleIdType], [created.body.oracleId, 'ACCOUNT_ID']);
+  assert.deepEqual([party.api, party.before.party, party.after.party.fspId], ['oracle', null, 'auditfsp']);
+  const filtered = await auditSince(since, '&api=oracle');
+  assert.deepEqual(filtered.map((entry) => entry.id), [party.id], 'GET /audit filters by api');
+});
+
+test('GET /audit refuses unknown filters and malformed values with 3100', async () => {
+  for (const query of ['?who=me', '?from=yesterday', '?limit=0', '?limit=5000', '?beforeId=x']) {
+    const answer = await call(sw.admin.baseUrl, 'GET', `/audit${query}`, { headers: adminHeaders('readOnly') });
+    assert.deepEqual([answer.status, answer.body.errorInformation.errorCode], [400, '3100'], query);
+  }
+});
+
+test('callback URLs: http(s) only, never link-local or cloud metadata addresses (400, 3100 with the reason)', async () => {
+  const { request } = sw.admin;
+  await request('POST', '/participants', { name: 'urlfsp', currency: 'USD' });
+  const refusals = [
+    ['ftp://dfsp.example/cb', /must be an http or https URL/],
+    ['http://169.254.169.254/latest/meta-data/', /link-local/],
+    ['http://[fe80::1]:8080/cb', /link-local/],
+    ['http://[fd00:ec2::254]/', /metadata/],
+    ['http://metadata.google.internal/computeMetadata/v1/', /metadata/],
+  ];
+  for (const [value, reason] of refusals) {
+    const answer = await request('POST', '/participants/urlfsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_TRANSFER_POST', value });
+    assert.equal(answer.status, 400, value);
+    assert.equal(answer.body.errorInformation.errorCode, '3100', value);
+    assert.match(answer.body.errorInformation.errorDescription, reason, value);
+  }
+  assert.deepEqual((await request('GET', '/participants/urlfsp/endpoints')).body, [], 'nothing was registered');
+  assert.equal((await request('POST', '/participants/urlfsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_TRANSFER_POST', value: 'https://dfsp.example/transfers' })).status, 201);
+});
