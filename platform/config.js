@@ -171,6 +171,30 @@ function readBoolean(env, name, fallback) {
   return text === 'true';
 }
 
+const JWS_VERIFICATION_MODES = ['required', 'optional', 'off'];
+
+/**
+ * FSPIOP signatures (platform/fspiop/jws.js). `verification` is what the FSPIOP edges ask of
+ * a DFSP message with a body: required (3105 without a valid signature), optional (verified
+ * when present) or off. DFSP keys come from the admin API and, when set, a directory of
+ * `<fsp>.pem` files (a mounted Secret); the edges reuse what they read for `keyCacheTtlMs`.
+ * The hub signs what it originates with the private key at `hubSigningKeyPath`, and the
+ * admin API publishes the public key at `hubPublicKeyPath`.
+ */
+function readJws(env) {
+  const verification = readString(env, 'JWS_VERIFICATION', 'optional');
+  if (!JWS_VERIFICATION_MODES.includes(verification)) {
+    throw new ConfigError(`JWS_VERIFICATION must be one of ${JWS_VERIFICATION_MODES.join(', ')}, got "${verification}"`);
+  }
+  return {
+    verification,
+    keyCacheTtlMs: readInteger(env, 'JWS_KEY_CACHE_TTL_MS', 5_000), // 0: read the keys on every request
+    keysDirectory: readString(env, 'JWS_KEYS_DIRECTORY', '') || undefined,
+    hubSigningKeyPath: readString(env, 'JWS_HUB_SIGNING_KEY_PATH', '') || undefined,
+    hubPublicKeyPath: readString(env, 'JWS_HUB_PUBLIC_KEY_PATH', '') || undefined,
+  };
+}
+
 /** The database settings; the password has no default, so a missing secret stops the process. */
 function readDatabase(env) {
   return {
@@ -226,5 +250,6 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
     notification: readNotification(env),
     accountLookup: readAccountLookup(env),
     quotes: readQuotes(env),
+    jws: readJws(env),
   });
 }

@@ -1,4 +1,5 @@
 // Composition root of the admin API process.
+import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../platform/config.js';
 import { createDatabase } from '../../platform/db.js';
 import { createLogger } from '../../platform/logger.js';
@@ -13,7 +14,9 @@ const metrics = createMetrics(config);
 const db = createDatabase(config.db, { metrics });
 
 await ensureHubParticipant(db, { hubName: config.hubName, now: new Date() });
-const server = createAdminServer({ db, config, logger, metrics });
+// The hub's public key is published as it is on disk, so DFSPs verify what the hub signs.
+const hubPublicKey = config.jws.hubPublicKeyPath ? readFileSync(config.jws.hubPublicKeyPath, 'utf8') : undefined;
+const server = createAdminServer({ db, config, logger, metrics, hubPublicKey });
 await server.start();
 logger.info({ port: config.httpPort }, 'admin API listening');
 

@@ -64,6 +64,10 @@ export const validators = Object.freeze({
     type: { type: 'string', enum: ENDPOINT_TYPES },
     value: { type: 'string', minLength: 1, maxLength: 512 },
   })),
+  // One key, or two while a DFSP rotates; each a PEM public key (checked by the route).
+  jwsKeys: ajv.compile(object(['keys'], {
+    keys: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', minLength: 64, maxLength: 8192 } },
+  })),
   recordFunds: ajv.compile(object(['transferId', 'externalReference', 'action', 'reason', 'amount'], {
     transferId: { type: 'string', pattern: '^([0-9a-f]{8}-[0-9a-f]{4}-[1-7][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26})$' },
     externalReference: { type: 'string', minLength: 1, maxLength: 128 },

@@ -3,13 +3,14 @@ import { createHttpServer } from '../../platform/http/server.js';
 import { participantRoutes } from './participant-routes.js';
 import { onboardingRoutes } from './onboarding-routes.js';
 import { fundsRoutes } from './funds-routes.js';
+import { jwsKeyRoutes } from './jws-key-routes.js';
 import { registerPositionMetrics } from './position-metrics.js';
 import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
 import { adminSnapshot, auditRoutes } from './audit.js';
 
-export function createAdminServer({ db, config, logger, metrics, clock = () => new Date() }) {
+export function createAdminServer({ db, config, logger, metrics, clock = () => new Date(), hubPublicKey }) {
   registerPositionMetrics(metrics, { db, hubName: config.hubName, logger });
   const health = async () => {
     try {
@@ -27,6 +28,6 @@ export function createAdminServer({ db, config, logger, metrics, clock = () => n
   const route = (routes) => server.route(audit.auditWrites(routes));
   const deps = { db: audit.db, config, clock };
   route(auditRoutes({ db }));
-  route([...participantRoutes(deps), ...onboardingRoutes(deps), ...fundsRoutes(deps)]);
+  route([...participantRoutes(deps), ...onboardingRoutes(deps), ...fundsRoutes(deps), ...jwsKeyRoutes({ ...deps, hubPublicKey })]);
   return server;
 }

@@ -9,6 +9,7 @@ import { createProducer } from '../kafka/producer.js';
 import { createKafkaProbe } from '../kafka/health.js';
 import { topicName } from '../kafka/topics.js';
 import { createEventPublisher } from './publisher.js';
+import { createDfspKeyStore, registerSignatureCheck } from './jws-keys.js';
 import { exitOnSignal } from '../shutdown.js';
 
 /**
@@ -16,19 +17,20 @@ import { exitOnSignal } from '../shutdown.js';
  * `kafkaHealth()` resolves to 'OK' or 'DOWN'. Tests call this directly with their own
  * producer.
  */
-export function createEdgeServer({ config, logger, metrics, producer, kafkaHealth, routes }) {
+export function createEdgeServer({ config, logger, metrics, producer, kafkaHealth, routes, keyStore = createDfspKeyStore(config) }) {
   const publisher = createEventPublisher({
     producer, topicPrefix: config.kafka.topicPrefix, timeoutMs: config.kafka.produceTimeoutMs, metrics, logger,
   });
   const health = async () => ({ kafka: await kafkaHealth() });
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
+  registerSignatureCheck(server, { mode: config.jws.verification, keyStore, logger });
   server.route(routes({ publisher, config }));
   return server;
 }
 
 /** Runs an edge process; `probeTopic` is the base name of a topic the edge produces to. */
 export async function runEdgeProcess({ name, defaultPort, probeTopic, routes }) {
-  const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort, usesDatabase: false });
+  const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort, usesDatabase: false, operatorTokens: ['readOnly'] });
   const logger = createLogger(config);
   const metrics = createMetrics(config);
   const producer = createProducer({ kafka: config.kafka, logger, metrics });

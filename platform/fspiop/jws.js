@@ -3,7 +3,7 @@
 // FSPIOP-URI, FSPIOP-HTTP-Method, FSPIOP-Source (and FSPIOP-Destination and Date when they
 // are sent), and the signature covers the protected header and the exact body bytes. The
 // cryptography is jose's; this module only decides what is signed and what must match.
-import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
 import { FlattenedSign, flattenedVerify } from 'jose';
 
 /** The algorithms a signature may use: Mojaloop's RS256, and the two others its keys allow. */
@@ -19,6 +19,27 @@ export function privateKeyFromPem(pem) {
 /** A PEM public key (SPKI, PKCS#1) or certificate as a key object jose verifies with. */
 export function publicKeyFromPem(pem) {
   return createPublicKey(pem);
+}
+
+const RSA_MODULUS_BITS_MIN = 2048;
+
+/**
+ * Checks a PEM public key a DFSP registers and describes it: `{ keyId, publicKey }` with
+ * the key re-encoded as SPKI PEM and keyId its SHA-256 thumbprint (base64url of the SPKI
+ * bytes' hash), or `{ problem }` for a key no accepted algorithm can use.
+ */
+export function describePublicKey(pem) {
+  let key;
+  try {
+    key = createPublicKey(pem);
+  } catch {
+    return { problem: 'not a PEM public key or certificate' };
+  }
+  const { asymmetricKeyType: type, asymmetricKeyDetails: details } = key;
+  const usable = (type === 'rsa' && details.modulusLength >= RSA_MODULUS_BITS_MIN) || (type === 'ec' && details.namedCurve === 'prime256v1');
+  if (!usable) return { problem: `an RSA key of at least ${RSA_MODULUS_BITS_MIN} bits or an EC P-256 key is needed` };
+  const spki = key.export({ type: 'spki', format: 'der' });
+  return { keyId: createHash('sha256').update(spki).digest('base64url'), publicKey: key.export({ type: 'spki', format: 'pem' }) };
 }
 
 /** The algorithm a key signs with by default: RS256 for RSA (as Mojaloop signs), ES256 for P-256. */

@@ -1,6 +1,8 @@
 // The FSPIOP headers a DFSP sends: a request (with Accept) or a callback (without, as the
 // SDKs send them). One builder for the demo, the test DFSPs and the load-test simulators.
 
+import { privateKeyFromPem, signFspiopMessage } from '../../platform/fspiop/jws.js';
+
 const media = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
 
 export function dfspHeaders(resource, source, destination, { accept = true } = {}) {
@@ -11,4 +13,14 @@ export function dfspHeaders(resource, source, destination, { accept = true } = {
     'fspiop-source': source,
     ...(destination ? { 'fspiop-destination': destination } : {}),
   };
+}
+
+/**
+ * The signing companion of dfspHeaders: the same headers plus FSPIOP-URI,
+ * FSPIOP-HTTP-Method and FSPIOP-Signature over `body` (the exact text that will be sent),
+ * in Mojaloop's JWS form. `privateKey` is a PEM or key object; `uri` the request's path.
+ */
+export async function signedHeaders(headers, { privateKey, method, uri, body }) {
+  const key = typeof privateKey === 'string' ? privateKeyFromPem(privateKey) : privateKey;
+  return { ...headers, ...await signFspiopMessage({ privateKey: key, method, uri, headers, body }) };
 }

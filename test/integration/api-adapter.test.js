@@ -62,7 +62,9 @@ async function startConsumer(kafkaConfig, topics) {
 before(async () => {
   const base = testConfig();
   env.prefix = await createTestTopics(() => createAdminClient(base.kafka));
-  env.config = testConfig({ KAFKA_TOPIC_PREFIX: env.prefix, PORT: '0' });
+  // These tests forward placeholder signatures byte for byte, so verification is off here;
+  // test/integration/jws.test.js proves it against the running switch.
+  env.config = testConfig({ KAFKA_TOPIC_PREFIX: env.prefix, PORT: '0', JWS_VERIFICATION: 'off' });
   env.prepareTopic = topicName(env.prefix, TOPIC.transferPrepare);
   env.fulfilTopic = topicName(env.prefix, TOPIC.transferFulfil);
   env.adapter = await startAdapter(env.config);

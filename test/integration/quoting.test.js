@@ -24,7 +24,9 @@ let sleepy;
 let offsetClient;
 
 before(async () => {
-  sw = await startSwitch({ components: ['quoting', 'quoting-handler', 'notification'] });
+  // The DFSPs here send placeholder signatures to prove they are forwarded byte for byte, so
+  // verification is off; test/integration/jws.test.js proves it against the running switch.
+  sw = await startSwitch({ components: ['quoting', 'quoting-handler', 'notification'], env: { JWS_VERIFICATION: 'off' } });
   quotingUrl = componentUrl(sw, 'quoting');
   await setUpHub(sw.admin.request);
   payer = await startQuoteDfsp({ name: 'payerfsp', quotingUrl });

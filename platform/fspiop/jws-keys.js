@@ -1,0 +1,120 @@
+// The DFSP public keys the FSPIOP edges verify signatures with, and the check itself. Keys
+// come from the admin API (registered per DFSP) and, when set, a directory of `<fsp>.pem`
+// files as Mojaloop's SDKs read them (a Kubernetes Secret). Every request asks about its
+// FSPIOP-Source, so each DFSP's keys are kept for `ttlMs`: a key registered or removed
+// through the admin API is honoured by every edge within that bound, without a restart.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { publicKeyFromPem, verifyFspiopMessage } from './jws.js';
+import { fspiopFailure } from './edge.js';
+
+// Names come from request headers: only these characters reach a file path, and the cache
+// starts again empty past this many entries rather than grow with every name a client invents.
+const FSP_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,32}$/;
+const CACHE_ENTRIES_MAX = 10_000;
+const PEM_BLOCK = /-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g;
+
+/** Every PEM block in a text: one `<fsp>.pem` file may hold two keys during a rotation. */
+export function pemBlocksOf(text) {
+  return text.match(PEM_BLOCK) ?? [];
+}
+
+/** Reads `<directory>/<fsp>.pem`; a DFSP without a file has no keys there. */
+export function directoryKeySource(directory) {
+  return async (fsp) => {
+    try {
+      return pemBlocksOf(await readFile(join(directory, `${fsp}.pem`), 'utf8'));
+    } catch (error) {
+      if (error.code === 'ENOENT') return [];
+      throw error;
+    }
+  };
+}
+
+/**
+ * Asks the admin API for a DFSP's registered keys (`GET /participants/{fsp}/jwsKeys`);
+ * `headers` authenticate the call. An unknown DFSP has no keys.
+ */
+export function adminApiKeySource({ adminApiUrl, headers = {}, timeoutMs = 5_000 }) {
+  const baseUrl = adminApiUrl.replace(/\/+$/, '');
+  return async (fsp) => {
+    const response = await fetch(`${baseUrl}/participants/${encodeURIComponent(fsp)}/jwsKeys`, {
+      headers, signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    if (response.status === 400 || response.status === 404) return [];
+    if (!response.ok) throw new Error(`the admin API answered ${response.status} for ${fsp}'s keys: ${text.slice(0, 200)}`);
+    return JSON.parse(text).map((key) => key.publicKey);
+  };
+}
+
+/**
+ * `sources` are functions `(fsp) => Promise<pem[]>`; `keysOf(fsp)` resolves to the union
+ * of their keys as key objects. Concurrent questions about one DFSP share one read; a
+ * failed read is not cached, so the next request asks again.
+ */
+export function createJwsKeyStore({ sources, ttlMs, now = Date.now }) {
+  const entries = new Map();
+
+  async function read(fsp) {
+    const pems = (await Promise.all(sources.map((source) => source(fsp)))).flat();
+    return pems.map(publicKeyFromPem);
+  }
+
+  function keysOf(fsp) {
+    if (typeof fsp !== 'string' || !FSP_NAME_PATTERN.test(fsp)) return Promise.resolve([]);
+    if (ttlMs === 0) return read(fsp);
+    const cached = entries.get(fsp);
+    if (cached && cached.expiresAt > now()) return cached.keys;
+    if (entries.size >= CACHE_ENTRIES_MAX) entries.clear();
+    const keys = read(fsp);
+    entries.set(fsp, { keys, expiresAt: now() + ttlMs });
+    keys.catch(() => entries.delete(fsp));
+    return keys;
+  }
+
+  return { keysOf };
+}
+
+/**
+ * Registers the signature check on an FSPIOP edge's hapi server: every request with a body
+ * is verified before its route runs, so a refused one produces nothing. `mode` is
+ * required, optional (a request without FSPIOP-Signature passes) or off. A refusal is 3105;
+ * keys that cannot be read are 2003, as the request may be valid.
+ */
+export function registerSignatureCheck(server, { mode, keyStore, logger }) {
+  if (mode === 'off') return;
+  server.ext('onPreHandler', async (request, h) => {
+    const body = request.payload;
+    if (!Buffer.isBuffer(body) || body.length === 0) return h.continue;
+    const { headers } = request;
+    if (mode === 'optional' && !headers['fspiop-signature']) return h.continue;
+    let keys;
+    try {
+      keys = await keyStore.keysOf(headers['fspiop-source']);
+    } catch (error) {
+      logger.warn({ err: error, fsp: headers['fspiop-source'] }, 'JWS keys could not be read');
+      return refuse(h, fspiopFailure(2003, 'the keys of FSPIOP-Source cannot be read'));
+    }
+    const uri = `${request.url.pathname}${request.url.search}`;
+    const problem = await verifyFspiopMessage({ method: request.method, uri, headers, body, keys });
+    if (!problem) return h.continue;
+    return refuse(h, fspiopFailure(3105, problem));
+  });
+}
+
+function refuse(h, failure) {
+  return h.response(failure.body).code(failure.httpStatus).takeover();
+}
+
+/**
+ * The key store an edge process verifies with, from its configuration: the admin API (with
+ * the read-only operator token, when operator authentication is on) and the keys directory.
+ */
+export function createDfspKeyStore(config) {
+  const token = config.operatorAuth?.tokens?.readOnly ?? config.operatorAuth?.tokens?.readWrite;
+  const headers = token ? { authorization: `Bearer ${token}` } : {};
+  const sources = [adminApiKeySource({ adminApiUrl: config.adminApiUrl, headers })];
+  if (config.jws.keysDirectory) sources.push(directoryKeySource(config.jws.keysDirectory));
+  return createJwsKeyStore({ sources, ttlMs: config.jws.keyCacheTtlMs });
+}
