@@ -31,7 +31,7 @@ test: deps ## infrastructure up, then lint, unit and integration tests
 	@bash scripts/test.sh
 
 demo: deps up ## the switch up, then a demo transfer
-	@node scripts/demo.js
+	@source scripts/env.sh && node scripts/demo.js
 
 bench-transfers: deps infra-up ## transfers benchmark: MODE=kafka|http TRANSFERS=20000 IN_FLIGHT=1000 REPLICAS=1
 	@node perf/bench-transfers.js --mode=$(or $(MODE),kafka) --transfers=$(or $(TRANSFERS),20000) --in-flight=$(or $(IN_FLIGHT),1000) --replicas=$(or $(REPLICAS),1)

@@ -147,6 +147,59 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   assert.ok(urls.includes('http://sw-fspiop-switch-position:4211/health'));
 });
 
+test('operator APIs: tokens from a Secret to the servers and their clients only, a NetworkPolicy that admits operator clients only, pods listening on 0.0.0.0', { skip }, () => {
+  const objects = render(['--set', 'db.password=x', '--set', 'operatorAuth.readWriteToken=rw-token-for-this-test', '--set', 'operatorAuth.readOnlyToken=ro-token-for-this-test']);
+  const secret = named(objects, 'Secret', 'sw-fspiop-switch-secrets').data;
+  const decoded = (key) => Buffer.from(secret[key], 'base64').toString();
+  assert.deepEqual([decoded('OPERATOR_TOKEN_READ_WRITE'), decoded('OPERATOR_TOKEN_READ_ONLY')], ['rw-token-for-this-test', 'ro-token-for-this-test']);
+  const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
+  assert.deepEqual([config.HOST, config.OPERATOR_HOST, config.OPERATOR_AUTH], ['0.0.0.0', '0.0.0.0', 'required']);
+
+  const tokenKeys = ['OPERATOR_TOKEN_READ_WRITE', 'OPERATOR_TOKEN_READ_ONLY'];
+  const tokenRefs = (podSpec, secretName = 'sw-fspiop-switch-secrets') => {
+    const env = envOf(podSpec.containers[0]);
+    const present = tokenKeys.filter((key) => env[key]);
+    for (const key of present) assert.deepEqual(env[key], { secretKeyRef: { name: secretName, key } });
+    return present;
+  };
+  const clients = { notification: ['OPERATOR_TOKEN_READ_ONLY'], 'account-lookup': ['OPERATOR_TOKEN_READ_WRITE'] };
+  const expected = { 'admin-api': tokenKeys, 'account-lookup-admin': tokenKeys, oracle: tokenKeys, ...clients };
+  for (const d of ofKind(objects, 'Deployment')) {
+    assert.deepEqual(tokenRefs(d.spec.template.spec), expected[component(d)] ?? [], `${component(d)}'s tokens`);
+    const client = d.spec.template.metadata.labels['fspiop-switch.io/operator-client'] === 'true';
+    assert.equal(client, component(d) in clients, `${component(d)} is ${client ? '' : 'not '}an operator client`);
+  }
+  for (const policy of ofKind(objects, 'NetworkPolicy')) {
+    assert.deepEqual(policy.spec.ingress[0].from, [{ podSelector: { matchLabels: {
+      'app.kubernetes.io/name': 'fspiop-switch', 'app.kubernetes.io/instance': 'sw', 'fspiop-switch.io/operator-client': 'true',
+    } } }], `${component(policy)} admits operator clients only`);
+  }
+  const testPod = ofKind(objects, 'Pod').find((p) => p.metadata.annotations['helm.sh/hook'] === 'test');
+  assert.equal(testPod.metadata.labels['fspiop-switch.io/operator-client'], 'true', 'helm test reaches the operator APIs\' /health');
+
+  // The load test: its provisioning Job onboards through the admin API; k6 and the simulators may not reach it.
+  const loadTest = render(['--set', 'db.password=x', '--set', 'loadTest.enabled=true']);
+  const provision = ofKind(loadTest, 'Job').find((job) => job.metadata.name.endsWith('-loadtest-provision'));
+  assert.equal(provision.spec.template.metadata.labels['fspiop-switch.io/operator-client'], 'true');
+  assert.deepEqual(tokenRefs(provision.spec.template.spec), ['OPERATOR_TOKEN_READ_WRITE']);
+  const loadPods = loadTest.filter((o) => ['Deployment', 'TestRun'].includes(o.kind) && /loadtest|sim/.test(o.metadata.name));
+  assert.ok(loadPods.length > 0, 'the load test renders its pods');
+  for (const pod of loadPods) assert.doesNotMatch(JSON.stringify(pod), /operator-client/, `${pod.metadata.name} is not an operator client`);
+
+  // Without tokens the chart generates them (an upgrade keeps the installed Secret's); a lab may switch auth off.
+  const generated = named(render(['--set', 'db.password=x']), 'Secret', 'sw-fspiop-switch-secrets').data;
+  assert.ok(Buffer.from(generated.OPERATOR_TOKEN_READ_WRITE, 'base64').toString().length >= 32);
+  const lab = render(['--set', 'db.password=x', '--set', 'operatorAuth.enabled=false']);
+  assert.equal(named(lab, 'ConfigMap', 'sw-fspiop-switch-config').data.OPERATOR_AUTH, 'off');
+  assert.equal(named(lab, 'Secret', 'sw-fspiop-switch-secrets').data.OPERATOR_TOKEN_READ_WRITE, undefined);
+  for (const d of ofKind(lab, 'Deployment')) assert.deepEqual(tokenRefs(d.spec.template.spec), [], `${component(d)} needs no token in a lab`);
+
+  // EKS: the tokens come from a Secret the operator manages.
+  for (const d of ofKind(render(['-f', eksValues]), 'Deployment')) {
+    assert.deepEqual(tokenRefs(d.spec.template.spec, 'fspiop-operator-tokens'), expected[component(d)] ?? [], `${component(d)}'s tokens on EKS`);
+  }
+});
+
 test('EKS values: MSK over SASL/SCRAM + TLS, Aurora over TLS, secrets from existing Secrets', { skip }, () => {
   const objects = render(['-f', eksValues]);
   assert.deepEqual(ofKind(objects, 'Deployment').map(component).sort(), [...TRANSFER_COMPONENTS, ...OPTIONAL_COMPONENTS].sort());

@@ -140,6 +140,10 @@ into the ConfigMap, and inline into the hook Jobs (which run before the ConfigMa
 {{- if .Values.kafka.sslCaLocation -}}
 {{- $_ := set $data "KAFKA_SSL_CA_LOCATION" .Values.kafka.sslCaLocation -}}
 {{- end -}}
+{{- /* Inside a pod every server listens on the pod's address; the NetworkPolicy, not the bind address, keeps the operator APIs to operator clients. */ -}}
+{{- $_ := set $data "HOST" "0.0.0.0" -}}
+{{- $_ := set $data "OPERATOR_HOST" "0.0.0.0" -}}
+{{- $_ := set $data "OPERATOR_AUTH" (ternary "required" "off" .Values.operatorAuth.enabled) -}}
 {{- $admin := dict "root" . "name" "admin-api" -}}
 {{- $_ := set $data "ADMIN_API_URL" (include "fspiop-switch.url" $admin) -}}
 {{- if not .Values.config.ADMIN_API_BASE_URL -}}
@@ -196,6 +200,21 @@ Call with (dict "root" $ "hook" bool "db" bool).
       key: KAFKA_SASL_PASSWORD
       {{- end }}
 {{- end }}
+{{- if $root.Values.operatorAuth.enabled }}
+{{- range (.operatorTokens | default list) }}
+{{- $key := ternary "OPERATOR_TOKEN_READ_WRITE" "OPERATOR_TOKEN_READ_ONLY" (eq . "readWrite") }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ default (printf "%s-secrets%s" (include "fspiop-switch.fullname" $root) $suffix) $root.Values.operatorAuth.existingSecret }}
+      key: {{ $key }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The operator tokens a component sends or checks: an internal API checks both scopes. Call with the component. */}}
+{{- define "fspiop-switch.operatorTokens" -}}
+{{- if .internal -}}[readWrite, readOnly]{{- else -}}{{ toJson (.operatorTokens | default list) }}{{- end -}}
 {{- end -}}
 
 {{/* The keys of the chart-made Secret (empty when every secret is an existing one). */}}
@@ -205,6 +224,12 @@ DB_PASSWORD: {{ (ternary .Values.dev.mysql.rootPassword .Values.db.password .Val
 {{- end }}
 {{- if and (include "fspiop-switch.saslEnabled" .) (not .Values.kafka.sasl.existingSecret) }}
 KAFKA_SASL_PASSWORD: {{ .Values.kafka.sasl.password | b64enc | quote }}
+{{- end }}
+{{- if and .Values.operatorAuth.enabled (not .Values.operatorAuth.existingSecret) }}
+{{- /* Tokens not given are generated once: an upgrade keeps the installed Secret's. */}}
+{{- $installed := (lookup "v1" "Secret" .Release.Namespace (printf "%s-secrets" (include "fspiop-switch.fullname" .))).data | default dict }}
+OPERATOR_TOKEN_READ_WRITE: {{ .Values.operatorAuth.readWriteToken | b64enc | default (get $installed "OPERATOR_TOKEN_READ_WRITE") | default (randAlphaNum 48 | b64enc) | quote }}
+OPERATOR_TOKEN_READ_ONLY: {{ .Values.operatorAuth.readOnlyToken | b64enc | default (get $installed "OPERATOR_TOKEN_READ_ONLY") | default (randAlphaNum 48 | b64enc) | quote }}
 {{- end }}
 {{- end -}}
 
