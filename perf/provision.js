@@ -1,18 +1,24 @@
 // Provisioning for a performance run, idempotent (run it again and nothing doubles): the hub,
 // N DFSPs onboarded through the admin API (scripts/lib/onboarding.js, endpoints at the
 // simulators' /fsp/<name>), each DFSP's MSISDN range bulk-loaded into the built-in oracle
-// (scripts/oracle-load.js), and funds and net debit caps sized for the run. Returns the DFSP
-// names and the weighted payer/payee pairs k6 uses.
+// (scripts/oracle-load.js), and funds and net debit caps sized for the run. Each DFSP gets a
+// JWS key pair in `keysDirectory` (made once, then reused), whose public key is registered
+// at onboarding and whose private key the simulators sign with. Returns the DFSP names and
+// the weighted payer/payee pairs k6 uses.
 //   node perf/provision.js --dfsps 4 --msisdns 100000 --transfers 100000 [--sim-base URL] [--load-parties=false]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { adminClient, ensureDfsp, ensureHub } from '../scripts/lib/onboarding.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
+import { dfspKeyPairFiles } from '../scripts/lib/jws-key-files.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 export const MSISDN_BASE = 2_000_000_000;
 export const MSISDN_STRIDE = 10_000_000;
+
+/** Where the simulated DFSPs' key pairs live: DFSP_JWS_KEYS_DIR (scripts/env.sh) or .run/jws/dfsps. */
+export const DFSP_KEYS_DIR = process.env.DFSP_JWS_KEYS_DIR ?? `${ROOT}.run/jws/dfsps`;
 
 export const dfspNames = (count) => Array.from({ length: count }, (_, index) => `perffsp${index + 1}`);
 
@@ -42,13 +48,17 @@ async function loadOracle({ name, from, count, env }) {
   return output.trim();
 }
 
-export async function provision({ adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1', currency = 'USD', dbEnv = {}, loadParties = true, log = () => {} }) {
+export async function provision({
+  adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1', currency = 'USD',
+  dbEnv = {}, loadParties = true, keysDirectory = DFSP_KEYS_DIR, log = () => {},
+}) {
   const request = adminClient(adminUrl, { token: adminToken });
   const names = dfspNames(dfsps);
   const funds = fundsFor({ transfers, amount });
   await ensureHub(request, currency);
   for (const name of names) {
-    await ensureDfsp(request, { name, currency, netDebitCap: funds, fundsIn: funds, endpointBase: `${simBase}/fsp/${name}` });
+    const jwsPublicKey = dfspKeyPairFiles(keysDirectory, name).publicKey;
+    await ensureDfsp(request, { name, currency, netDebitCap: funds, fundsIn: funds, endpointBase: `${simBase}/fsp/${name}`, jwsPublicKey });
   }
   if (loadParties) {
     for (const [index, name] of names.entries()) {

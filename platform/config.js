@@ -179,18 +179,25 @@ const JWS_VERIFICATION_MODES = ['required', 'optional', 'off'];
  * when present) or off. DFSP keys come from the admin API and, when set, a directory of
  * `<fsp>.pem` files (a mounted Secret); the edges reuse what they read for `keyCacheTtlMs`.
  * The hub signs what it originates with the private key at `hubSigningKeyPath`, and the
- * admin API publishes the public key at `hubPublicKeyPath`.
+ * admin API publishes the public key at `hubPublicKeyPath`. A process that signs as the hub
+ * (`signsAsHub`) stops at start-up without its key when verification is required.
  */
-function readJws(env) {
-  const verification = readString(env, 'JWS_VERIFICATION', 'optional');
+function readJws(env, { signsAsHub }) {
+  const verification = readString(env, 'JWS_VERIFICATION', 'required');
   if (!JWS_VERIFICATION_MODES.includes(verification)) {
     throw new ConfigError(`JWS_VERIFICATION must be one of ${JWS_VERIFICATION_MODES.join(', ')}, got "${verification}"`);
+  }
+  const hubSigningKeyPath = readString(env, 'JWS_HUB_SIGNING_KEY_PATH', '') || undefined;
+  // When DFSPs must sign, they must also be able to check every callback the hub makes in
+  // its own name; a hub that cannot sign would send them messages they are bound to refuse.
+  if (signsAsHub && verification === 'required' && !hubSigningKeyPath) {
+    throw new ConfigError('JWS_HUB_SIGNING_KEY_PATH is required with JWS_VERIFICATION=required: the hub signs the callbacks it originates');
   }
   return {
     verification,
     keyCacheTtlMs: readInteger(env, 'JWS_KEY_CACHE_TTL_MS', 5_000), // 0: read the keys on every request
     keysDirectory: readString(env, 'JWS_KEYS_DIRECTORY', '') || undefined,
-    hubSigningKeyPath: readString(env, 'JWS_HUB_SIGNING_KEY_PATH', '') || undefined,
+    hubSigningKeyPath,
     hubPublicKeyPath: readString(env, 'JWS_HUB_PUBLIC_KEY_PATH', '') || undefined,
   };
 }
@@ -214,7 +221,7 @@ function readDatabase(env) {
  * process without a database (the FSPIOP edges, the notification handler) passes
  * `usesDatabase: false` and needs no database settings at all.
  */
-export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase = true, operatorApi = false, operatorTokens = [] } = {}) {
+export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase = true, operatorApi = false, operatorTokens = [], signsAsHub = false } = {}) {
   return deepFreeze({
     serviceName: readString(env, 'SERVICE_NAME', 'fspiop-switch'),
     replicaIndex: readInteger(env, 'REPLICA_INDEX', 0),
@@ -250,6 +257,6 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
     notification: readNotification(env),
     accountLookup: readAccountLookup(env),
     quotes: readQuotes(env),
-    jws: readJws(env),
+    jws: readJws(env, { signsAsHub }),
   });
 }

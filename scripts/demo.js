@@ -3,17 +3,22 @@
 // each payee register its customer's MSISDN, then runs payments through the switch as a
 // DFSP would, each one discovery → quote → transfer (with the failures a DFSP meets), and
 // prints every step, what each payer was told, and the positions. Safe to run again.
+// Every DFSP signs what it sends with its own key pair (kept in DFSP_JWS_KEYS_DIR and
+// registered at onboarding) and checks every callback it gets with the sender's published key.
 import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
 import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
-import { dfspHeaders } from './lib/fspiop-headers.js';
+import { dfspHeaders, fetchSigned } from './lib/fspiop-headers.js';
+import { dfspKeyPairFiles } from './lib/jws-key-files.js';
+import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
 
 const ADMIN_URL = process.env.ADMIN_API_URL ?? `http://127.0.0.1:${process.env.ADMIN_API_PORT ?? 3001}`;
 const TRANSFERS_URL = process.env.TRANSFERS_API_URL ?? 'http://127.0.0.1:3000';
 const QUOTES_URL = process.env.QUOTES_API_URL ?? 'http://127.0.0.1:3002';
 const PARTIES_URL = process.env.ACCOUNT_LOOKUP_URL ?? 'http://127.0.0.1:4002';
 const CURRENCY = 'USD';
+const KEYS_DIR = process.env.DFSP_JWS_KEYS_DIR ?? new URL('../.run/jws/dfsps', import.meta.url).pathname;
 // Each DFSP's simulator listens on SIMULATOR_PORT_BASE + its index (4101…4104 by default).
 const SIMULATOR_PORT_BASE = Number(process.env.DEMO_SIMULATOR_PORT_BASE ?? 4101);
 const DEMO_DFSPS = [
@@ -35,8 +40,9 @@ async function onboard(request) {
   await ensureHub(request, CURRENCY);
   console.log(`hub: HUB_RECONCILIATION and HUB_MULTILATERAL_SETTLEMENT accounts in ${CURRENCY}, a default settlement model`);
   for (const dfsp of DEMO_DFSPS) {
-    await ensureDfsp(request, { ...dfsp, currency: CURRENCY, endpointBase: `http://127.0.0.1:${dfsp.simulatorPort}` });
-    console.log(`${dfsp.name}: participant, net debit cap ${dfsp.netDebitCap}, funds in ${dfsp.fundsIn}, callbacks → http://127.0.0.1:${dfsp.simulatorPort}`);
+    const jwsPublicKey = dfspKeyPairFiles(KEYS_DIR, dfsp.name).publicKey;
+    await ensureDfsp(request, { ...dfsp, currency: CURRENCY, endpointBase: `http://127.0.0.1:${dfsp.simulatorPort}`, jwsPublicKey });
+    console.log(`${dfsp.name}: participant, net debit cap ${dfsp.netDebitCap}, funds in ${dfsp.fundsIn}, callbacks → http://127.0.0.1:${dfsp.simulatorPort}, JWS key ${KEYS_DIR}/${dfsp.name}.pem`);
   }
 }
 
@@ -49,8 +55,21 @@ const DEMO_TRANSFERS = [
   { from: 'payerfsp', to: 'payeefsp', msisdn: '27719999999', amount: '5', note: 'an MSISDN no DFSP has registered' },
 ];
 
-async function call(url, method, headers, body) {
-  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+/** The keys a sender's signatures verify with, as the admin API publishes them (the hub's included). */
+function publishedKeys(request) {
+  const cache = new Map();
+  return (fsp) => {
+    if (!cache.has(fsp)) {
+      cache.set(fsp, request('GET', `/participants/${encodeURIComponent(fsp)}/jwsKeys`).then((result) => (result.status === 200 ? result.body.map((key) => publicKeyFromPem(key.publicKey)) : [])));
+    }
+    return cache.get(fsp);
+  };
+}
+
+/** Sends a DFSP's request, signed with its key when it has a body. */
+async function call(sender, url, method, headers, body) {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const response = await fetchSigned(url, { method, headers, body: text, privateKey: sender.privateKey });
   if (![200, 202].includes(response.status)) throw new Error(`${method} ${url} answered ${response.status}: ${await response.text()}`);
 }
 
@@ -59,7 +78,7 @@ async function registerParties(simulators) {
   for (const dfsp of DEMO_DFSPS) {
     const simulator = simulators.get(dfsp.name);
     simulator.parties.set(`MSISDN/${dfsp.msisdn}`, { name: dfsp.customer });
-    await call(`${PARTIES_URL}/participants/MSISDN/${dfsp.msisdn}`, 'POST', dfspHeaders('participants', dfsp.name), { fspId: dfsp.name, currency: CURRENCY });
+    await call(simulator, `${PARTIES_URL}/participants/MSISDN/${dfsp.msisdn}`, 'POST', dfspHeaders('participants', dfsp.name), { fspId: dfsp.name, currency: CURRENCY });
     await simulator.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/participants/MSISDN/${dfsp.msisdn}`), 20000);
     console.log(`${dfsp.name} registered MSISDN ${dfsp.msisdn} (${dfsp.customer}) with the switch's oracle`);
   }
@@ -67,7 +86,7 @@ async function registerParties(simulators) {
 
 /** Discovery: GET /parties from the payer; the answer (or 3204) comes back as a PUT. */
 async function discover(payer, msisdn) {
-  await call(`${PARTIES_URL}/parties/MSISDN/${msisdn}`, 'GET', dfspHeaders('parties', payer.name));
+  await call(payer, `${PARTIES_URL}/parties/MSISDN/${msisdn}`, 'GET', dfspHeaders('parties', payer.name));
   const answer = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/parties/MSISDN/${msisdn}`) && seen.at >= payer.mark, 20000);
   return answer.body.errorInformation ? { error: answer.body.errorInformation } : { party: answer.body.party };
 }
@@ -75,7 +94,7 @@ async function discover(payer, msisdn) {
 async function quote(payer, payeeFsp, msisdn, amount) {
   const quoteId = randomUUID();
   const transactionId = randomUUID();
-  await call(`${QUOTES_URL}/quotes`, 'POST', dfspHeaders('quotes', payer.name, payeeFsp), {
+  await call(payer, `${QUOTES_URL}/quotes`, 'POST', dfspHeaders('quotes', payer.name, payeeFsp), {
     quoteId, transactionId, amountType: 'SEND', amount: { amount, currency: CURRENCY },
     payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdn, fspId: payeeFsp } },
     payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdnOf(payer.name), fspId: payer.name } },
@@ -92,7 +111,7 @@ async function transfer(payer, payee, quoted, payeeBehaviour) {
     transferId, payerFsp: payer.name, payeeFsp: payee.name, amount: quoted.transferAmount,
     ilpPacket: quoted.ilpPacket, condition: quoted.condition, expiration: new Date(Date.now() + 30000).toISOString(),
   };
-  await call(`${TRANSFERS_URL}/transfers`, 'POST', dfspHeaders('transfers', payer.name, payee.name), body);
+  await call(payer, `${TRANSFERS_URL}/transfers`, 'POST', dfspHeaders('transfers', payer.name, payee.name), body);
   const outcome = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/transfers/${transferId}`), 20000);
   const patch = payeeBehaviour === 'reserve' ? await payee.waitFor((seen) => seen.method === 'PATCH' && seen.path === `/transfers/${transferId}`, 20000) : null;
   return { transferId, outcome, patch };
@@ -122,17 +141,30 @@ async function pay(simulators, { from, to, amount, msisdn = msisdnOf(to), payeeB
   console.log(`  3. transfer ${result.transferId.slice(0, 8)}…: payer told ${describeOutcome(result)}`);
 }
 
-async function runPayments() {
+/** How the DFSPs' checks of the signatures on what they received went. */
+function reportSignatures(simulators) {
+  const received = [...simulators.values()].flatMap((simulator) => simulator.received.filter((seen) => seen.rawBody));
+  const failures = [...simulators.values()].flatMap((simulator) => simulator.signatureFailures.map((failure) => ({ to: simulator.name, ...failure })));
+  const fromHub = received.filter((seen) => seen.headers['fspiop-source'] === 'Hub').length;
+  console.log(`\nSignatures: ${received.length - failures.length} of ${received.length} callbacks with a body verified with their sender's published key (${fromHub} signed by the hub)`);
+  for (const failure of failures) console.log(`  ${failure.to} could not verify ${failure.method} ${failure.path} from ${failure.source}: ${failure.problem}`);
+  if (failures.length > 0) throw new Error(`${failures.length} callback(s) did not verify`);
+}
+
+async function runPayments(request) {
   const simulators = new Map();
   const urls = { transfers: TRANSFERS_URL, quotes: QUOTES_URL, parties: PARTIES_URL };
+  const publicKeysOf = publishedKeys(request);
   try {
     // Inside the try: a simulator that cannot start must not leave the others listening.
     for (const dfsp of DEMO_DFSPS) {
-      simulators.set(dfsp.name, await startTestDfsp({ name: dfsp.name, urls, port: dfsp.simulatorPort }));
+      const privateKey = privateKeyFromPem(dfspKeyPairFiles(KEYS_DIR, dfsp.name).privateKey);
+      simulators.set(dfsp.name, await startTestDfsp({ name: dfsp.name, urls, port: dfsp.simulatorPort, privateKey, publicKeysOf }));
     }
     console.log('');
     await registerParties(simulators);
     for (const payment of DEMO_TRANSFERS) await pay(simulators, payment);
+    reportSignatures(simulators);
   } finally {
     await Promise.all([...simulators.values()].map((simulator) => simulator.close()));
   }
@@ -141,7 +173,7 @@ async function runPayments() {
 async function main() {
   const request = adminClient(ADMIN_URL, { token: operatorTokensFromEnv().readWrite });
   await onboard(request);
-  await runPayments();
+  await runPayments(request);
   const rows = [];
   for (const name of ['Hub', ...DEMO_DFSPS.map((dfsp) => dfsp.name)]) {
     const accounts = (await request('GET', `/participants/${name}/accounts`)).body;

@@ -48,6 +48,15 @@ export DB_HOST DB_PORT DB_NAME DB_USER DB_PASSWORD DB_MAX_CONNECTIONS DB_BUFFER_
 : "${OPERATOR_TOKEN_READ_ONLY:=local-operator-read-only}"    # LOCAL-ONLY; deployments use a Secret
 export OPERATOR_TOKEN_READ_WRITE OPERATOR_TOKEN_READ_ONLY
 
+# --- FSPIOP signatures (JWS) ----------------------------------------------------------------
+# Every DFSP message with a body must be signed (the demo, the tests and the load test sign);
+# the hub signs its own callbacks with a key pair scripts/up.sh makes here if it is missing.
+: "${JWS_VERIFICATION:=required}"
+: "${JWS_HUB_SIGNING_KEY_PATH:=$RUN_DIR/jws/hub-private.pem}"   # LOCAL-ONLY; deployments use a Secret
+: "${JWS_HUB_PUBLIC_KEY_PATH:=$RUN_DIR/jws/hub-public.pem}"
+: "${DFSP_JWS_KEYS_DIR:=$RUN_DIR/jws/dfsps}"                   # the demo's and simulators' DFSP key pairs
+export JWS_VERIFICATION JWS_HUB_SIGNING_KEY_PATH JWS_HUB_PUBLIC_KEY_PATH DFSP_JWS_KEYS_DIR
+
 # --- Kafka ---------------------------------------------------------------------------------
 : "${KAFKA_VERSION:=3.9.2}"                # org.apache.kafka:kafka_2.13 from Maven Central
 : "${KAFKA_PORT:=9192}"                    # client listener (not 9092: may be taken)

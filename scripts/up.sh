@@ -6,6 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$REPO_ROOT/scripts/lib.sh"
 
 bash "$REPO_ROOT/scripts/infra-up.sh"
+node "$REPO_ROOT/scripts/hub-keys.js" || die "the hub's JWS key pair could not be made"
 bash "$REPO_ROOT/scripts/services.sh" start
 echo
 echo "Logs: $LOG_DIR   PID files: $PID_DIR (MariaDB and Kafka: $RUN_DIR/mariadb, $RUN_DIR/kafka)"

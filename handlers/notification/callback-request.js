@@ -80,7 +80,7 @@ function forwardHeaders(event, resource, now) {
   return headers;
 }
 
-/** Headers of a call the hub makes in its own name: it does not sign, so no FSPIOP-Signature. */
+/** Headers of a call the hub makes in its own name; the hub's signature is added over them (hub-signature.js). */
 function hubHeaders(event, resource, hubName, now) {
   return {
     'content-type': interopContentType(resource),

@@ -11,6 +11,7 @@ import { buildCallbackHeaders, callbackBody, callbackUrl, invalidNotificationRea
 import { OUTCOME } from './deliver.js';
 import { createLaneScheduler, runInLanes } from './lanes.js';
 import { createThrottledWarn } from '../../platform/throttled-log.js';
+import { unsignedCallbacks } from './hub-signature.js';
 
 // Callbacks that tell the payer how its transfer ended: the end of the end-to-end latency.
 const FINAL_TRANSFER_ACTIONS = new Set(['commit', 'abort', 'error', 'timeout']);
@@ -67,12 +68,15 @@ function observeEndToEnd(outcomes, metrics) {
 
 /**
  * Creates `handleBatch(messages)`. `endpoints` is the endpoint cache, `deliverer` the
- * deliverer (deliver.js); `batchDeadlineMs` bounds how long one batch may take.
+ * deliverer (deliver.js); `batchDeadlineMs` bounds how long one batch may take;
+ * `signCallback` signs the hub's own callbacks (hub-signature.js).
  */
-export function createNotificationHandler({ endpoints, deliverer, metrics, logger, hubName, batchDeadlineMs, now = Date.now }) {
+export function createNotificationHandler({
+  endpoints, deliverer, metrics, logger, hubName, batchDeadlineMs, signCallback = unsignedCallbacks, now = Date.now,
+}) {
   const log = logger.child({ component: 'notification' });
   const throttledWarn = createThrottledWarn(log, { now });
-  const context = { endpoints, deliverer, metrics, log, throttledWarn, hubName, now };
+  const context = { endpoints, deliverer, metrics, log, throttledWarn, hubName, signCallback, now };
   // A callback's deadline starts when its lane lets it go, not when its batch arrived.
   const run = createLaneScheduler((event) => notify(context, event, now() + batchDeadlineMs));
 
@@ -107,10 +111,10 @@ async function notify(context, event, deadline) {
     return { outcome: OUTCOME.failed, reason: 'bad_template', finishedAt: now() };
   }
   const started = performance.now();
-  const headers = buildCallbackHeaders({ event, url, hubName: context.hubName, now: new Date(now()) });
-  const result = await context.deliverer.deliver({
-    fsp: event.to, url, method: callback.method, headers, body: callbackBody(event), deadline,
-  });
+  const body = callbackBody(event);
+  const unsigned = buildCallbackHeaders({ event, url, hubName: context.hubName, now: new Date(now()) });
+  const headers = await context.signCallback({ event, method: callback.method, url, headers: unsigned, body });
+  const result = await context.deliverer.deliver({ fsp: event.to, url, method: callback.method, headers, body, deadline });
   metrics.callbacks.inc({ ...labels, outcome: result.outcome });
   metrics.callbackDuration.observe({ endpoint_type: callback.endpointType }, (performance.now() - started) / 1000);
   if (result.outcome === OUTCOME.failed) {

@@ -10,12 +10,17 @@ import { createDeliverer } from './deliver.js';
 import { createEndpointCache } from './endpoints.js';
 import { createNotificationHandler } from './handler.js';
 import { createNotificationMetrics } from './metrics.js';
+import { createHubSigner, readHubSigningKey } from './hub-signature.js';
 import { exitOnSignal } from '../../platform/shutdown.js';
 
-const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, { defaultPort: 4301, usesDatabase: false, operatorTokens: ['readOnly'] });
+const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, {
+  defaultPort: 4301, usesDatabase: false, operatorTokens: ['readOnly'], signsAsHub: true,
+});
 const logger = createLogger(config);
 const metrics = createMetrics(config);
 const settings = config.notification;
+// Read once at start-up: a missing or unreadable key stops the process here, not at the first callback.
+const hubSigningKey = readHubSigningKey(config.jws);
 
 const endpoints = createEndpointCache({
   adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.readOnly, ttlMs: settings.endpointCacheTtlMs, failureTtlMs: settings.endpointFailureTtlMs,
@@ -32,7 +37,7 @@ const deliverer = createDeliverer({
 });
 const handleBatch = createNotificationHandler({
   endpoints, deliverer, logger, hubName: config.hubName, batchDeadlineMs: settings.batchDeadlineMs,
-  metrics: createNotificationMetrics(metrics),
+  metrics: createNotificationMetrics(metrics), signCallback: createHubSigner(hubSigningKey),
 });
 
 // The consumer does not expose librdkafka's connection state; "started and not stopping" is
@@ -52,7 +57,7 @@ consumer = await startBatchConsumer({
   pipelineDepthMax: settings.pipelineDepthMax,
 });
 registerConsumerLag(metrics, { handler: 'notification', consumer });
-logger.info({ port: server.info.port, topic, adminApiUrl: config.adminApiUrl }, 'notification handler started');
+logger.info({ port: server.info.port, topic, adminApiUrl: config.adminApiUrl, hubSigns: Boolean(hubSigningKey) }, 'notification handler started');
 
 // The batch in flight finishes (its callbacks delivered or failed) before the consumer closes.
 exitOnSignal(logger, async () => {

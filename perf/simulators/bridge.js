@@ -2,9 +2,10 @@
 // payer DFSP and answers k6 when the switch's callback arrives (200 with the callback body),
 // with the payee's or switch's error (502), or after a timeout (504). Each bridge process
 // owns the ids it makes (ownedId) and the MSISDNs that map to it (ownerOf), so a callback
-// that lands on another process is relayed to this one (main.js).
+// that lands on another process is relayed to this one (main.js). Requests with a body go
+// signed with the payer's key (fspiop.js), so k6, which only calls the bridge, needs no key.
 import { randomBytes } from 'node:crypto';
-import { reply, send } from './fspiop.js';
+import { reply, sendAs } from './fspiop.js';
 import { ownedId } from './correlator.js';
 import { quoteAnswer } from './payee.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
@@ -19,7 +20,7 @@ function finish(response, outcome, started) {
 /** Sends `request` to the switch and waits for the callback under `key`. */
 async function roundTrip(context, key, request) {
   const waiting = context.correlator.wait(key, context.config.callbackTimeoutMs);
-  const sent = await send(request.url, request.method, request.headers, request.body);
+  const sent = await sendAs(context.config, request.headers['fspiop-source'], request.url, request.method, request.headers, request.body);
   if (sent.status !== 202) {
     context.correlator.settle(key, { error: `switch answered ${sent.status}`, body: sent.text });
   }

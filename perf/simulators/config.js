@@ -18,5 +18,8 @@ export function readConfig(env) {
     // answers discovery itself; transfer: it answers discovery and the quote (ILP from the
     // payee's secret) itself, so only the transfer goes through the switch.
     mode: env.SIM_MODE ?? 'full',
+    // The DFSPs' private keys (`<name>.key`, written by perf/provision.js): every request
+    // with a body is signed, RS256 with RSA keys as Mojaloop's SDKs sign.
+    keysDirectory: env.DFSP_JWS_KEYS_DIR ?? new URL('../../.run/jws/dfsps', import.meta.url).pathname,
   });
 }

@@ -1,5 +1,8 @@
-// Cheap FSPIOP plumbing for the simulators: bodies and one keep-alive HTTP client.
+// Cheap FSPIOP plumbing for the simulators: bodies, one keep-alive HTTP client, and the
+// DFSPs' signatures.
 import http from 'node:http';
+import { privateKeyFromPem, signFspiopMessage } from '../../platform/fspiop/jws.js';
+import { readDfspPrivateKey } from '../../scripts/lib/jws-key-files.js';
 
 // Idle keep-alive sockets are dropped after 4 s, before the servers' 5 s keepAliveTimeout
 // (Node's default) closes them under a request.
@@ -41,4 +44,29 @@ export function readBody(request) {
 export function reply(response, status, body) {
   const text = body === undefined ? '' : JSON.stringify(body);
   response.writeHead(status, text ? { 'content-type': 'application/json' } : {}).end(text);
+}
+
+// Parsed once per DFSP and process: parsing a PEM key costs more than signing with it.
+const privateKeys = new Map();
+
+function privateKeyOf(keysDirectory, name) {
+  if (!privateKeys.has(name)) {
+    const pem = readDfspPrivateKey(keysDirectory, name);
+    if (!pem) throw new Error(`no JWS key for ${name} in ${keysDirectory} (perf/provision.js makes it)`);
+    privateKeys.set(name, privateKeyFromPem(pem));
+  }
+  return privateKeys.get(name);
+}
+
+/**
+ * Sends a request as DFSP `name`: one with a body is signed with its key over exactly the
+ * text sent (the FSPIOP-URI is the URL's path), as the switch requires.
+ */
+export async function sendAs(config, name, url, method, requestHeaders, body) {
+  if (!body) return send(url, method, requestHeaders, body);
+  const { pathname, search } = new URL(url);
+  const signature = await signFspiopMessage({
+    privateKey: privateKeyOf(config.keysDirectory, name), method, uri: `${pathname}${search}`, headers: requestHeaders, body,
+  });
+  return send(url, method, { ...requestHeaders, ...signature }, body);
 }

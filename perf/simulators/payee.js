@@ -1,9 +1,9 @@
 // The payee side of every simulated DFSP: it answers the switch's GET /parties, POST /quotes
 // and POST /transfers at once with the matching PUT, statelessly. The ILP packet, condition
 // and fulfilment come from the DFSP's secret (ILPv4, as test/support/test-dfsp.js derives
-// them), so the switch's fulfilment check is real.
+// them), so the switch's fulfilment check is real. Every answer is signed with the DFSP's key.
 import { fulfilmentFor, quoteIlp } from './payee-ilp.js';
-import { send } from './fspiop.js';
+import { sendAs } from './fspiop.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 export const secretOf = (config, name) => `${config.secretPrefix}${name}`;
@@ -28,16 +28,16 @@ export function answerAsPayee(config, name, method, parts, text, requestHeaders)
   const payer = requestHeaders['fspiop-source'];
   if (method === 'GET' && parts[0] === 'parties') {
     const [type, id] = parts.slice(1);
-    return send(`${config.alsUrl}/parties/${type}/${id}`, 'PUT', dfspHeaders('parties', name, payer, { accept: false }), JSON.stringify(partyBody(name, type, id)));
+    return sendAs(config, name, `${config.alsUrl}/parties/${type}/${id}`, 'PUT', dfspHeaders('parties', name, payer, { accept: false }), JSON.stringify(partyBody(name, type, id)));
   }
   if (method === 'POST' && parts[0] === 'quotes') {
     const quote = JSON.parse(text);
-    return send(`${config.quotingUrl}/quotes/${quote.quoteId}`, 'PUT', dfspHeaders('quotes', name, payer, { accept: false }), JSON.stringify(quoteAnswer(config, name, quote)));
+    return sendAs(config, name, `${config.quotingUrl}/quotes/${quote.quoteId}`, 'PUT', dfspHeaders('quotes', name, payer, { accept: false }), JSON.stringify(quoteAnswer(config, name, quote)));
   }
   if (method === 'POST' && parts[0] === 'transfers') {
     const prepare = JSON.parse(text);
     const body = { fulfilment: fulfilmentFor(secretOf(config, name), prepare.ilpPacket), completedTimestamp: new Date().toISOString(), transferState: 'COMMITTED' };
-    return send(`${config.transfersUrl}/transfers/${prepare.transferId}`, 'PUT', dfspHeaders('transfers', name, payer, { accept: false }), JSON.stringify(body));
+    return sendAs(config, name, `${config.transfersUrl}/transfers/${prepare.transferId}`, 'PUT', dfspHeaders('transfers', name, payer, { accept: false }), JSON.stringify(body));
   }
   return undefined;
 }

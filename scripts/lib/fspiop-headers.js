@@ -24,3 +24,14 @@ export async function signedHeaders(headers, { privateKey, method, uri, body }) 
   const key = typeof privateKey === 'string' ? privateKeyFromPem(privateKey) : privateKey;
   return { ...headers, ...await signFspiopMessage({ privateKey: key, method, uri, headers, body }) };
 }
+
+/**
+ * fetch() as a signing DFSP: a request with a body is sent with signedHeaders over exactly
+ * the text sent, FSPIOP-URI being the URL's path and query. A request without a body (GET),
+ * or one that carries an FSPIOP-Signature already, goes as it is.
+ */
+export async function fetchSigned(url, { method = 'GET', headers = {}, body, privateKey }) {
+  if (!body || !privateKey || headers['fspiop-signature']) return fetch(url, { method, headers, body });
+  const { pathname, search } = new URL(url);
+  return fetch(url, { method, headers: await signedHeaders(headers, { privateKey, method, uri: `${pathname}${search}`, body }), body });
+}

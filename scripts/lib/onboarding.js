@@ -1,6 +1,6 @@
 // Onboarding through the admin API, in central-ledger's sequence and with its request
 // bodies: hub accounts → settlement model → participant → initialPositionAndLimits →
-// endpoints → funds in. Every step is idempotent, so provisioning can be run again: what
+// endpoints → JWS public key → funds in. Every step is idempotent, so provisioning can be run again: what
 // exists already is left as it is, and the funds-in uses a transfer id derived from the
 // DFSP, so a second run is a duplicate rather than a second deposit.
 import { createHash } from 'node:crypto';
@@ -72,8 +72,16 @@ export async function ensureHub(request, currency) {
   }), [201], 'settlement model');
 }
 
+/**
+ * Registers the public key (PEM) a DFSP signs its FSPIOP messages with, as its whole set:
+ * the switch refuses a DFSP's signed messages until this step (JWS_VERIFICATION=required).
+ */
+export async function registerJwsKey(request, name, publicKey) {
+  expect(await request('PUT', `/participants/${name}/jwsKeys`, { keys: [publicKey] }), [200], `JWS key of ${name}`);
+}
+
 /** Onboards one DFSP; returns its POSITION and SETTLEMENT account ids. */
-export async function ensureDfsp(request, { name, currency = 'USD', netDebitCap = '10000', fundsIn = '5000', endpointBase }) {
+export async function ensureDfsp(request, { name, currency = 'USD', netDebitCap = '10000', fundsIn = '5000', endpointBase, jwsPublicKey }) {
   const created = await request('POST', '/participants', { name, currency });
   if (!alreadyThere(created)) expect(created, [201], `participant ${name}`);
   const limits = await request('POST', `/participants/${name}/initialPositionAndLimits`, {
@@ -83,6 +91,7 @@ export async function ensureDfsp(request, { name, currency = 'USD', netDebitCap 
   for (const [type, value] of endpointBase ? standardEndpoints(endpointBase) : []) {
     expect(await request('POST', `/participants/${name}/endpoints`, { type, value }), [201], `endpoint ${type} of ${name}`);
   }
+  if (jwsPublicKey) await registerJwsKey(request, name, jwsPublicKey);
   const accounts = expect(await request('GET', `/participants/${name}/accounts?currency=${currency}`), [200], `accounts of ${name}`).body;
   const accountId = (type) => accounts.find((account) => account.ledgerAccountType === type).id;
   if (fundsIn) {

@@ -16,6 +16,8 @@ import { createProducer } from '../../platform/kafka/producer.js';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { TOPIC, topicDefinitions, topicName } from '../../platform/kafka/topics.js';
 import { freePort } from '../../scripts/lib/ports.js';
+import { hubSigningEnv } from '../support/jws-keys.js';
+import { publicKeyFromPem, verifyFspiopMessage } from '../../platform/fspiop/jws.js';
 
 const HANDLER = fileURLToPath(new URL('../../handlers/notification/main.js', import.meta.url));
 const CALLBACK_TIMEOUT_MS = 4_000;
@@ -127,6 +129,7 @@ before(async () => {
     KAFKA_TOPIC_PREFIX: await createTestTopics(() => createAdminClient(config.kafka)),
     KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, OPERATOR_TOKEN_READ_ONLY: operatorTokens().readOnly, PORT: String(await freePort()),
     CALLBACK_TIMEOUT_MS: String(CALLBACK_TIMEOUT_MS), CALLBACK_RETRIES: '1', CALLBACK_RETRY_BACKOFF_MS: '50', LOG_LEVEL: 'warn',
+    JWS_VERIFICATION: 'required', ...hubSigningEnv(),
   });
   producer = createProducer({ kafka: config.kafka, logger: pino({ level: 'warn' }) });
   await producer.connect();
@@ -193,7 +196,6 @@ test('hub-originated PUT and PATCH come from the hub, and templates and base-URL
   assert.equal(put.headers['content-type'], 'application/vnd.interoperability.transfers+json;version=1.1');
   assert.equal(put.headers['fspiop-uri'], `/transfers/${transferId}/error`);
   assert.equal(put.headers['fspiop-http-method'], 'PUT');
-  assert.equal(put.headers['fspiop-signature'], undefined);
   assert.equal(put.headers.accept, undefined);
   assert.ok(Math.abs(Date.parse(put.headers.date) - Date.now()) < 10_000 && /GMT$/.test(put.headers.date), put.headers.date);
   assert.equal(patch.method, 'PATCH');
@@ -204,6 +206,31 @@ test('hub-originated PUT and PATCH come from the hub, and templates and base-URL
   assert.equal(party.headers['content-type'], 'application/vnd.interoperability.parties+json;version=1.1');
   const quote = await waitFor('the quotes PUT', () => receivers.payer.received.find((r) => r.path === `/quotes/${quoteId}/error`), 15_000);
   assert.equal(quote.headers['fspiop-uri'], `/quotes/${quoteId}/error`);
+  await assertSignedByHub([put, patch, party, quote]);
+});
+
+/** Each call verifies with the hub's key as the admin API publishes it, over the bytes and path received. */
+async function assertSignedByHub(calls) {
+  const published = await admin.request('GET', '/participants/Hub/jwsKeys');
+  assert.equal(published.status, 200, published.text);
+  const keys = published.body.map((key) => publicKeyFromPem(key.publicKey));
+  assert.equal(keys.length, 1);
+  for (const call of calls) {
+    const problem = await verifyFspiopMessage({ method: call.method, uri: call.path, headers: call.headers, body: call.body, keys });
+    assert.equal(problem, null, `${call.method} ${call.path}`);
+    assert.equal(JSON.parse(Buffer.from(JSON.parse(call.headers['fspiop-signature']).protectedHeader, 'base64url')).alg, 'RS256');
+  }
+}
+
+test('with JWS required, a notification handler without the hub\'s signing key stops at start-up', { timeout: 20_000 }, async () => {
+  const child = spawn(process.execPath, [HANDLER], {
+    env: { ...process.env, ...env, PORT: String(await freePort()), JWS_HUB_SIGNING_KEY_PATH: '' }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  child.stderr.on('data', (chunk) => { output += chunk; });
+  const [code] = await once(child, 'exit');
+  assert.notEqual(code, 0);
+  assert.match(output, /JWS_HUB_SIGNING_KEY_PATH is required/);
 });
 
 test('the callbacks of one transfer arrive in the order they were consumed', { timeout: 20_000 }, async () => {

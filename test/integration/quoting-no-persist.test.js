@@ -17,8 +17,8 @@ before(async () => {
   sw = await startSwitch({ components: ['quoting', 'quoting-handler', 'notification'], env: { QUOTES_PERSIST: 'false', JWS_VERIFICATION: 'off' } });
   quotingUrl = componentUrl(sw, 'quoting');
   await setUpHub(sw.admin.request);
-  payer = await startQuoteDfsp({ name: 'payerfsp', quotingUrl });
-  payee = await startQuoteDfsp({ name: 'payeefsp', quotingUrl });
+  payer = await startQuoteDfsp({ name: 'payerfsp', quotingUrl, placeholderSignatures: true });
+  payee = await startQuoteDfsp({ name: 'payeefsp', quotingUrl, placeholderSignatures: true });
   for (const dfsp of [payer, payee]) await onboardDfsp(sw.admin.request, { name: dfsp.name, endpointBase: dfsp.url, fundsIn: '' });
 });
 

@@ -29,9 +29,9 @@ before(async () => {
   sw = await startSwitch({ components: ['quoting', 'quoting-handler', 'notification'], env: { JWS_VERIFICATION: 'off' } });
   quotingUrl = componentUrl(sw, 'quoting');
   await setUpHub(sw.admin.request);
-  payer = await startQuoteDfsp({ name: 'payerfsp', quotingUrl });
-  payee = await startQuoteDfsp({ name: 'payeefsp', quotingUrl });
-  sleepy = await startQuoteDfsp({ name: 'sleepyfsp', quotingUrl });
+  payer = await startQuoteDfsp({ name: 'payerfsp', quotingUrl, placeholderSignatures: true });
+  payee = await startQuoteDfsp({ name: 'payeefsp', quotingUrl, placeholderSignatures: true });
+  sleepy = await startQuoteDfsp({ name: 'sleepyfsp', quotingUrl, placeholderSignatures: true });
   for (const dfsp of [payer, payee, sleepy]) await onboardDfsp(sw.admin.request, { name: dfsp.name, endpointBase: dfsp.url, fundsIn: '' });
   const deactivated = await sw.admin.request('PUT', '/participants/sleepyfsp', { isActive: false });
   assert.equal(deactivated.status, 200, deactivated.text);
@@ -296,4 +296,13 @@ test('bad headers and bodies are answered synchronously with errorInformation an
   assert.equal(await producedTotal(), before, 'no record reached the quote topics');
   await postQuote(quoteRequestBody());
   assert.equal(await producedTotal(), before + 1, 'the watermark does count an accepted request');
+});
+
+// Runs last (node:test keeps the file's order). The DFSPs here forward placeholder
+// signatures by design (verification is off), so only the hub's own callbacks can verify:
+// every one of them must, with the hub's key.
+test('every callback the hub originated verifies with the hub\'s key', () => {
+  const fromHub = [payer, payee, sleepy].flatMap((dfsp) => dfsp.received.filter((call) => call.rawBody && call.headers['fspiop-source'] === 'Hub'));
+  assert.ok(fromHub.length > 0, 'the DFSPs received hub callbacks');
+  assert.deepEqual(fromHub.filter((call) => call.signatureProblem).map(({ method, path, signatureProblem }) => ({ method, path, signatureProblem })), []);
 });

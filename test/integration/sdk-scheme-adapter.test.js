@@ -3,9 +3,14 @@
 // account-lookup, quoting and transfers edges over real HTTP, with every switch component
 // as its own child process on real Kafka and MariaDB. The adapters validate everything the
 // switch sends them against the FSPIOP spec; what they refuse is reported message by message.
+// JWS is on both ways, as Mojaloop runs it: each adapter signs with its own key (registered
+// at onboarding) and validates every callback with the hub's and the other DFSP's public
+// keys, and the switch requires signatures, so the flow completing proves the hub's
+// signatures are Mojaloop's and Mojaloop's signatures pass the switch.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { discoveryEndpoints } from '../support/party-dfsp.js';
 import { startSdkAdapter, sdkAdapterMissing, outbound, describeRefusals } from '../support/sdk-adapter.js';
@@ -30,9 +35,9 @@ before(async () => {
     accountLookup: sw.ports.get('account-lookup-0'), quoting: sw.ports.get('quoting-0'), transfers: sw.ports.get('api-adapter-0'),
   };
   [payer, payee] = await Promise.all([
-    startSdkAdapter({ dfspId: 'payerfsp', switchPorts }),
+    startSdkAdapter({ dfspId: 'payerfsp', switchPorts, peers: ['payeefsp'] }),
     startSdkAdapter({
-      dfspId: 'payeefsp', switchPorts,
+      dfspId: 'payeefsp', switchPorts, peers: ['payerfsp'],
       parties: { [PAYEE_MSISDN]: { displayName: 'Ada Lovelace', firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10' } },
     }),
   ]);
@@ -109,4 +114,27 @@ test('an unknown MSISDN ends with 3204 (the SDK answers 500 with statusCode 3204
   assert.equal(sent.body.transferState.lastError.mojaloopError.errorInformation.errorCode, '3204');
   const error = payer.exchanges.find((exchange) => exchange.path === `/parties/MSISDN/${UNKNOWN_MSISDN}/error`);
   assert.deepEqual([error.method, error.status, error.headers['fspiop-source'], error.headers['fspiop-destination']], ['PUT', 200, 'Hub', 'payerfsp']);
+});
+
+test('the adapters check what they verify: every message with a body came signed, and a hub callback altered after signing is refused', { skip: missing }, async () => {
+  for (const adapter of [payer, payee]) {
+    const unsigned = adapter.exchanges.filter((exchange) => exchange.body !== undefined && !exchange.headers['fspiop-signature']);
+    assert.deepEqual(unsigned.map((exchange) => `${exchange.method} ${exchange.path}`), [], `${adapter.dfspId} received unsigned messages`);
+  }
+  const error = payer.exchanges.find((exchange) => exchange.path === `/parties/MSISDN/${UNKNOWN_MSISDN}/error`);
+  const { host: _host, connection: _connection, 'content-length': _length, ...headers } = error.headers;
+  const altered = JSON.stringify({ errorInformation: { errorCode: '3204', errorDescription: 'Party not found, altered' } });
+  // node:http rather than fetch, which would add an Accept the adapter's header check refuses.
+  const response = await new Promise((resolve, reject) => {
+    const request = http.request(`${payer.inboundUrl}${error.path}`, { method: 'PUT', headers }, (answer) => {
+      let text = '';
+      answer.on('data', (chunk) => { text += chunk; });
+      answer.on('end', () => resolve({ status: answer.statusCode, text }));
+    });
+    request.on('error', reject);
+    request.end(altered);
+  });
+  const answer = response.text;
+  assert.equal(response.status, 400, answer);
+  assert.match(answer, /3105|signature/i, answer);
 });

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
 import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
+import { signedFetch } from '../support/jws-keys.js';
 
 const HANDLERS = ['prepare', 'position', 'fulfil', 'notification', 'timeout'];
 const TRANSFERS_PER_ROUND = 60;
@@ -34,7 +35,7 @@ async function send(index) {
   const expiration = new Date(Date.now() + 40000).toISOString();
   const ilp = quoteIlp({ secret: to.secret, transferId, amount, currency: 'USD', payeeAddress: `g.${to.name}`, expiration });
   const body = { transferId, payerFsp: from.name, payeeFsp: to.name, amount: { amount, currency: 'USD' }, ...ilp, expiration };
-  const response = await fetch(`${sw.apiUrl}/transfers`, { method: 'POST', headers: fspiopHeaders(from.name, to.name), body: JSON.stringify(body) });
+  const response = await signedFetch(`${sw.apiUrl}/transfers`, { method: 'POST', headers: fspiopHeaders(from.name, to.name), body: JSON.stringify(body) });
   assert.equal(response.status, 202);
   return transferId;
 }

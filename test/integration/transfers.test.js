@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
 import { fspiopHeaders, fulfilmentFor, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
+import { signedFetch } from '../support/jws-keys.js';
 
 let sw;
 let payer;
@@ -40,7 +41,7 @@ function transferBody({ amount = '100', from = 'payerfsp', to = 'payeefsp', expi
 }
 
 async function post(body, { source = body.payerFsp, raw } = {}) {
-  const response = await fetch(`${sw.apiUrl}/transfers`, { method: 'POST', headers: fspiopHeaders(source, body.payeeFsp), body: raw ?? JSON.stringify(body) });
+  const response = await signedFetch(`${sw.apiUrl}/transfers`, { method: 'POST', headers: fspiopHeaders(source, body.payeeFsp), body: raw ?? JSON.stringify(body) });
   assert.equal(response.status, 202, await response.text());
 }
 
@@ -136,7 +137,7 @@ test('GET /transfers/{ID}: the parties get the state, anyone else and unknown id
   const body = transferBody();
   await post(body);
   await callbackFor(payer, body.transferId, 'PUT');
-  const get = (source, id) => fetch(`${sw.apiUrl}/transfers/${id}`, { headers: fspiopHeaders(source, 'payeefsp') });
+  const get = (source, id) => signedFetch(`${sw.apiUrl}/transfers/${id}`, { headers: fspiopHeaders(source, 'payeefsp') });
   assert.equal((await get('payerfsp', body.transferId)).status, 202);
   const state = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/transfers/${body.transferId}` && call.headers['fspiop-source'] === 'Hub');
   assert.equal(state.body.transferState, 'COMMITTED');
@@ -162,7 +163,7 @@ test('expiry after reservation: both parties get 3303, the payer position is rel
   const isErrorToPayee = (call) => call.method === 'PUT' && call.path === `/transfers/${body.transferId}/error`;
   assert.deepEqual(payee.received.filter(isErrorToPayee), [expiryNotice], 'before the late fulfil the payee has had the expiry notice only');
   // The right fulfilment, so that lateness is the only reason to refuse it.
-  const late = await fetch(`${sw.apiUrl}/transfers/${body.transferId}`, {
+  const late = await signedFetch(`${sw.apiUrl}/transfers/${body.transferId}`, {
     method: 'PUT', headers: fspiopHeaders('payeefsp', 'payerfsp', { accept: false }),
     body: JSON.stringify({ transferState: 'COMMITTED', completedTimestamp: new Date().toISOString(), fulfilment: fulfilmentFor(payee.secret, prepare.body.ilpPacket) }),
   });
@@ -203,4 +204,13 @@ test('many concurrent prepares near the net debit cap never exceed it', async ()
   assert.equal(reserved.filter((outcome) => outcome === 'reserved').length, Math.floor(headroom / 50));
   assert.ok(reserved.filter((outcome) => outcome !== 'reserved').every((code) => code === '4200'));
   assert.ok(await position('payerfsp') <= 1000);
+});
+
+// Runs last (node:test keeps the file's order): every call the DFSPs received in this file,
+// forwards and the hub's own callbacks alike, must verify with its sender's key.
+test('every callback the DFSPs received verifies with the sender\'s or the hub\'s key', () => {
+  for (const dfsp of [payer, payee, outsider]) {
+    assert.ok(dfsp.received.some((call) => call.rawBody && call.headers['fspiop-source'] === 'Hub'), `${dfsp.name} received a hub-signed callback`);
+    assert.deepEqual(dfsp.signatureFailures, [], `${dfsp.name}'s signature failures`);
+  }
 });

@@ -6,6 +6,7 @@ import { ensureHubParticipant } from '../../ledger/repositories/participants.js'
 import { createMetrics } from '../../platform/metrics.js';
 import { operatorHeaders } from '../../scripts/lib/operator-auth.js';
 import { createTestDatabase, operatorTokens, testConfig } from './environment.js';
+import { hubKeyFiles, jwsKeyPair } from './jws-keys.js';
 
 /** The headers of an operator call with the test token of `scope` (`readWrite` or `readOnly`). */
 export function adminHeaders(scope = 'readWrite') {
@@ -16,7 +17,10 @@ export async function startAdminApi() {
   const database = await createTestDatabase();
   const config = testConfig({ PORT: '0', DB_NAME: database.name, SERVICE_NAME: 'admin-api-test' }, { operatorApi: true });
   await ensureHubParticipant(database.db, { hubName: config.hubName, now: new Date() });
-  const server = createAdminServer({ db: database.db, config, logger: pino({ level: 'silent' }), metrics: createMetrics(config) });
+  // It publishes the hub key the switch under test signs with (support/switch.js).
+  const server = createAdminServer({
+    db: database.db, config, logger: pino({ level: 'silent' }), metrics: createMetrics(config), hubPublicKey: hubKeyFiles().publicKey,
+  });
   await server.start();
   const baseUrl = `http://127.0.0.1:${server.info.port}`;
   return {
@@ -31,9 +35,14 @@ export async function startAdminApi() {
   };
 }
 
-/** Central-ledger's onboarding sequence for one DFSP (the same code the demo uses). */
+/**
+ * Central-ledger's onboarding sequence for one DFSP (the same code the demo uses), with the
+ * public key of the test run's key pair of its name (jws-keys.js) unless `jwsPublicKey` is
+ * given (null registers none).
+ */
 export function onboardDfsp(request, options) {
-  return ensureDfsp(request, options);
+  const jwsPublicKey = options.jwsPublicKey === undefined ? jwsKeyPair(options.name).publicKey : options.jwsPublicKey;
+  return ensureDfsp(request, { ...options, jwsPublicKey });
 }
 
 /** Hub accounts and a default settlement model, as a scheme's first onboarding step. */

@@ -1,9 +1,11 @@
 // A DFSP for discovery tests, served over real HTTP. As a payee it answers GET /parties by
 // PUTting the party back to the switch (or PUT …/error with 3204 for a party it does not
 // hold, or nothing when told to stay silent); it records every call it receives, and it
-// sends FSPIOP requests to the account-lookup edge with the headers a real DFSP sends.
+// sends FSPIOP requests to the account-lookup edge with the headers a real DFSP sends, signed
+// with the test run's key of its name (jws-keys.js) unless a test sets its own signature.
 import { startRecordingServer } from './recording-server.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
+import { signedFetch } from './jws-keys.js';
 
 export { dfspHeaders as fspiopHeaders } from '../../scripts/lib/fspiop-headers.js';
 
@@ -62,7 +64,7 @@ export async function startPartyDfsp({ name, switchUrl }) {
  */
 async function sendToSwitch(dfsp, switchUrl, method, path, { resource = path.split('/')[1], destination, body, raw, headers } = {}) {
   const accept = method !== 'PUT';
-  const response = await fetch(`${switchUrl}${path}`, {
+  const response = await signedFetch(`${switchUrl}${path}`, {
     method,
     headers: headers ?? dfspHeaders(resource, dfsp.name, destination, { accept }),
     body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),

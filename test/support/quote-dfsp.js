@@ -2,8 +2,11 @@
 // POST /quotes by PUTting its quote to the switch's quoting edge: the ILP packet and the
 // condition come from its secret (quoteIlp, as test-dfsp.js derives them), and the same
 // quote id always gets the same answer bytes, as a payee that keeps its quotes would send.
-// It can also reject (PUT …/error) or stay silent; it records every call it receives.
+// It can also reject (PUT …/error) or stay silent; it records every call it receives. It
+// signs its answers with the test run's key of its name, or, for the tests that prove a
+// signature passes byte for byte with verification off, sends a placeholder instead.
 import { startRecordingServer } from './recording-server.js';
+import { signedFetch } from './jws-keys.js';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { quoteIlp } from './test-dfsp.js';
@@ -65,9 +68,10 @@ async function answerQuote(dfsp, call) {
   const request = call.body;
   if (!dfsp.answers.has(request.quoteId)) dfsp.answers.set(request.quoteId, answerFor(dfsp, request));
   const { path, rawBody } = dfsp.answers.get(request.quoteId);
-  const headers = quoteHeaders(dfsp.name, call.headers['fspiop-source'], { accept: false, 'fspiop-signature': `{"signature":"${dfsp.name}-signed","protectedHeader":"x"}` });
+  const placeholder = dfsp.placeholderSignatures ? { 'fspiop-signature': `{"signature":"${dfsp.name}-signed","protectedHeader":"x"}` } : {};
+  const headers = quoteHeaders(dfsp.name, call.headers['fspiop-source'], { accept: false, ...placeholder });
   try {
-    const response = await fetch(`${dfsp.quotingUrl}${path}`, { method: 'PUT', headers, body: rawBody });
+    const response = await signedFetch(`${dfsp.quotingUrl}${path}`, { method: 'PUT', headers, body: rawBody });
     dfsp.sent.push({ path, rawBody, headers, status: response.status, answer: await response.text() });
   } catch (error) {
     dfsp.sent.push({ path, rawBody, headers, error: error.message });
@@ -81,10 +85,11 @@ const QUOTE_BEHAVIOURS = new Set(['answer', 'reject', 'silent']);
  * quote not set), 'reject' or 'silent'. Chosen per quote, so that tests sharing the DFSP do
  * not depend on the order they run in; an unknown behaviour throws at once.
  */
-export async function startQuoteDfsp({ name, secret = `${name}-secret`, quotingUrl }) {
+export async function startQuoteDfsp({ name, secret = `${name}-secret`, quotingUrl, placeholderSignatures = false }) {
   const behaviours = new Map();
   const dfsp = {
     name,
+    placeholderSignatures,
     secret,
     quotingUrl,
     sent: [],

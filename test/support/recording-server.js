@@ -1,7 +1,11 @@
 // The HTTP side every test DFSP shares: it records each call it receives (method, path,
 // headers, exact body), answers as FSPIOP does (202 to requests, 200 to callbacks), hands
-// the call to `onCall` for the DFSP's own answer, and lets a test wait for a call.
+// the call to `onCall` for the DFSP's own answer, and lets a test wait for a call. Like a
+// DFSP with JWS on, it verifies every call that carries a body with the key of its
+// FSPIOP-Source (a DFSP's or the hub's) and keeps each failure in `signatureFailures`, so a
+// test can assert that everything the switch sent or passed on was signed by its sender.
 import http from 'node:http';
+import { testPublicKeysOf, verifyReceivedCall } from './jws-keys.js';
 
 function waitFor(name, received, waiters, predicate, timeoutMs) {
   return new Promise((resolve, reject) => {
@@ -21,16 +25,35 @@ function waitFor(name, received, waiters, predicate, timeoutMs) {
   });
 }
 
-/** Resolves to `{ url, received, waitFor(predicate, timeoutMs), close() }`. */
-export async function startRecordingServer({ name, port = 0, onCall = () => {} }) {
+/** The signature check of one call: null when it has no body or its signature verifies. */
+async function signatureProblemOf(call, publicKeysOf) {
+  if (!call.rawBody) return null;
+  try {
+    return await verifyReceivedCall(call, publicKeysOf);
+  } catch (error) {
+    return `verification failed: ${error.message}`;
+  }
+}
+
+/**
+ * Resolves to `{ url, received, signatureFailures, waitFor(predicate, timeoutMs), close() }`.
+ * `publicKeysOf(fsp)` gives, or resolves to, the keys a sender's signature must verify with (the test run's
+ * keys by default); a call is recorded only after its signature has been checked.
+ */
+export async function startRecordingServer({ name, port = 0, onCall = () => {}, publicKeysOf = testPublicKeysOf }) {
   const received = [];
+  const signatureFailures = [];
   const waiters = new Set();
   const server = http.createServer((request, response) => {
     let text = '';
     request.setEncoding('utf8');
     request.on('data', (chunk) => { text += chunk; });
-    request.on('end', () => {
+    request.on('end', async () => {
       const call = { method: request.method, path: request.url, headers: request.headers, rawBody: text, body: text ? JSON.parse(text) : undefined, at: Date.now() };
+      call.signatureProblem = await signatureProblemOf(call, publicKeysOf);
+      if (call.signatureProblem) {
+        signatureFailures.push({ method: call.method, path: call.path, source: call.headers['fspiop-source'], problem: call.signatureProblem });
+      }
       received.push(call);
       for (const waiter of waiters) waiter();
       response.writeHead(['PUT', 'PATCH'].includes(request.method) ? 200 : 202).end();
@@ -41,6 +64,7 @@ export async function startRecordingServer({ name, port = 0, onCall = () => {} }
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     received,
+    signatureFailures,
     waitFor: (predicate, timeoutMs = 15000) => waitFor(name, received, waiters, predicate, timeoutMs),
     // The switch keeps connections alive; close them, or close() waits for their idle timeout.
     close: () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); }),

@@ -9,11 +9,13 @@
 // and keeps the adapter's answer, so a test can say exactly which message the adapter
 // refused and why (its header checks answer before it logs anything).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
 import { freePort } from '../../scripts/lib/ports.js';
+import { HUB_NAME, jwsKeyPair, publicKeysDirectory } from './jws-keys.js';
 
 export const SDK_ADAPTER_DIR = new URL('../sdk-scheme-adapter/', import.meta.url).pathname;
 export const SDK_ADAPTER_MAIN = `${SDK_ADAPTER_DIR}node_modules/@mojaloop/sdk-scheme-adapter/src/index.js`;
@@ -161,7 +163,23 @@ async function startRecorder(targetPort) {
 }
 
 /**
- * Starts one adapter instance for DFSP `dfspId`, with its Redis and backend.
+ * The adapter's JWS settings, both ways on: it signs everything it sends with the test run's
+ * key of its name (PUT /parties too) and validates everything it receives, PUT /parties
+ * included, with the hub's and `peers`' public keys from a directory of `<fsp>.pem` files.
+ */
+function jwsEnv(dfspId, peers) {
+  const directory = publicKeysDirectory([HUB_NAME, ...peers]);
+  const signingKeyPath = join(directory, `${dfspId}.key`);
+  writeFileSync(signingKeyPath, jwsKeyPair(dfspId).privateKeyPem, { mode: 0o600 });
+  return {
+    JWS_SIGN: 'true', JWS_SIGN_PUT_PARTIES: 'true', JWS_SIGNING_KEY_PATH: signingKeyPath,
+    VALIDATE_INBOUND_JWS: 'true', VALIDATE_INBOUND_PUT_PARTIES_JWS: 'true', JWS_VERIFICATION_KEYS_DIRECTORY: directory,
+  };
+}
+
+/**
+ * Starts one adapter instance for DFSP `dfspId`, with its Redis and backend. `peers` are
+ * the DFSPs whose signatures it must verify besides the hub's.
  * `switchPorts`: { accountLookup, quoting, transfers } (the account-lookup, quoting and
  * api-adapter ports of the switch under test). Returns the adapter with:
  *   inboundUrl   where the switch must call it (the recorder in front of the FSPIOP server)
@@ -170,7 +188,7 @@ async function startRecorder(targetPort) {
  *   exchanges    what the switch sent to the adapter and what the adapter answered
  *   refused()    the exchanges the adapter did not accept (status >= 400)
  */
-export async function startSdkAdapter({ dfspId, switchPorts, parties = {}, ilpSecret = `${dfspId}-ilp-secret`, env: extraEnv = {} }) {
+export async function startSdkAdapter({ dfspId, switchPorts, peers = [], parties = {}, ilpSecret = `${dfspId}-ilp-secret`, env: extraEnv = {} }) {
   const redis = await startRedis();
   const backend = await startBackend({ name: dfspId, parties });
   const [inbound, outbound, metrics] = [await freePort(), await freePort(), await freePort()];
@@ -188,8 +206,7 @@ export async function startSdkAdapter({ dfspId, switchPorts, parties = {}, ilpSe
     TRANSFERS_ENDPOINT: `127.0.0.1:${switchPorts.transfers}`,
     BACKEND_ENDPOINT: backend.endpoint,
     CACHE_URL: redis.url,
-    VALIDATE_INBOUND_JWS: 'false',
-    JWS_SIGN: 'false',
+    ...jwsEnv(dfspId, peers),
     AUTO_ACCEPT_PARTY: 'true',
     AUTO_ACCEPT_QUOTES: 'true',
     CHECK_ILP: 'true',

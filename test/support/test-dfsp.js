@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import { fulfilmentFor, quoteIlp } from '../../perf/simulators/payee-ilp.js';
 import { startRecordingServer } from './recording-server.js';
-import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
+import { dfspHeaders, fetchSigned } from '../../scripts/lib/fspiop-headers.js';
+import { jwsKeyPair, testPublicKeysOf } from './jws-keys.js';
 
 /** A DFSP's headers for /transfers (the resource most tests use). */
 export function fspiopHeaders(source, destination, options) {
@@ -32,10 +33,16 @@ const DEFAULT_BEHAVIOUR = 'fulfil';
  * any other transfer is fulfilled. An unknown behaviour throws at once, where a typo would
  * otherwise look like a payee that never answers.
  */
-export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0 }) {
+/**
+ * It signs everything it sends with `privateKey` (the test run's key of its name by default)
+ * and verifies every call it receives with `publicKeysOf` (recording-server.js).
+ */
+export async function startTestDfsp({
+  name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0, privateKey = jwsKeyPair(name).privateKey, publicKeysOf = testPublicKeysOf,
+}) {
   const behaviours = new Map();
   const dfsp = {
-    name, secret, sent: [], delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls },
+    name, secret, privateKey, sent: [], delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls },
     setBehaviour(transferId, behaviour) {
       if (!PAYEE_BEHAVIOURS.has(behaviour)) throw new Error(`unknown payee behaviour ${behaviour}; one of ${[...PAYEE_BEHAVIOURS].join(', ')}`);
       behaviours.set(transferId, behaviour);
@@ -45,6 +52,7 @@ export async function startTestDfsp({ name, secret = `${name}-secret`, switchUrl
   const server = await startRecordingServer({
     name,
     port,
+    publicKeysOf,
     onCall: (call) => {
       if (call.method === 'POST' && call.path === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, dfsp.urls.transfers), dfsp.delayMs);
       if (call.method === 'POST' && call.path === '/quotes') answerQuote(dfsp, call).catch(() => {});
@@ -69,7 +77,7 @@ async function answerPrepare(dfsp, prepare, switchUrl) {
   const answer = bodies[dfsp.behaviourFor(prepare.transferId)];
   if (!answer) return;
   try {
-    const response = await fetch(answer.url, { method: 'PUT', headers, body: JSON.stringify(answer.body) });
+    const response = await fetchSigned(answer.url, { method: 'PUT', headers, body: JSON.stringify(answer.body), privateKey: dfsp.privateKey });
     dfsp.sent.push({ url: answer.url, status: response.status, answer: await response.text() });
   } catch (error) {
     dfsp.sent.push({ url: answer.url, error: error.message });
@@ -78,7 +86,7 @@ async function answerPrepare(dfsp, prepare, switchUrl) {
 
 async function send(dfsp, url, method, headers, body) {
   try {
-    const response = await fetch(url, { method, headers, body: JSON.stringify(body) });
+    const response = await fetchSigned(url, { method, headers, body: JSON.stringify(body), privateKey: dfsp.privateKey });
     dfsp.sent.push({ url, status: response.status, answer: await response.text() });
   } catch (error) {
     dfsp.sent.push({ url, error: error.message });
