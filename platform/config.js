@@ -202,6 +202,29 @@ function readJws(env, { signsAsHub }) {
   };
 }
 
+const CLIENT_IDENTITY_MODES = Object.freeze(['off', 'certificate', 'header']);
+
+/**
+ * How a DFSP-facing edge knows which DFSP is calling, besides its signature: `certificate`
+ * (the edge serves HTTPS and asks for a client certificate from the scheme's CA, whose CN
+ * must equal FSPIOP-Source), `header` (an ingress verified the certificate and passes its
+ * subject in a header only it can set), or `off`.
+ */
+function readClientIdentity(env) {
+  const mode = readString(env, 'CLIENT_IDENTITY', 'off');
+  if (!CLIENT_IDENTITY_MODES.includes(mode)) throw new ConfigError(`CLIENT_IDENTITY must be one of ${CLIENT_IDENTITY_MODES.join(', ')}, got "${mode}"`);
+  const tls = {
+    certPath: readString(env, 'TLS_CERT_PATH', '') || undefined,
+    keyPath: readString(env, 'TLS_KEY_PATH', '') || undefined,
+    clientCaPath: readString(env, 'TLS_CLIENT_CA_PATH', '') || undefined,
+  };
+  if (Boolean(tls.certPath) !== Boolean(tls.keyPath)) throw new ConfigError('TLS_CERT_PATH and TLS_KEY_PATH go together');
+  if (mode === 'certificate' && !(tls.certPath && tls.clientCaPath)) {
+    throw new ConfigError('CLIENT_IDENTITY=certificate needs TLS_CERT_PATH, TLS_KEY_PATH and TLS_CLIENT_CA_PATH');
+  }
+  return { mode, tls, subjectHeader: readString(env, 'CLIENT_IDENTITY_HEADER', 'ssl-client-subject-dn').toLowerCase() };
+}
+
 /** The database settings; the password has no default, so a missing secret stops the process. */
 function readDatabase(env) {
   return {
@@ -258,5 +281,6 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
     accountLookup: readAccountLookup(env),
     quotes: readQuotes(env),
     jws: readJws(env, { signsAsHub }),
+    clientIdentity: readClientIdentity(env),
   });
 }

@@ -32,6 +32,7 @@ export const FAILURE = Object.freeze({
   operatorUnauthenticated: 'OPERATOR_UNAUTHENTICATED',
   operatorForbidden: 'OPERATOR_FORBIDDEN',
   unsolicitedPartyAnswer: 'UNSOLICITED_PARTY_ANSWER',
+  clientIdentityMismatch: 'CLIENT_IDENTITY_MISMATCH',
 });
 
 export function failure(code, detail) {

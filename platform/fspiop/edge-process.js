@@ -10,20 +10,32 @@ import { createKafkaProbe } from '../kafka/health.js';
 import { topicName } from '../kafka/topics.js';
 import { createEventPublisher } from './publisher.js';
 import { createDfspKeyStore, registerSignatureCheck } from './jws-keys.js';
+import { edgeTlsOptions, registerClientIdentityCheck } from './client-identity.js';
 import { exitOnSignal } from '../shutdown.js';
+
+/**
+ * The HTTP server of a DFSP-facing edge: HTTPS when configured, and before any route runs the
+ * caller's client identity (mTLS) and its JWS signature are checked against FSPIOP-Source.
+ */
+export function createDfspFacingServer({ config, logger, metrics, health, keyStore = createDfspKeyStore(config) }) {
+  const tls = edgeTlsOptions(config.clientIdentity.tls);
+  const server = createHttpServer({ port: config.httpPort, host: config.httpHost, tls, logger, metrics, health });
+  registerClientIdentityCheck(server, config.clientIdentity);
+  registerSignatureCheck(server, { mode: config.jws.verification, keyStore, logger });
+  return server;
+}
 
 /**
  * Builds an edge's HTTP server: `routes({ publisher, config })` returns its hapi routes;
  * `kafkaHealth()` resolves to 'OK' or 'DOWN'. Tests call this directly with their own
  * producer.
  */
-export function createEdgeServer({ config, logger, metrics, producer, kafkaHealth, routes, keyStore = createDfspKeyStore(config) }) {
+export function createEdgeServer({ config, logger, metrics, producer, kafkaHealth, routes, keyStore }) {
   const publisher = createEventPublisher({
     producer, topicPrefix: config.kafka.topicPrefix, timeoutMs: config.kafka.produceTimeoutMs, metrics, logger,
   });
   const health = async () => ({ kafka: await kafkaHealth() });
-  const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
-  registerSignatureCheck(server, { mode: config.jws.verification, keyStore, logger });
+  const server = createDfspFacingServer({ config, logger, metrics, health, keyStore });
   server.route(routes({ publisher, config }));
   return server;
 }

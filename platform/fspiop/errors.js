@@ -59,6 +59,7 @@ const FAILURE_TO_FSPIOP_CODE = Object.freeze({
   [FAILURE.operatorUnauthenticated]: 3000,
   [FAILURE.operatorForbidden]: 3000,
   [FAILURE.unsolicitedPartyAnswer]: 3100,
+  [FAILURE.clientIdentityMismatch]: 3100,
 });
 
 // FSPIOP has no authentication codes, so operator API refusals are its generic client error

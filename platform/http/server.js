@@ -15,11 +15,12 @@ const BOOM_STATUS_TO_FSPIOP = Object.freeze({ 400: 3101, 404: 3002, 405: 3000, 4
  * `host` has no default: each composition root passes the address its configuration chose
  * (config.httpHost), so no server binds wider than its operator asked for.
  */
-export function createHttpServer({ port, host, logger, metrics, health }) {
+export function createHttpServer({ port, host, tls, logger, metrics, health }) {
   if (!host) throw new Error('createHttpServer needs the host to bind to');
   const server = Hapi.server({
     port,
     host,
+    tls,
     routes: { payload: { maxBytes: PAYLOAD_BYTES_MAX } },
     router: { stripTrailingSlash: true },
   });
