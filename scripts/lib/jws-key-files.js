@@ -2,7 +2,7 @@
 // signing key and each DFSP's. A pair is made once and then reused, because the switch's
 // edges keep a DFSP's registered keys for a while (JWS_KEY_CACHE_TTL_MS): a fresh key on
 // every run would be refused until that cache expired.
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -19,17 +19,22 @@ export function generateJwsKeyPair(type = 'rsa') {
 }
 
 /**
- * The key pair at `privateKeyPath` and `publicKeyPath`, made there first if either is
- * missing. The private key file is readable by its owner only.
+ * The key pair at `privateKeyPath` and `publicKeyPath`, made there first if the private key
+ * is missing (readable by its owner only). A private key without its public file (a
+ * mounted Secret holds only private keys) gives its public key without writing anything.
  */
 export function ensureKeyPairFiles({ privateKeyPath, publicKeyPath, type = 'rsa' }) {
-  if (!existsSync(privateKeyPath) || !existsSync(publicKeyPath)) {
+  if (!existsSync(privateKeyPath)) {
     const pair = generateJwsKeyPair(type);
     for (const path of [privateKeyPath, publicKeyPath]) mkdirSync(dirname(path), { recursive: true });
     writeFileSync(privateKeyPath, pair.privateKey, { mode: 0o600 });
     writeFileSync(publicKeyPath, pair.publicKey);
   }
-  return { privateKey: readFileSync(privateKeyPath, 'utf8'), publicKey: readFileSync(publicKeyPath, 'utf8') };
+  const privateKey = readFileSync(privateKeyPath, 'utf8');
+  const publicKey = existsSync(publicKeyPath)
+    ? readFileSync(publicKeyPath, 'utf8')
+    : createPublicKey(privateKey).export({ type: 'spki', format: 'pem' });
+  return { privateKey, publicKey };
 }
 
 /** A DFSP's pair in `directory`: `<name>.key` (private) and `<name>.pem` (public, as Mojaloop's SDKs name them). */

@@ -144,9 +144,9 @@ test('hooks (setup Jobs, hook Secret, helm test Pod) and the load test pass a se
     const objects = loadAll(execFileSync(helm, ['template', RELEASE, chart, '-n', NAMESPACE, ...values], { encoding: 'utf8' })).filter(Boolean);
     const hooks = objects.filter((o) => o.metadata.annotations?.['helm.sh/hook']);
     assert.ok(hooks.some((o) => o.kind === 'Job'), 'there are hook Jobs');
-    // The load test's plain objects (simulators, their Service, the script) are checked too.
+    // The load test's plain objects (simulators, their Service, the script, the DFSPs' JWS keys) are checked too.
     const loadTestObjects = values === loadTest ? objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'loadtest' && !hooks.includes(o)) : [];
-    if (values === loadTest) assert.ok(hooks.some((o) => o.kind === 'TestRun') && loadTestObjects.length === 3, 'the load test renders');
+    if (values === loadTest) assert.ok(hooks.some((o) => o.kind === 'TestRun') && loadTestObjects.length === 4, 'the load test renders');
     for (const hook of [...hooks, ...loadTestObjects]) {
       const { status, body } = await api('POST', `${collectionPath(hook, NAMESPACE)}?dryRun=All&fieldValidation=Strict`, hook);
       assert.equal(status, 201, `${hook.kind}/${hook.metadata.name}: ${body?.message}`);

@@ -316,3 +316,30 @@ function jsFilesUnder(path) {
   if (!statSync(path).isDirectory()) return path.endsWith('.js') ? [path] : [];
   return readdirSync(path).flatMap((name) => jsFilesUnder(join(path, name)));
 }
+
+test('JWS: required by default; the hub\'s private key only in the notification handler, its public key only in the admin API, DFSP keys in the edges', { skip }, () => {
+  const volumeOf = (d, name) => (d.spec.template.spec.volumes ?? []).find((v) => v.name === name);
+  const deployments = (objects) => Object.fromEntries(ofKind(objects, 'Deployment').map((d) => [component(d), d]));
+  const generated = render(['--set', 'db.password=x']);
+  assert.equal(named(generated, 'ConfigMap', 'sw-fspiop-switch-config').data.JWS_VERIFICATION, 'required');
+  const hubSecret = named(generated, 'Secret', 'sw-fspiop-switch-jws-hub');
+  assert.match(Buffer.from(hubSecret.data['hub-private.pem'], 'base64').toString(), /BEGIN RSA PRIVATE KEY/, 'a generated RSA key');
+  assert.equal(hubSecret.metadata.annotations['helm.sh/resource-policy'], 'keep');
+  const byComponent = deployments(generated);
+  assert.equal(envOf(byComponent.notification.spec.template.spec.containers[0]).JWS_HUB_SIGNING_KEY_PATH, '/etc/fspiop-switch/jws-hub/hub-private.pem');
+  assert.deepEqual(volumeOf(byComponent.notification, 'jws-hub').secret.items, [{ key: 'hub-private.pem', path: 'hub-private.pem' }]);
+  assert.equal(envOf(byComponent['admin-api'].spec.template.spec.containers[0]).JWS_HUB_PUBLIC_KEY_PATH, '/etc/fspiop-switch/jws-hub/hub-public.pem');
+  assert.deepEqual(volumeOf(byComponent['admin-api'], 'jws-hub').secret.items, [{ key: 'hub-public.pem', path: 'hub-public.pem' }]);
+  for (const [name, d] of Object.entries(byComponent)) {
+    if (!['notification', 'admin-api'].includes(name)) assert.equal(volumeOf(d, 'jws-hub'), undefined, `${name} holds no hub key`);
+  }
+
+  const eks = deployments(render(['-f', eksValues]));
+  assert.equal(volumeOf(eks.notification, 'jws-hub').secret.secretName, 'fspiop-jws-hub');
+  for (const name of ['api-adapter', 'quoting', 'account-lookup']) {
+    assert.equal(envOf(eks[name].spec.template.spec.containers[0]).JWS_KEYS_DIRECTORY, '/etc/fspiop-switch/jws-dfsps', name);
+    assert.equal(volumeOf(eks[name], 'jws-dfsps').secret.secretName, 'fspiop-jws-dfsps', name);
+  }
+  assert.equal(volumeOf(eks.prepare, 'jws-dfsps'), undefined, 'only the edges verify');
+  assert.throws(() => render(['--set', 'db.password=x', '--set', 'jws.verification=sometimes']), /verification/);
+});

@@ -144,6 +144,8 @@ into the ConfigMap, and inline into the hook Jobs (which run before the ConfigMa
 {{- $_ := set $data "HOST" "0.0.0.0" -}}
 {{- $_ := set $data "OPERATOR_HOST" "0.0.0.0" -}}
 {{- $_ := set $data "OPERATOR_AUTH" (ternary "required" "off" .Values.operatorAuth.enabled) -}}
+{{- $_ := set $data "JWS_VERIFICATION" .Values.jws.verification -}}
+{{- $_ := set $data "JWS_KEY_CACHE_TTL_MS" (toString .Values.jws.keyCacheTtlMs) -}}
 {{- $admin := dict "root" . "name" "admin-api" -}}
 {{- $_ := set $data "ADMIN_API_URL" (include "fspiop-switch.url" $admin) -}}
 {{- if not .Values.config.ADMIN_API_BASE_URL -}}
@@ -302,4 +304,68 @@ pair of distinct DFSPs perffsp1…N, equal weights, each payee's MSISDN range st
 {{- end -}}
 {{- end -}}
 {{- toJson $pairs -}}
+{{- end -}}
+
+{{/* The load test's DFSP names, perffsp1…N as perf/provision.js's dfspNames makes them, as JSON. */}}
+{{- define "fspiop-switch.loadTestDfsps" -}}
+{{- $names := list -}}
+{{- range $index := until (int .Values.loadTest.dfsps) -}}
+{{- $names = append $names (printf "perffsp%d" (add1 $index)) -}}
+{{- end -}}
+{{- toJson $names -}}
+{{- end -}}
+
+{{/*
+JWS keys of one component, as files (README "Configuration"): the hub's private key for the
+notification handler (`jwsHubKey: private`), its public key for the admin API (`jwsHubKey:
+public`), and the DFSP keys directory (jws.dfspKeys) for the edges that verify (`jwsVerifies`).
+Each prints nothing when it does not apply. Call with (dict "root" $ "c" $component).
+*/}}
+{{- define "fspiop-switch.jwsHubSecretName" -}}
+{{- default (printf "%s-jws-hub" (include "fspiop-switch.fullname" .)) .Values.jws.hubKey.existingSecret -}}
+{{- end -}}
+
+{{- define "fspiop-switch.jwsVolumes" -}}
+{{- $jws := .root.Values.jws -}}
+{{- if .c.jwsHubKey }}
+- name: jws-hub
+  secret:
+    secretName: {{ include "fspiop-switch.jwsHubSecretName" .root }}
+    defaultMode: 0400
+    items:
+      - key: {{ ternary $jws.hubKey.privateKeyKey $jws.hubKey.publicKeyKey (eq .c.jwsHubKey "private") }}
+        path: {{ ternary "hub-private.pem" "hub-public.pem" (eq .c.jwsHubKey "private") }}
+{{- end }}
+{{- if and .c.jwsVerifies $jws.dfspKeys.existingSecret }}
+- name: jws-dfsps
+  secret:
+    secretName: {{ $jws.dfspKeys.existingSecret }}
+{{- end }}
+{{- end -}}
+
+{{- define "fspiop-switch.jwsMounts" -}}
+{{- if .c.jwsHubKey }}
+- name: jws-hub
+  mountPath: /etc/fspiop-switch/jws-hub
+  readOnly: true
+{{- end }}
+{{- if and .c.jwsVerifies .root.Values.jws.dfspKeys.existingSecret }}
+- name: jws-dfsps
+  mountPath: /etc/fspiop-switch/jws-dfsps
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "fspiop-switch.jwsEnv" -}}
+{{- if eq (toString .c.jwsHubKey) "private" }}
+- name: JWS_HUB_SIGNING_KEY_PATH
+  value: /etc/fspiop-switch/jws-hub/hub-private.pem
+{{- else if eq (toString .c.jwsHubKey) "public" }}
+- name: JWS_HUB_PUBLIC_KEY_PATH
+  value: /etc/fspiop-switch/jws-hub/hub-public.pem
+{{- end }}
+{{- if and .c.jwsVerifies .root.Values.jws.dfspKeys.existingSecret }}
+- name: JWS_KEYS_DIRECTORY
+  value: /etc/fspiop-switch/jws-dfsps
+{{- end }}
 {{- end -}}
