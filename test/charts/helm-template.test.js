@@ -343,3 +343,38 @@ test('JWS: required by default; the hub\'s private key only in the notification 
   assert.equal(volumeOf(eks.prepare, 'jws-dfsps'), undefined, 'only the edges verify');
   assert.throws(() => render(['--set', 'db.password=x', '--set', 'jws.verification=sometimes']), /verification/);
 });
+
+test('mutual TLS: the three DFSP-facing edges alone get the client-identity settings, their certificate and HTTPS probes; edgeFrom fences them', { skip }, () => {
+  const edges = ['account-lookup', 'api-adapter', 'quoting'];
+  const isEdge = (deployment) => edges.includes(component(deployment));
+  const defaults = render(['--set', 'db.password=x']);
+  for (const deployment of ofKind(defaults, 'Deployment')) assert.equal(envOf(deployment.spec.template.spec.containers[0]).CLIENT_IDENTITY, undefined, 'off by default');
+  assert.deepEqual(ofKind(defaults, 'NetworkPolicy').filter((policy) => policy.metadata.name.endsWith('-edge')), []);
+
+  const ingress = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
+  const objects = render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=certificate', '--set', 'clientIdentity.tlsSecret=edge-tls',
+    '--set-json', `networkPolicy.edgeFrom=${JSON.stringify([ingress])}`]);
+  for (const deployment of ofKind(objects, 'Deployment')) {
+    const [container] = deployment.spec.template.spec.containers;
+    const env = envOf(container);
+    const mounted = (container.volumeMounts ?? []).some((mount) => mount.name === 'edge-tls');
+    if (!isEdge(deployment)) {
+      assert.deepEqual([env.CLIENT_IDENTITY, mounted, container.readinessProbe.httpGet.scheme], [undefined, false, 'HTTP'], component(deployment));
+      continue;
+    }
+    assert.deepEqual([env.CLIENT_IDENTITY, env.TLS_CERT_PATH, env.TLS_KEY_PATH, env.TLS_CLIENT_CA_PATH], ['certificate',
+      '/etc/fspiop-switch/edge-tls/tls.crt', '/etc/fspiop-switch/edge-tls/tls.key', '/etc/fspiop-switch/edge-tls/ca.crt'], component(deployment));
+    assert.ok(mounted);
+    assert.equal(deployment.spec.template.spec.volumes.find((volume) => volume.name === 'edge-tls').secret.secretName, 'edge-tls');
+    assert.deepEqual([container.readinessProbe.httpGet.scheme, container.livenessProbe.httpGet.scheme], ['HTTPS', 'HTTPS']);
+  }
+  const fences = ofKind(objects, 'NetworkPolicy').filter((policy) => policy.metadata.name.endsWith('-edge'));
+  assert.deepEqual(fences.map((policy) => component(policy)).sort(), edges);
+  for (const policy of fences) {
+    assert.deepEqual(policy.spec.ingress[0].from, [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'sw' } } }, ingress]);
+  }
+  assert.throws(() => render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=certificate']), /tlsSecret/, 'certificate mode needs the edges\' certificate');
+  const header = render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=header', '--set', 'clientIdentity.header=x-amzn-mtls-clientcert-subject']);
+  const adapter = envOf(named(header, 'Deployment', 'sw-fspiop-switch-api-adapter').spec.template.spec.containers[0]);
+  assert.deepEqual([adapter.CLIENT_IDENTITY, adapter.CLIENT_IDENTITY_HEADER, adapter.TLS_CERT_PATH], ['header', 'x-amzn-mtls-clientcert-subject', undefined]);
+});

@@ -356,6 +356,46 @@ Each prints nothing when it does not apply. Call with (dict "root" $ "c" $compon
 {{- end }}
 {{- end -}}
 
+{{- /* Mutual TLS of the DFSP-facing edges (the components that verify DFSP signatures). */}}
+{{- define "fspiop-switch.clientIdentityEnv" -}}
+{{- $identity := .root.Values.clientIdentity -}}
+{{- if and .c.jwsVerifies (ne (toString $identity.mode) "off") }}
+- name: CLIENT_IDENTITY
+  value: {{ $identity.mode | quote }}
+- name: CLIENT_IDENTITY_HEADER
+  value: {{ $identity.header | quote }}
+{{- if eq $identity.mode "certificate" }}
+- name: TLS_CERT_PATH
+  value: /etc/fspiop-switch/edge-tls/tls.crt
+- name: TLS_KEY_PATH
+  value: /etc/fspiop-switch/edge-tls/tls.key
+- name: TLS_CLIENT_CA_PATH
+  value: /etc/fspiop-switch/edge-tls/ca.crt
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "fspiop-switch.servesTls" -}}
+{{- if and .c.jwsVerifies (eq (toString .root.Values.clientIdentity.mode) "certificate") }}true{{ end -}}
+{{- end -}}
+
+{{- define "fspiop-switch.edgeTlsMount" -}}
+{{- if include "fspiop-switch.servesTls" . }}
+- name: edge-tls
+  mountPath: /etc/fspiop-switch/edge-tls
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "fspiop-switch.edgeTlsVolume" -}}
+{{- if include "fspiop-switch.servesTls" . }}
+- name: edge-tls
+  secret:
+    secretName: {{ .root.Values.clientIdentity.tlsSecret }}
+    defaultMode: 0400
+{{- end }}
+{{- end -}}
+
 {{- define "fspiop-switch.jwsEnv" -}}
 {{- if eq (toString .c.jwsHubKey) "private" }}
 - name: JWS_HUB_SIGNING_KEY_PATH
