@@ -6,6 +6,11 @@ import { ensureKeyPairFiles } from './lib/jws-key-files.js';
 
 const privateKeyPath = process.env.JWS_HUB_SIGNING_KEY_PATH;
 const publicKeyPath = process.env.JWS_HUB_PUBLIC_KEY_PATH;
+if (privateKeyPath === '') {
+  // A lab that measures without JWS: the notification handler then signs nothing.
+  console.log('JWS_HUB_SIGNING_KEY_PATH is empty: the hub signs nothing');
+  process.exit(0);
+}
 if (!privateKeyPath || !publicKeyPath) {
   console.error('JWS_HUB_SIGNING_KEY_PATH and JWS_HUB_PUBLIC_KEY_PATH must be set (scripts/env.sh sets both)');
   process.exit(1);

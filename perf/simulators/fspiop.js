@@ -63,7 +63,7 @@ function privateKeyOf(keysDirectory, name) {
  * text sent (the FSPIOP-URI is the URL's path), as the switch requires.
  */
 export async function sendAs(config, name, url, method, requestHeaders, body) {
-  if (!body) return send(url, method, requestHeaders, body);
+  if (!body || !config.sign) return send(url, method, requestHeaders, body);
   const { pathname, search } = new URL(url);
   const signature = await signFspiopMessage({
     privateKey: privateKeyOf(config.keysDirectory, name), method, uri: `${pathname}${search}`, headers: requestHeaders, body,
