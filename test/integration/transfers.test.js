@@ -208,6 +208,32 @@ test('many concurrent prepares near the net debit cap never exceed it', async ()
 
 // Runs last (node:test keeps the file's order): every call the DFSPs received in this file,
 // forwards and the hub's own callbacks alike, must verify with its sender's key.
+test('only the payee completes a transfer: another DFSP, signing as itself, is refused its fulfil and its error; the payee\'s fulfil commits', async () => {
+  // otherfsp pays, so that the reservations earlier tests left on payerfsp cannot refuse it;
+  // payerfsp, a party to none of it, plays the impostor.
+  const body = transferBody({ from: 'otherfsp', payeeBehaviour: 'late' });
+  await post(body);
+  const prepare = await payee.waitFor((call) => call.method === 'POST' && call.body?.transferId === body.transferId);
+  const complete = (source, suffix, completion) => signedFetch(`${sw.apiUrl}/transfers/${body.transferId}${suffix}`, {
+    method: 'PUT', headers: fspiopHeaders(source, 'otherfsp', { accept: false }), body: JSON.stringify(completion),
+  });
+  const fulfil = { transferState: 'COMMITTED', completedTimestamp: new Date().toISOString(), fulfilment: fulfilmentFor(payee.secret, prepare.body.ilpPacket) };
+  const abort = { errorInformation: { errorCode: '5104', errorDescription: 'Payee rejected the transaction' } };
+  assert.equal((await complete('payerfsp', '', fulfil)).status, 200);
+  const refusedFulfil = await callbackFor(payer, body.transferId, 'PUT', '/error');
+  assert.equal(refusedFulfil.body.errorInformation.errorCode, '3100');
+  assert.match(refusedFulfil.body.errorInformation.errorDescription, /not the payee FSP/);
+  assert.equal((await complete('payerfsp', '/error', abort)).status, 200);
+  const refusedAbort = await payer.waitFor((call) => call.path === `/transfers/${body.transferId}/error` && call !== refusedFulfil);
+  assert.equal(refusedAbort.body.errorInformation.errorCode, '3100');
+
+  // The rightful fulfil, sent after both, is the first completion the real payer hears of.
+  assert.equal((await complete('payeefsp', '', fulfil)).status, 200);
+  const told = await callbackFor(outsider, body.transferId, 'PUT');
+  assert.equal(told.body.transferState, 'COMMITTED');
+  assert.deepEqual(outsider.received.filter((call) => call.path === `/transfers/${body.transferId}/error`), [], 'the impostor\'s error never reached the payer');
+});
+
 test('every callback the DFSPs received verifies with the sender\'s or the hub\'s key', () => {
   for (const dfsp of [payer, payee, outsider]) {
     assert.ok(dfsp.received.some((call) => call.rawBody && call.headers['fspiop-source'] === 'Hub'), `${dfsp.name} received a hub-signed callback`);
