@@ -158,9 +158,9 @@ test('an unknown payee FSP gets 3203 and an inactive payer FSP 3202, to the requ
   }
 });
 
-test('an answer to a quote the switch did not relay gets 3205, and one naming another DFSP than the payer 3100: neither reaches anyone else', async () => {
+test('an answer to a quote the switch did not relay gets 3205; one naming another DFSP than the payer, or from another DFSP than the payee, 3100: none reaches anyone else', async () => {
   const answer = JSON.stringify({ transferAmount: { amount: '1', currency: 'USD' }, expiration: new Date(Date.now() + 60_000).toISOString(), ilpPacket: 'AYIB', condition: 'f5sqb7tBTWPd5Y8BDFdMm9BJR_MNI4isf8p8n4D5pHA' });
-  const putAnswer = (quoteId, destination) => fetch(`${quotingUrl}/quotes/${quoteId}`, { method: 'PUT', headers: quoteHeaders('payeefsp', destination, { accept: false }), body: answer });
+  const putAnswer = (quoteId, destination, source = 'payeefsp') => fetch(`${quotingUrl}/quotes/${quoteId}`, { method: 'PUT', headers: quoteHeaders(source, destination, { accept: false }), body: answer });
   const unrequested = randomUUID();
   assert.equal((await putAnswer(unrequested, 'payerfsp')).status, 200);
   assert.equal((await errorTo(payee, unrequested)).body.errorInformation.errorCode, '3205');
@@ -173,9 +173,14 @@ test('an answer to a quote the switch did not relay gets 3205, and one naming an
   const misdirected = await errorTo(payee, body.quoteId);
   assert.equal(misdirected.body.errorInformation.errorCode, '3100');
   assert.match(misdirected.body.errorInformation.errorDescription, /its payer is payerfsp, not sleepyfsp/);
-  // A later event of the same quote reaches the payer after anything the answer would have sent it.
+  // Nor may any DFSP but the quote's payee answer it (here its payer, impersonating the payee's role).
+  assert.equal((await putAnswer(body.quoteId, 'payerfsp', 'payerfsp')).status, 200);
+  const impostor = await errorTo(payer, body.quoteId);
+  assert.equal(impostor.body.errorInformation.errorCode, '3100');
+  assert.match(impostor.body.errorInformation.errorDescription, /payerfsp cannot answer it/);
+  // A later event of the same quote reaches the payer after anything the answers would have sent it.
   const payerMarker = await markerToPayer(body);
-  assert.deepEqual(callbacksTo(payer, body.quoteId), [payerMarker], 'the payer heard nothing of the misdirected answer');
+  assert.deepEqual(callbacksTo(payer, body.quoteId), [impostor, payerMarker], 'the payer heard nothing of the refused answers but its own refusal');
   assert.deepEqual(callbacksTo(sleepy, body.quoteId), [], 'nor did the DFSP it named');
 });
 
