@@ -1,10 +1,7 @@
 // Which DFSPs may use account lookup: active participants of the switch, other than the hub.
 // Every request asks about its FSPIOP-Source and often about a destination, so answers are
 // kept for a short time; a DFSP deactivated through the admin API is refused within `ttlMs`.
-
-// The names come from request headers, so the cache is bounded: past this many entries it
-// starts again empty rather than grow with every name a client invents.
-const CACHE_ENTRIES_MAX = 10_000;
+import { createTtlCache } from '../platform/ttl-cache.js';
 
 /**
  * `findParticipant(name)` resolves to `{ name, isActive }` or null (the participant
@@ -12,7 +9,7 @@ const CACHE_ENTRIES_MAX = 10_000;
  * name share one database read.
  */
 export function createParticipantDirectory({ findParticipant, hubName, ttlMs, now = Date.now }) {
-  const entries = new Map();
+  const cache = createTtlCache({ ttlMs, now });
 
   async function read(name) {
     const participant = await findParticipant(name);
@@ -21,15 +18,7 @@ export function createParticipantDirectory({ findParticipant, hubName, ttlMs, no
 
   function isActiveDfsp(name) {
     if (typeof name !== 'string' || name === '') return Promise.resolve(false);
-    if (ttlMs === 0) return read(name);
-    const cached = entries.get(name);
-    if (cached && cached.expiresAt > now()) return cached.answer;
-    if (entries.size >= CACHE_ENTRIES_MAX) entries.clear();
-    const answer = read(name);
-    entries.set(name, { answer, expiresAt: now() + ttlMs });
-    // A failed read is not an answer: forget it, so the next request asks again.
-    answer.catch(() => entries.delete(name));
-    return answer;
+    return cache.get(name, read);
   }
 
   return { isActiveDfsp };

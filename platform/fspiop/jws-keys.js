@@ -7,11 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { publicKeyFromPem, verifyFspiopMessage } from './jws.js';
 import { fspiopFailure } from './edge.js';
+import { createTtlCache } from '../ttl-cache.js';
 
-// Names come from request headers: only these characters reach a file path, and the cache
-// starts again empty past this many entries rather than grow with every name a client invents.
+// Names come from request headers: only these characters reach a file path.
 const FSP_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,32}$/;
-const CACHE_ENTRIES_MAX = 10_000;
 const PEM_BLOCK = /-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g;
 
 /** Every PEM block in a text: one `<fsp>.pem` file may hold two keys during a rotation. */
@@ -54,7 +53,7 @@ export function adminApiKeySource({ adminApiUrl, headers = {}, timeoutMs = 5_000
  * failed read is not cached, so the next request asks again.
  */
 export function createJwsKeyStore({ sources, ttlMs, now = Date.now }) {
-  const entries = new Map();
+  const cache = createTtlCache({ ttlMs, now });
 
   async function read(fsp) {
     const pems = (await Promise.all(sources.map((source) => source(fsp)))).flat();
@@ -63,14 +62,7 @@ export function createJwsKeyStore({ sources, ttlMs, now = Date.now }) {
 
   function keysOf(fsp) {
     if (typeof fsp !== 'string' || !FSP_NAME_PATTERN.test(fsp)) return Promise.resolve([]);
-    if (ttlMs === 0) return read(fsp);
-    const cached = entries.get(fsp);
-    if (cached && cached.expiresAt > now()) return cached.keys;
-    if (entries.size >= CACHE_ENTRIES_MAX) entries.clear();
-    const keys = read(fsp);
-    entries.set(fsp, { keys, expiresAt: now() + ttlMs });
-    keys.catch(() => entries.delete(fsp));
-    return keys;
+    return cache.get(fsp, read);
   }
 
   return { keysOf };
