@@ -219,7 +219,7 @@ async function runPipelinedLoop(ctx) {
       await recoverPipeline(ctx, pending, failures);
       continue;
     }
-    if (pending.length >= ctx.pipelineDepthMax) {
+    if (pending.length >= ctx.pipelineDepthMax || unsettledBytes(pending) >= ctx.inFlightBytesMax) {
       // Only an unsettled batch can change anything: racing settled ones would resolve at
       // once, forever, spinning on microtasks that starve I/O (the head batch could then
       // never finish) while every lap adds a reaction to the head's promise.
@@ -237,8 +237,20 @@ async function runPipelinedLoop(ctx) {
   commitFinishedPrefix(ctx, pending);
 }
 
+/**
+ * Bytes of the message values held by batches still being handled: with `inFlightBytesMax`
+ * consumption pauses above it, so large messages cannot multiply the depth bound into
+ * memory. A settled batch holds no messages, so it does not count.
+ */
+function unsettledBytes(pending) {
+  let bytes = 0;
+  for (const entry of pending) if (!entry.settled) bytes += entry.bytes;
+  return bytes;
+}
+
 function startPipelinedBatch(ctx, messages) {
-  const entry = { ranges: partitionRanges(messages), settled: false, failed: false };
+  const bytes = messages.reduce((sum, { value }) => sum + (value?.length ?? 0), 0);
+  const entry = { ranges: partitionRanges(messages), bytes, settled: false, failed: false };
   ctx.counters.lastBatchSize = messages.length;
   entry.done = Promise.resolve().then(() => ctx.handleBatch(messages)).then(() => {
     entry.settled = true;
@@ -333,17 +345,18 @@ function disconnect(consumer) {
  * full group name. `onRebalance({ event, assignment })`, optional, observes assignments.
  * With `pipelineDepthMax` above 1 the next batches are consumed while earlier ones are
  * still being handled (see runPipelinedLoop); the default, 1, handles one batch at a time,
- * which handlers that read what the previous batch wrote need.
+ * which handlers that read what the previous batch wrote need. In pipelined mode,
+ * `inFlightBytesMax` also bounds the bytes of the messages being handled at once.
  * Resolves once connected and subscribed, to `{ stop(), stats() }`.
  */
 export async function startBatchConsumer({
   kafka, groupId, topics, logger, handleBatch,
   batchSizeMax = kafka.batchSizeMax, batchWaitMs = kafka.batchWaitMs,
-  sessionTimeoutMs = 10_000, onRebalance, pipelineDepthMax = 1,
+  sessionTimeoutMs = 10_000, onRebalance, pipelineDepthMax = 1, inFlightBytesMax = Infinity,
 }) {
   const ctx = {
     log: logger.child({ component: 'kafka-consumer', groupId, topics }),
-    handleBatch, batchSizeMax, onRebalance, pipelineDepthMax,
+    handleBatch, batchSizeMax, onRebalance, pipelineDepthMax, inFlightBytesMax,
     stopping: false, revoking: false, inFlight: null,
     counters: { batches: 0, messages: 0, lastBatchSize: 0, failedBatches: 0 },
   };
