@@ -9,12 +9,14 @@
 #     the real Mojaloop DFSP client of test/integration/sdk-scheme-adapter.test.js
 #   - Kafka jars (+ slf4j binding) from Maven Central into .cache/kafka/libs
 #   - k6 and helm via `go install` into .tools/bin
+#   - Schemathesis (PyPI, pinned) in a virtualenv at .run/venv, for `make fuzz` (test/fuzz/)
 # The slow steps (npm ci builds librdkafka; go install builds k6 and helm; mvn downloads)
 # run as parallel background jobs, each logging to $LOG_DIR/deps-<job>.log; the script
 # waits for all of them and fails if any failed.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$REPO_ROOT/scripts/lib.sh"
+source "$REPO_ROOT/test/fuzz/fuzz-env.sh"
 
 JOB_NAMES=()
 JOB_PIDS=()
@@ -102,6 +104,20 @@ fetch_kafka_libs() {
   echo "$(find "$KAFKA_LIBS" -name '*.jar' | wc -l) jars in $KAFKA_LIBS"
 }
 
+# ---- Schemathesis (the fuzzer of test/fuzz/) ------------------------------------------------
+
+# True if the virtualenv holds exactly the pinned version (pip writes a dist-info folder per
+# installed version, so a glob is a check that takes no Python start-up).
+schemathesis_current() {
+  [[ -x "$FUZZ_VENV/bin/st" ]] && compgen -G "$FUZZ_VENV/lib/python3*/site-packages/schemathesis-$SCHEMATHESIS_VERSION.dist-info" >/dev/null
+}
+
+install_schemathesis() {
+  python3 -m venv "$FUZZ_VENV"
+  "$FUZZ_VENV/bin/pip" install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+  "$FUZZ_VENV/bin/st" --version
+}
+
 # ---- Go tools -------------------------------------------------------------------------------
 
 # True if BINARY exists and was built from MODULE at VERSION (read from the binary's
@@ -187,6 +203,10 @@ main() {
     log "apt: installing ${packages[*]}"
     install_debian_packages "${packages[@]}" >"$LOG_DIR/deps-apt.log" 2>&1 ||
       { show_log_tail "$LOG_DIR/deps-apt.log" 30; wait_jobs || true; die "apt-get install failed"; }
+  fi
+  if ! schemathesis_current; then
+    command -v python3 >/dev/null || die "python3 (>= 3.9, with venv) is required for Schemathesis"
+    start_job schemathesis install_schemathesis
   fi
   if ! kafka_libs_present; then
     start_job kafka-jars fetch_kafka_libs
