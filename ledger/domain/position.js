@@ -10,6 +10,10 @@ import { formatAmount } from './money.js';
  * orders them.
  */
 export function checkReservation({ positionValue, reservedValue = 0n, settlementValue, netDebitCap, amount }) {
+  // An account can be activated before the operator has set its limit: that is the
+  // operator's unfinished onboarding, refused as a payer limit, not arithmetic on nothing.
+  if (typeof netDebitCap !== 'bigint') return failure(FAILURE.limitMissing, 'the payer has no net debit cap set');
+  if (typeof settlementValue !== 'bigint') return failure(FAILURE.limitMissing, 'the payer has no settlement account in this currency');
   const effectivePosition = positionValue + reservedValue;
   const liquidityCover = -settlementValue;
   if (liquidityCover - effectivePosition < amount) {

@@ -33,6 +33,10 @@ export const FAILURE = Object.freeze({
   operatorForbidden: 'OPERATOR_FORBIDDEN',
   unsolicitedPartyAnswer: 'UNSOLICITED_PARTY_ANSWER',
   clientIdentityMismatch: 'CLIENT_IDENTITY_MISMATCH',
+  // The switch could not process a message at all (it was set aside as a dead letter).
+  processingFailed: 'PROCESSING_FAILED',
+  // The payer's account has no net debit cap or settlement account to check against.
+  limitMissing: 'LIMIT_MISSING',
 });
 
 export function failure(code, detail) {

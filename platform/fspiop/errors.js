@@ -60,6 +60,8 @@ const FAILURE_TO_FSPIOP_CODE = Object.freeze({
   [FAILURE.operatorForbidden]: 3000,
   [FAILURE.unsolicitedPartyAnswer]: 3100,
   [FAILURE.clientIdentityMismatch]: 3100,
+  [FAILURE.processingFailed]: 2001,
+  [FAILURE.limitMissing]: 4200,
 });
 
 // FSPIOP has no authentication codes, so operator API refusals are its generic client error

@@ -32,3 +32,10 @@ test('a plan keeps running values per account and one final value each', () => {
   assert.deepEqual(plan.changedAccountIds, [1, 2]);
   assert.throws(() => planPositionChanges(new Map(), [{ accountId: 9, change: 1n }]), /not prefetched/);
 });
+
+test('an account without a net debit cap or settlement account is refused as a value, never a TypeError', () => {
+  // Today's onboarding lets an account be activated before its limit is set: the reservation
+  // must be refused with the payer limit failure rather than throw on `undefined - bigint`.
+  assert.equal(checkReservation({ ...base, netDebitCap: undefined, amount: 1n }).code, FAILURE.limitMissing);
+  assert.equal(checkReservation({ ...base, settlementValue: undefined, amount: 1n }).code, FAILURE.limitMissing);
+});
