@@ -6,6 +6,7 @@ export const TOPIC = Object.freeze({
   transferFulfil: 'topic-transfer-fulfil',
   transferPositionBatch: 'topic-transfer-position-batch',
   notificationEvent: 'topic-notification-event',
+  notificationRetry: 'topic-notification-retry',
   quotesPost: 'topic-quotes-post',
   quotesPut: 'topic-quotes-put',
 });
@@ -15,6 +16,7 @@ const LOCAL_PARTITIONS = Object.freeze({
   [TOPIC.transferFulfil]: 4,
   [TOPIC.transferPositionBatch]: 4,
   [TOPIC.notificationEvent]: 4,
+  [TOPIC.notificationRetry]: 4,
   [TOPIC.quotesPost]: 4,
   [TOPIC.quotesPut]: 4,
 });
