@@ -1,21 +1,24 @@
 // A cache of answers by key, each kept `ttlMs`, for the edges' per-request questions about a
 // DFSP (is it active, what are its keys). Concurrent questions about one key share one read;
 // a failed read is not an answer and is forgotten, so the next request asks again. Keys come
-// from request headers, so the cache is bounded: past `entriesMax` it starts again empty
-// rather than grow with every name a client invents.
+// from request headers, so the cache is bounded: past `entriesMax` the least recently used
+// answer is evicted, so a client inventing names costs the real DFSPs at most a re-read.
+import { LRUCache } from 'lru-cache';
 
 /** `get(key, read)` resolves to the cached answer for `key`, or to `read(key)` and keeps it. */
 export function createTtlCache({ ttlMs, entriesMax = 10_000, now = Date.now }) {
-  const entries = new Map();
+  // Expiry is checked against the injected clock, so lru-cache only bounds the size.
+  const entries = new LRUCache({ max: entriesMax });
   function get(key, read) {
     if (ttlMs === 0) return read(key);
     const cached = entries.get(key);
     if (cached && cached.expiresAt > now()) return cached.answer;
-    if (entries.size >= entriesMax) entries.clear();
     const answer = read(key);
-    entries.set(key, { answer, expiresAt: now() + ttlMs });
-    answer.catch(() => entries.delete(key));
+    const entry = { answer, expiresAt: now() + ttlMs };
+    entries.set(key, entry);
+    // Only this read's own entry is forgotten: a newer answer for the key may replace it meanwhile.
+    answer.catch(() => { if (entries.get(key) === entry) entries.delete(key); });
     return answer;
   }
-  return { get };
+  return { get, size: () => entries.size };
 }
