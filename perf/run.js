@@ -66,7 +66,11 @@ export function pidsMatching(text) {
   return pids;
 }
 
-/** `{ component: ticks }` for `{ component: [pid, ...] }`, each pid with its descendants. */
+/**
+ * `{ at, ticks: { component: { pid: ticks } } }` for `{ component: [pid, ...] }`, each pid
+ * with its descendants. Ticks are kept per PID because a process restarted during a run
+ * (a fault, a Kafka restart) has a new PID whose counter starts again from zero.
+ */
 export function sampleCpu(components) {
   const stats = allStats();
   const children = new Map();
@@ -75,13 +79,37 @@ export function sampleCpu(components) {
     children.get(ppid).push(pid);
   }
   const treeTicks = (pid) => (stats.get(pid)?.ticks ?? 0) + (children.get(pid) ?? []).reduce((sum, child) => sum + treeTicks(child), 0);
-  return { at: Date.now(), ticks: Object.fromEntries(Object.entries(components).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + treeTicks(pid), 0)])) };
+  const live = (pids) => pids.filter((pid) => stats.has(pid));
+  return { at: Date.now(), ticks: Object.fromEntries(Object.entries(components).map(([name, pids]) => [name, Object.fromEntries(live(pids).map((pid) => [pid, treeTicks(pid)]))])) };
 }
 
-/** `{ component: 'percent of one core' }` between two samples. */
+/**
+ * `{ component: 'percent of one core' }` between two samples: per PID, the ticks since the
+ * first sample that saw it (a PID born after `before` counts from zero), so a replaced
+ * process never makes the difference negative.
+ */
 export function cpuPercent(before, after) {
   const seconds = (after.at - before.at) / 1000;
-  return Object.fromEntries(Object.keys(after.ticks).map((name) => [name, Math.round(((after.ticks[name] - (before.ticks[name] ?? 0)) / TICKS_PER_SECOND / seconds) * 100)]));
+  return Object.fromEntries(Object.entries(after.ticks).map(([name, byPid]) => {
+    const used = Object.entries(byPid).reduce((sum, [pid, ticks]) => sum + Math.max(0, ticks - (before.ticks[name]?.[pid] ?? 0)), 0);
+    return [name, Math.round((used / TICKS_PER_SECOND / seconds) * 100)];
+  }));
+}
+
+/**
+ * Samples CPU every `intervalMs` while a run lasts and keeps, per PID, the last ticks seen:
+ * a process killed during the run still counts for what it used until its last sample.
+ */
+export function trackCpu(processes, intervalMs = 2000) {
+  const first = sampleCpu(processes());
+  const last = { at: first.at, ticks: structuredClone(first.ticks) };
+  const sample = () => {
+    const now = sampleCpu(processes());
+    last.at = now.at;
+    for (const [name, byPid] of Object.entries(now.ticks)) last.ticks[name] = { ...last.ticks[name], ...byPid };
+  };
+  const timer = setInterval(sample, intervalMs);
+  return { stop() { clearInterval(timer); sample(); return cpuPercent(first, last); } };
 }
 
 async function waitHealthy(url, child, timeoutMs = 20_000) {
@@ -157,14 +185,18 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs }) {
   };
 }
 
-/** Runs k6 against the started simulators with CPU and Kafka samples around it. */
-async function measure({ target, dir, env, log, jsonOutput }) {
+/**
+ * Runs k6 against the started simulators with CPU and Kafka samples around it. `during`
+ * (the fault campaign, perf/chaos.js) runs beside k6 from its start; it is awaited too.
+ */
+async function measure({ target, dir, env, log, jsonOutput, during }) {
   const processes = () => ({ ...target.processes(), simulators: [target.simulatorPid] });
   const marksBefore = await topicHighWaterMarks(target.kafka);
-  const cpuBefore = sampleCpu(processes());
-  const k6Cpu = await runK6(dir, env, log, jsonOutput);
-  const cpu = { ...cpuPercent(cpuBefore, sampleCpu(processes())), k6: k6Cpu };
-  return { marksBefore, cpu };
+  const cpuTracker = trackCpu(processes);
+  const startedAt = Date.now();
+  const [k6Cpu, faults] = await Promise.all([runK6(dir, env, log, jsonOutput), during?.({ startedAt, env })]);
+  const cpu = { ...cpuTracker.stop(), k6: k6Cpu };
+  return { marksBefore, cpu, startedAt, faults };
 }
 
 export async function runPerf(target, options, log = (line) => process.stdout.write(`${line}\n`)) {
@@ -182,7 +214,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   target.simulatorPid = simulators.pid;
   let measured;
   try {
-    measured = await measure({ target, dir, env, log, jsonOutput: settings.jsonOutput !== false });
+    measured = await measure({ target, dir, env, log, jsonOutput: settings.jsonOutput !== false, during: options.during });
   } finally {
     await simulators.stop();
   }
@@ -194,10 +226,11 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const completed = summary.metrics.completed_transactions?.values.count ?? 0;
   const gate = await runGate({ db: target.db, runTag, completed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka), expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode] });
   printGate(gate, log);
-  writeFileSync(`${dir}/run.json`, JSON.stringify({ run, runTag, gate, cpu: measured.cpu }, null, 2));
-  const markdown = await writeReport(dir, { run, gate, cpu: measured.cpu });
+  const marks = measured.faults?.marks ?? [];
+  writeFileSync(`${dir}/run.json`, JSON.stringify({ run: { ...run, during: undefined }, runTag, gate, cpu: measured.cpu, startedAt: measured.startedAt, marks }, null, 2));
+  const markdown = await writeReport(dir, { run, gate, cpu: measured.cpu, marks, startedAt: measured.startedAt });
   log(markdown);
-  return { dir, run, gate, summary, cpu: measured.cpu };
+  return { dir, run, runTag, gate, summary, cpu: measured.cpu, startedAt: measured.startedAt, faults: measured.faults };
 }
 
 async function main() {
