@@ -4,9 +4,8 @@
 // briefly, and an expired entry is served again while the admin API cannot be reached, since
 // endpoints rarely change and a stale URL is better than no callback at all. The admin API
 // needs an operator token; the read-only one is enough, and all this handler is given.
+import { LRUCache } from 'lru-cache';
 import { operatorHeaders } from '../../platform/http/operator-auth.js';
-
-const NOT_FOUND_CODES = new Set(['3200', '3201']);
 
 /** The admin API could not say what the endpoints are; the lookup may succeed later. */
 export class EndpointLookupError extends Error {
@@ -23,10 +22,39 @@ function endpointsFromList(list) {
   return { known: true, endpoints: new Map(list.map(({ type, value }) => [type, value])) };
 }
 
+const NOT_FOUND_CODES = new Set(['3200', '3201']);
+// Answers about the caller rather than the DFSP (a bad token, a refused scope) or that say
+// "ask again later": they are transient, like an unreachable admin API.
+const TRANSIENT_CLIENT_STATUSES = new Set([401, 403, 408, 429]);
+// The admin API's participant names are at most 30 characters; a far longer `to` is junk that
+// must not become an oversized request the admin API might answer by closing the connection.
+const FSP_NAME_LENGTH_MAX = 128;
+const UNKNOWN_DFSP = Object.freeze({ known: false, endpoints: new Map() });
+
 /**
- * Asks the admin API once. A DFSP the admin API does not know (3200) or whose name it
- * refuses (400 with a validation error) has no endpoints: that answer is as final as an
- * empty list, and retrying it would block the partition forever.
+ * Names no DFSP can have and that must not reach the admin API: URL parsing would resolve
+ * `.` and `..` as path segments and call another route.
+ */
+function isImpossibleName(fsp) {
+  return fsp.length > FSP_NAME_LENGTH_MAX || fsp === '.' || fsp === '..';
+}
+
+/**
+ * Whether a 4xx is the admin API's verdict on the name. A 404 without its "participant not
+ * found" code is a route that does not exist (a wrong ADMIN_API_URL): that must not turn
+ * every callback into a silent "unknown DFSP", so it stays a failure.
+ */
+function isVerdictOnName(status, code) {
+  if (status < 400 || status >= 500 || TRANSIENT_CLIENT_STATUSES.has(status)) return false;
+  return status !== 404 || NOT_FOUND_CODES.has(code);
+}
+
+/**
+ * Asks the admin API once. A 4xx about the name is its verdict that `fsp` is no DFSP it knows
+ * (3200 for an unknown name, a validation 400, FSPIOP or not, for one it refuses, such as
+ * thousands of commas): that answer is as final as an empty list, and retrying it would
+ * block the partition forever. Only an unreachable admin API, a 5xx or a transient 4xx is a
+ * failure.
  */
 async function fetchEndpoints(adminApiUrl, adminApiToken, fsp, timeoutMs) {
   let response;
@@ -46,11 +74,9 @@ async function fetchEndpoints(adminApiUrl, adminApiToken, fsp, timeoutMs) {
       throw new EndpointLookupError(fsp, 'admin API answered an unreadable endpoint list', { cause: error });
     }
   }
-  // Only the admin API's own verdict counts: a bare 404 from a wrong ADMIN_API_URL must not
-  // turn every callback into a silent "no endpoint".
-  const code = response.status === 400 || response.status === 404 ? safeErrorCode(text) : null;
-  if (code && (NOT_FOUND_CODES.has(code) || /^31\d\d$/.test(code))) return { known: false, endpoints: new Map() };
-  throw new EndpointLookupError(fsp, `admin API answered HTTP ${response.status}`);
+  const code = safeErrorCode(text);
+  if (isVerdictOnName(response.status, code)) return UNKNOWN_DFSP;
+  throw new EndpointLookupError(fsp, `admin API answered HTTP ${response.status}${code ? ` (${code})` : ''}`);
 }
 
 function safeErrorCode(text) {
@@ -65,10 +91,14 @@ function safeErrorCode(text) {
  * Creates the cache. `lookup(fsp)` resolves to `{ known, endpoints }` or rejects with
  * EndpointLookupError. `ttlMs` is how long an answer is reused; `failureTtlMs` how long a
  * failure is repeated to callers before the admin API is asked again. `adminApiToken` is
- * the read-only operator token (none when operator authentication is off).
+ * the read-only operator token (none when operator authentication is off). Event `to`
+ * names come from DFSP headers, so at most `entriesMax` DFSPs are remembered, the least
+ * recently used forgotten first.
  */
-export function createEndpointCache({ adminApiUrl, adminApiToken, ttlMs, failureTtlMs, requestTimeoutMs = 5_000, now = Date.now }) {
-  const entries = new Map();
+export function createEndpointCache({
+  adminApiUrl, adminApiToken, ttlMs, failureTtlMs, entriesMax = 10_000, requestTimeoutMs = 5_000, now = Date.now,
+}) {
+  const entries = new LRUCache({ max: entriesMax });
   const baseUrl = adminApiUrl.replace(/\/+$/, '');
 
   function refresh(fsp, entry) {
@@ -84,6 +114,7 @@ export function createEndpointCache({ adminApiUrl, adminApiToken, ttlMs, failure
   }
 
   function lookup(fsp) {
+    if (isImpossibleName(fsp)) return Promise.resolve(UNKNOWN_DFSP);
     let entry = entries.get(fsp);
     if (!entry) {
       entry = { value: null, expiresAt: 0, failedUntil: 0, error: null, pending: null };
@@ -97,6 +128,7 @@ export function createEndpointCache({ adminApiUrl, adminApiToken, ttlMs, failure
 
   return {
     lookup,
+    size: () => entries.size,
     /** Forgets one DFSP's endpoints, or all of them (ml-api-adapter's DELETE /endpointcache). */
     invalidate(fsp) {
       if (fsp === undefined) entries.clear();
