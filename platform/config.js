@@ -88,6 +88,11 @@ function readNotification(env) {
     batchDeadlineMs: readInteger(env, 'CALLBACK_BATCH_DEADLINE_MS', longestCallbackMs, { min: 1 }),
     breakerFailures: readInteger(env, 'CALLBACK_BREAKER_FAILURES', 5), // consecutive failed attempts; 0 disables the breaker
     breakerOpenMs: readInteger(env, 'CALLBACK_BREAKER_OPEN_MS', 10_000), // how long an open circuit fails calls at once
+    endpointCacheEntriesMax: readInteger(env, 'ENDPOINT_CACHE_ENTRIES_MAX', 10_000, { min: 1 }), // DFSPs remembered, least recently used forgotten
+    inFlightBytesMax: readInteger(env, 'NOTIFICATION_IN_FLIGHT_BYTES_MAX', 32 * 1024 * 1024, { min: 1 }), // message bytes being delivered at once
+    retryBackoffMs: readInteger(env, 'NOTIFICATION_RETRY_BACKOFF_MS', 5_000, { min: 1 }), // first wait on the retry topic; doubles per attempt
+    retryBackoffMaxMs: readInteger(env, 'NOTIFICATION_RETRY_BACKOFF_MAX_MS', 300_000, { min: 1 }),
+    retryAgeMaxMs: readInteger(env, 'NOTIFICATION_RETRY_AGE_MAX_MS', 86_400_000, { min: 1 }), // then a callback is given up
   };
 }
 
