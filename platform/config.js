@@ -207,6 +207,64 @@ function readJws(env, { signsAsHub }) {
   };
 }
 
+// Names come from FSPIOP-Source headers and Mojaloop's participant names: the same pattern the
+// edges accept for a DFSP's key file, so an override can only name something a DFSP can be.
+const RATE_LIMIT_FSP_PATTERN = /^[A-Za-z0-9_.-]{1,32}$/;
+// The default is far above what one DFSP sends in the demo or the load test (250/s over four
+// DFSPs is about 125 requests per second per DFSP at each edge), so only a runaway sender meets it.
+const RATE_LIMIT_PER_SECOND_DEFAULT = 1000;
+
+/** A rate in requests per second: a whole number, or `off` (0 means the same) for no limit. */
+function parseRatePerSecond(name, text) {
+  if (text === 'off') return 0;
+  if (!/^\d+$/.test(text)) throw new ConfigError(`${name} must be a whole number of requests per second or "off", got "${text}"`);
+  return Number(text);
+}
+
+/** A limit `{ perSecond, burst }`, or null when the rate is off; the burst defaults to two seconds' worth. */
+function rateLimitOf(name, perSecond, burst) {
+  if (perSecond === 0) return null;
+  const tokensMax = burst ?? perSecond * 2;
+  if (!Number.isSafeInteger(tokensMax) || tokensMax < 1) throw new ConfigError(`${name}: the burst must be a whole number of at least 1, got ${burst}`);
+  return { perSecond, burst: tokensMax };
+}
+
+function readRateLimitOverrides(env) {
+  const text = readString(env, 'RATE_LIMIT_OVERRIDES_JSON', '{}');
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`RATE_LIMIT_OVERRIDES_JSON is not JSON: ${text}`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('RATE_LIMIT_OVERRIDES_JSON must be an object of DFSP names');
+  const overrides = Object.create(null); // names like "constructor" are DFSP names here, not inherited keys
+  for (const [fsp, entry] of Object.entries(parsed)) {
+    const name = `RATE_LIMIT_OVERRIDES_JSON: ${fsp}`;
+    if (!RATE_LIMIT_FSP_PATTERN.test(fsp)) throw new ConfigError(`${name} is not a DFSP name`);
+    if (!entry || typeof entry !== 'object') throw new ConfigError(`${name} needs {"perSecond": n, "burst": n}`);
+    const perSecond = parseRatePerSecond(name, String(entry.perSecond));
+    overrides[fsp] = rateLimitOf(name, perSecond, entry.burst);
+  }
+  return overrides;
+}
+
+/**
+ * Per-DFSP rate limits at the FSPIOP edges (platform/fspiop/rate-limit.js): every DFSP gets
+ * `defaultLimit` (null: unlimited) unless `overrides` names it (null there: that DFSP is not
+ * limited). `bucketsMax` bounds the buckets kept, since their keys come from request headers.
+ */
+function readRateLimit(env) {
+  const perSecond = parseRatePerSecond('RATE_LIMIT_PER_SECOND', readString(env, 'RATE_LIMIT_PER_SECOND', String(RATE_LIMIT_PER_SECOND_DEFAULT)));
+  const burstText = readString(env, 'RATE_LIMIT_BURST', '');
+  const burst = burstText === '' ? undefined : readInteger(env, 'RATE_LIMIT_BURST', 0, { min: 1 });
+  return {
+    defaultLimit: rateLimitOf('RATE_LIMIT_BURST', perSecond, burst),
+    overrides: readRateLimitOverrides(env),
+    bucketsMax: readInteger(env, 'RATE_LIMIT_BUCKETS_MAX', 10_000, { min: 1 }),
+  };
+}
+
 const CLIENT_IDENTITY_MODES = Object.freeze(['off', 'certificate', 'header']);
 
 /**
@@ -287,5 +345,6 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
     quotes: readQuotes(env),
     jws: readJws(env, { signsAsHub }),
     clientIdentity: readClientIdentity(env),
+    rateLimit: readRateLimit(env),
   });
 }

@@ -11,17 +11,22 @@ import { topicName } from '../kafka/topics.js';
 import { createEventPublisher } from './publisher.js';
 import { createDfspKeyStore, registerSignatureCheck } from './jws-keys.js';
 import { edgeTlsOptions, registerClientIdentityCheck } from './client-identity.js';
+import { registerRateLimit } from './rate-limit.js';
 import { exitOnSignal } from '../shutdown.js';
 
 /**
  * The HTTP server of a DFSP-facing edge: HTTPS when configured, and before any route runs the
- * caller's client identity (mTLS) and its JWS signature are checked against FSPIOP-Source.
+ * caller's client identity (mTLS) and its JWS signature are checked against FSPIOP-Source,
+ * then its DFSP's rate limit.
  */
 export function createDfspFacingServer({ config, logger, metrics, health, keyStore = createDfspKeyStore(config) }) {
   const tls = edgeTlsOptions(config.clientIdentity.tls);
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, tls, logger, metrics, health });
   registerClientIdentityCheck(server, config.clientIdentity);
   registerSignatureCheck(server, { mode: config.jws.verification, keyStore, logger });
+  // After the checks above, so only a request that passed them spends its DFSP's tokens.
+  const proof = { clientIdentityMode: config.clientIdentity.mode, jwsVerification: config.jws.verification };
+  registerRateLimit(server, { settings: config.rateLimit, proof, metrics, logger });
   return server;
 }
 

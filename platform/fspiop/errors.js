@@ -6,6 +6,8 @@ export const FSPIOP_ERRORS = Object.freeze({
   2001: { description: 'Internal server error', httpStatus: 500 },
   2002: { description: 'Not implemented', httpStatus: 501 },
   2003: { description: 'Service currently unavailable', httpStatus: 503 },
+  // Only for a DFSP over its rate limit: 429 is the status HTTP clients and proxies retry on.
+  2005: { description: 'Server busy', httpStatus: 429 },
   3000: { description: 'Generic client error', httpStatus: 400 },
   3001: { description: 'Unacceptable version requested', httpStatus: 406 },
   3002: { description: 'Unknown URI', httpStatus: 404 },
