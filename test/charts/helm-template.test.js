@@ -121,6 +121,8 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
     'topic-transfer-prepare': 12, 'topic-transfer-fulfil': 12, 'topic-transfer-position-batch': 8,
     'topic-notification-event': 12, 'topic-quotes-post': 12, 'topic-quotes-put': 12,
   });
+  // Every DFSP is rate limited at the edges by default; the burst is left to its derived default.
+  assert.deepEqual([config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST, JSON.parse(config.RATE_LIMIT_OVERRIDES_JSON)], ['1000', undefined, {}]);
   for (const value of Object.values(config)) assert.equal(typeof value, 'string');
   assert.equal(Buffer.from(named(objects, 'Secret', 'sw-fspiop-switch-secrets').data.DB_PASSWORD, 'base64').toString(), 's3cret');
 
