@@ -1,16 +1,20 @@
 // Composition root of the notification handler: consumes topic-notification-event and makes
-// one HTTP callback per event (handlers/README.md). Health and metrics on PORT (default 4301).
+// one HTTP callback per event (handlers/README.md), and consumes topic-notification-retry,
+// where callbacks that could not be delivered wait for their next attempt (retry.js).
+// Health and metrics on PORT (default 4301).
 import { loadConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
 import { createMetrics, registerConsumerLag } from '../../platform/metrics.js';
 import { createHttpServer } from '../../platform/http/server.js';
 import { startBatchConsumer } from '../../platform/kafka/consumer.js';
+import { createProducer } from '../../platform/kafka/producer.js';
 import { TOPIC, topicName } from '../../platform/kafka/topics.js';
 import { createDeliverer } from './deliver.js';
 import { createEndpointCache } from './endpoints.js';
-import { createNotificationHandler } from './handler.js';
+import { createNotificationHandler, createNotifyContext } from './handler.js';
 import { createNotificationMetrics } from './metrics.js';
 import { createHubSigner, readHubSigningKey } from './hub-signature.js';
+import { createRetryHandler, createRetryScheduler, createRetryWaiter } from './retry.js';
 import { exitOnSignal } from '../../platform/shutdown.js';
 
 const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, {
@@ -23,7 +27,8 @@ const settings = config.notification;
 const hubSigningKey = readHubSigningKey(config.jws);
 
 const endpoints = createEndpointCache({
-  adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.readOnly, ttlMs: settings.endpointCacheTtlMs, failureTtlMs: settings.endpointFailureTtlMs,
+  adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.readOnly, ttlMs: settings.endpointCacheTtlMs,
+  failureTtlMs: settings.endpointFailureTtlMs, entriesMax: settings.endpointCacheEntriesMax,
 });
 const deliverer = createDeliverer({
   timeoutMs: settings.callbackTimeoutMs,
@@ -35,35 +40,56 @@ const deliverer = createDeliverer({
   breakerOpenMs: settings.breakerOpenMs,
   logger: logger.child({ component: 'callback-delivery' }),
 });
-const handleBatch = createNotificationHandler({
-  endpoints, deliverer, logger, hubName: config.hubName, batchDeadlineMs: settings.batchDeadlineMs,
-  metrics: createNotificationMetrics(metrics), signCallback: createHubSigner(hubSigningKey),
+const notificationMetrics = createNotificationMetrics(metrics);
+const context = createNotifyContext({
+  endpoints, deliverer, logger, hubName: config.hubName, metrics: notificationMetrics, signCallback: createHubSigner(hubSigningKey),
+});
+const producer = createProducer({ kafka: config.kafka, logger, metrics });
+await producer.connect();
+const retryTopic = topicName(config.kafka.topicPrefix, TOPIC.notificationRetry);
+const scheduleRetries = createRetryScheduler({
+  producer, topic: retryTopic, metrics: notificationMetrics, throttledWarn: context.throttledWarn,
+  settings: { backoffMs: settings.retryBackoffMs, backoffMaxMs: settings.retryBackoffMaxMs, ageMaxMs: settings.retryAgeMaxMs },
+});
+const handleBatch = createNotificationHandler({ context, batchDeadlineMs: settings.batchDeadlineMs, scheduleRetries });
+const retryWaiter = createRetryWaiter();
+const handleRetryBatch = createRetryHandler({
+  context, schedule: scheduleRetries, waiter: retryWaiter, batchDeadlineMs: settings.batchDeadlineMs,
 });
 
 // The consumer does not expose librdkafka's connection state; "started and not stopping" is
 // what this process can vouch for (a lost broker shows as consume errors in the log).
 let consumer = null;
+let retryConsumer = null;
 let stopping = false;
 const server = createHttpServer({
   port: config.httpPort, host: config.httpHost, logger, metrics,
-  health: () => ({ kafkaConsumer: consumer && !stopping ? 'OK' : 'DOWN' }),
+  health: () => ({ kafkaConsumer: consumer && retryConsumer && !stopping ? 'OK' : 'DOWN' }),
 });
 await server.start();
 
+// Later batches go out while a slow DFSP holds an earlier one (see handler.js), and while
+// retries wait for their time; both are bounded in batches and in bytes.
+const pipeline = { pipelineDepthMax: settings.pipelineDepthMax, inFlightBytesMax: settings.inFlightBytesMax };
 const topic = topicName(config.kafka.topicPrefix, TOPIC.notificationEvent);
 consumer = await startBatchConsumer({
-  kafka: config.kafka, groupId: `${config.kafka.groupPrefix}-notification`, topics: [topic], logger, handleBatch,
-  // Later batches go out while a slow DFSP holds an earlier one (see handler.js).
-  pipelineDepthMax: settings.pipelineDepthMax,
+  kafka: config.kafka, groupId: `${config.kafka.groupPrefix}-notification`, topics: [topic], logger, handleBatch, ...pipeline,
+});
+retryConsumer = await startBatchConsumer({
+  kafka: config.kafka, groupId: `${config.kafka.groupPrefix}-notification-retry`, topics: [retryTopic], logger,
+  handleBatch: handleRetryBatch, ...pipeline,
 });
 registerConsumerLag(metrics, { handler: 'notification', consumer });
-logger.info({ port: server.info.port, topic, adminApiUrl: config.adminApiUrl, hubSigns: Boolean(hubSigningKey) }, 'notification handler started');
+logger.info({ port: server.info.port, topic, retryTopic, adminApiUrl: config.adminApiUrl, hubSigns: Boolean(hubSigningKey) }, 'notification handler started');
 
-// The batch in flight finishes (its callbacks delivered or failed) before the consumer closes.
+// The batch in flight finishes (its callbacks delivered, failed or on the retry topic) before
+// the consumer closes; retries still waiting for their time stay on their topic, uncommitted.
 exitOnSignal(logger, async () => {
   stopping = true;
-  await consumer?.stop();
+  retryWaiter.stop();
+  await Promise.all([consumer?.stop(), retryConsumer?.stop()]);
   await deliverer.close();
+  await producer.disconnect();
   await server.stop({ timeout: 5000 });
   logger.info('notification handler stopped');
 });

@@ -10,7 +10,7 @@ export function createNotificationMetrics({ registry, client }) {
   const metrics = {
     callbacks: new client.Counter({
       name: 'callbacks_total',
-      help: 'Callbacks that reached a final outcome (delivered, failed after retries, no_endpoint), by receiving DFSP and endpoint type.',
+      help: 'Callback delivery rounds that reached an outcome (delivered, failed after its attempts, no_endpoint), by receiving DFSP and endpoint type; a failed round that can pass is followed by one from the retry topic.',
       labelNames: ['fsp', 'endpoint_type', 'outcome'],
       registers,
     }),
@@ -31,6 +31,24 @@ export function createNotificationMetrics({ registry, client }) {
       name: 'notification_events_skipped_total',
       help: 'Notification events that could not be delivered because they are malformed, by reason.',
       labelNames: ['reason'],
+      registers,
+    }),
+    callbackRetriesScheduled: new client.Counter({
+      name: 'callback_retries_scheduled_total',
+      help: 'Callbacks produced to the retry topic after a failed delivery round (5xx, no answer, full queue, open circuit), by receiving DFSP.',
+      labelNames: ['fsp'],
+      registers,
+    }),
+    callbackRetries: new client.Counter({
+      name: 'callback_retries_total',
+      help: 'Delivery rounds of callbacks taken from the retry topic, by receiving DFSP and outcome.',
+      labelNames: ['fsp', 'outcome'],
+      registers,
+    }),
+    callbacksDropped: new client.Counter({
+      name: 'callbacks_dropped_total',
+      help: 'Callbacks given up undelivered at their give-up time (NOTIFICATION_RETRY_AGE_MAX_MS or the expiration their body states), by receiving DFSP.',
+      labelNames: ['fsp'],
       registers,
     }),
   };
