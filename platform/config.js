@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { TOPIC } from './kafka/topics.js';
+import { EXPIRATION_AHEAD_MAX_MS_DEFAULT } from './fspiop/input-limits.js';
 
 export class ConfigError extends Error {}
 
@@ -302,6 +303,27 @@ function readDatabase(env) {
 }
 
 /**
+ * How long a produce may take, from one setting so that the parts cannot drift apart: an edge
+ * answers 503 (2003, "not stored, retry") after `produceTimeoutMs` at the latest, and every
+ * producer gives a record up before that (`enqueueTimeoutMs` waiting for room in librdkafka's
+ * queue, then `messageTimeoutMs`, librdkafka's message.timeout.ms), leaving a tenth for the
+ * delivery report to arrive. So the edge's 503 comes only once the record can no longer land.
+ */
+function readProduceTimeouts(env) {
+  const produceTimeoutMs = readInteger(env, 'KAFKA_PRODUCE_TIMEOUT_MS', 10000, { min: 100, max: 600000 });
+  const enqueueTimeoutMs = Math.floor(produceTimeoutMs / 10);
+  const reportGraceMs = Math.floor(produceTimeoutMs / 10);
+  return { produceTimeoutMs, enqueueTimeoutMs, messageTimeoutMs: produceTimeoutMs - enqueueTimeoutMs - reportGraceMs };
+}
+
+/**
+ * How far ahead of now an FSPIOP `expiration` may lie at the edges (platform/fspiop/input-limits.js).
+ */
+function readInputLimits(env) {
+  return { expirationAheadMaxMs: readInteger(env, 'EXPIRATION_AHEAD_MAX_MS', EXPIRATION_AHEAD_MAX_MS_DEFAULT, { min: 1000 }) };
+}
+
+/**
  * Parses the environment into the configuration every process shares. Secrets (the
  * database password) have no default: a missing one stops the process at start-up. A
  * process without a database (the FSPIOP edges, the notification handler) passes
@@ -337,12 +359,12 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
       groupPrefix: readString(env, 'KAFKA_GROUP_PREFIX', 'fspiop'),
       batchSizeMax: readInteger(env, 'KAFKA_BATCH_SIZE_MAX', 500, { min: 1, max: 100000 }),
       batchWaitMs: readInteger(env, 'KAFKA_BATCH_WAIT_MS', 5, { min: 0, max: 10000 }),
-      // An edge answers 503 (2003) rather than hold a request longer than this for Kafka's ack.
-      produceTimeoutMs: readInteger(env, 'KAFKA_PRODUCE_TIMEOUT_MS', 10000, { min: 1, max: 600000 }),
+      ...readProduceTimeouts(env),
     },
     notification: readNotification(env),
     accountLookup: readAccountLookup(env),
     quotes: readQuotes(env),
+    inputLimits: readInputLimits(env),
     jws: readJws(env, { signsAsHub }),
     clientIdentity: readClientIdentity(env),
     rateLimit: readRateLimit(env),

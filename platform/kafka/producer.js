@@ -9,7 +9,7 @@ const QUEUE_FULL_RETRY_MS = 5;
 const DEFAULT_POLL_INTERVAL_MS = 1;
 const DISCONNECT_FLUSH_MS = 10_000;
 
-function producerConfig(kafka, overrides) {
+export function producerConfig(kafka, overrides = {}) {
   return {
     'bootstrap.servers': kafka.brokers,
     ...librdkafkaSecurity(kafka.security),
@@ -26,8 +26,9 @@ function producerConfig(kafka, overrides) {
     'compression.type': 'lz4',
     'socket.nagle.disable': true,
     // A record not durable within this time fails its produce() call instead of holding an
-    // HTTP request or a batch for librdkafka's default five minutes (a missing topic, say).
-    'message.timeout.ms': 30_000,
+    // HTTP request or a batch for librdkafka's default five minutes (a missing topic, say);
+    // config.js derives it from KAFKA_PRODUCE_TIMEOUT_MS, below the edges' answer deadline.
+    'message.timeout.ms': kafka.messageTimeoutMs ?? 30_000,
     ...overrides,
   };
 }
@@ -147,7 +148,7 @@ function producedCounter(metrics) {
  * `config` adds or overrides librdkafka properties. With `metrics` (platform/metrics.js),
  * acknowledged records are counted per topic.
  */
-export function createProducer({ kafka, logger, metrics, pollIntervalMs = DEFAULT_POLL_INTERVAL_MS, queueFullTimeoutMs = 30_000, config = {} }) {
+export function createProducer({ kafka, logger, metrics, pollIntervalMs = DEFAULT_POLL_INTERVAL_MS, queueFullTimeoutMs = kafka.enqueueTimeoutMs ?? 30_000, config = {} }) {
   const countProduced = metrics ? producedCounter(metrics) : () => {};
   const log = logger.child({ component: 'kafka-producer' });
   const producer = new Kafka.Producer(producerConfig(kafka, config));
