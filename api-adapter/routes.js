@@ -30,13 +30,13 @@ const fulfilEvent = (accepted) => transferEvent(fulfilAction(accepted.body.trans
 const abortEvent = (accepted) => transferEvent('abort', accepted, { id: accepted.params.ID, to: destination(accepted) });
 const getEvent = (accepted) => transferEvent('get', accepted, { id: accepted.params.ID, to: destination(accepted) });
 
-/** The hapi routes of the transfers edge, producing through `publisher`. */
-export function transferRoutes({ publisher }) {
+/** The hapi routes of the transfers edge, producing through `publisher`, with the input limits of `config`. */
+export function transferRoutes({ publisher, config }) {
   const relay = (baseTopic, status, toEvent) => async (accepted, h) => {
     const failure = await publisher.publish(baseTopic, toEvent(accepted));
     return failure ? fspiopErrorResponse(h, failure) : emptyResponse(h, status);
   };
-  const route = (method, path, handle, pathSchemas) => fspiopRoute({ resource: RESOURCE, method, path, pathSchemas, handle });
+  const route = (method, path, handle, pathSchemas) => fspiopRoute({ resource: RESOURCE, method, path, pathSchemas, limits: config.inputLimits, handle });
   return [
     route('POST', '/transfers', relay(TOPIC.transferPrepare, 202, prepareEvent)),
     route('PUT', '/transfers/{ID}', relay(TOPIC.transferFulfil, 200, fulfilEvent), TRANSFER_ID),

@@ -21,13 +21,13 @@ const requestEvent = (accepted) => quoteEvent(QUOTE_ACTION.request, accepted, {
 });
 const callbackEvent = (action) => (accepted) => quoteEvent(action, accepted, { id: accepted.params.ID, to: destination(accepted) });
 
-/** The hapi routes of the quoting edge, producing through `publisher`. */
-export function quoteRoutes({ publisher }) {
+/** The hapi routes of the quoting edge, producing through `publisher`, with the input limits of `config`. */
+export function quoteRoutes({ publisher, config }) {
   const relay = (baseTopic, status, toEvent) => async (accepted, h) => {
     const failure = await publisher.publish(baseTopic, toEvent(accepted));
     return failure ? fspiopErrorResponse(h, failure) : emptyResponse(h, status);
   };
-  const route = (method, path, handle, pathSchemas) => fspiopRoute({ resource: RESOURCE, method, path, pathSchemas, handle });
+  const route = (method, path, handle, pathSchemas) => fspiopRoute({ resource: RESOURCE, method, path, pathSchemas, limits: config.inputLimits, handle });
   return [
     route('POST', '/quotes', relay(TOPIC.quotesPost, 202, requestEvent)),
     route('GET', '/quotes/{ID}', relay(TOPIC.quotesPost, 202, callbackEvent(QUOTE_ACTION.get)), QUOTE_ID),

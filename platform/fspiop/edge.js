@@ -6,7 +6,8 @@
 import { TextDecoder } from 'node:util';
 import { FSPIOP_ERRORS, errorInformation } from './errors.js';
 import { checkFspiopHeaders, pickForwardedHeaders } from './headers.js';
-import { describeOperation } from './openapi.js';
+import { describeOperation, fspiopSpec } from './openapi.js';
+import { JSON_DEPTH_MAX, checkBodyLimits, exceedsJsonDepth, limitedFieldsOf } from './input-limits.js';
 import { PAYLOAD_BYTES_MAX } from '../http/server.js';
 
 /**
@@ -45,10 +46,11 @@ function schemaFailure(errors, where) {
 
 /**
  * Reads the raw body: present when the operation requires one, within the size limit,
- * UTF-8 (JSON is, by RFC 8259, and the text must round-trip to the signed bytes), JSON,
- * and valid against the operation's schema. Returns `{ body, rawBody }` or `{ failure }`.
+ * UTF-8 (JSON is, by RFC 8259, and the text must round-trip to the signed bytes), JSON
+ * nested no deeper than JSON_DEPTH_MAX, valid against the operation's schema, and within
+ * the date and amount limits (input-limits.js). Returns `{ body, rawBody }` or `{ failure }`.
  */
-function readBody(payload, bodySpec, payloadBytesMax) {
+function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, receivedAt }) {
   const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload ?? '');
   if (bytes.length === 0) {
     return bodySpec.required ? { failure: fspiopFailure(3102, 'request body is required') } : { body: undefined, rawBody: undefined };
@@ -64,8 +66,22 @@ function readBody(payload, bodySpec, payloadBytesMax) {
   }
   // Native JSON.parse is right here: FSPIOP v1.1 carries amounts as strings, and a number
   // where the schema wants a string must stay a number so that the schema rejects it.
+  // Depth is checked before anything recursive (the schema, the event's JSON.stringify, the
+  // request hash) walks the body; V8 parses deep JSON without recursion, they do not.
+  if (exceedsJsonDepth(body, JSON_DEPTH_MAX)) return { failure: fspiopFailure(3100, `the body nests deeper than ${JSON_DEPTH_MAX} levels`) };
   if (!bodySpec.validate(body)) return { failure: schemaFailure(bodySpec.validate.errors, 'body') };
+  const outside = checkBodyLimits(body, limitedFields, { nowMs: receivedAt, expirationAheadMaxMs: limits.expirationAheadMaxMs });
+  if (outside) return { failure: fspiopFailure(outside.code, outside.detail) };
   return { body, rawBody };
+}
+
+/** The JSON request body schema of an operation in the OpenAPI document, or undefined. */
+function requestBodySchema(method, path) {
+  const { document } = fspiopSpec();
+  const lookUp = (reference) => reference.replace(/^#\//, '').split('/').reduce((parent, key) => parent?.[key], document);
+  let body = document.paths[path]?.[method.toLowerCase()]?.requestBody;
+  if (body?.$ref) body = lookUp(body.$ref);
+  return body?.content?.['application/json']?.schema;
 }
 
 function checkPathParameters(params, pathParameters) {
@@ -81,15 +97,19 @@ function checkPathParameters(params, pathParameters) {
  * Builds the validator for one route. `resource` is the FSPIOP resource the media types
  * must name (`transfers`, `quotes`, `parties`, `participants`); `method` and `path` name
  * the operation in the OpenAPI document (its path template, e.g. `/transfers/{ID}`);
- * `pathSchemas` optionally types path parameters with schemas of the document.
+ * `pathSchemas` optionally types path parameters with schemas of the document; `limits`
+ * holds `expirationAheadMaxMs` (config.inputLimits), how far ahead an `expiration` may lie.
  *
- * The validator takes `{ headers, params, payload }` (a hapi request fits: headers
- * lower-cased, payload a Buffer or absent) and returns `{ failure }` or
- * `{ headers, params, body, rawBody }` where headers is the forwarded subset.
+ * The validator takes `{ headers, params, payload, info }` (a hapi request fits: headers
+ * lower-cased, payload a Buffer or absent, `info.received` the arrival in epoch ms) and
+ * returns `{ failure }` or `{ headers, params, body, rawBody }` where headers is the
+ * forwarded subset.
  */
-export function createRequestValidator({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX }) {
+export function createRequestValidator({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {} }) {
   const operation = describeOperation(method, path, pathSchemas);
-  return function validateRequest({ headers, params, payload }) {
+  // Where the schema puts DateTime and Money values, found once per route, not per request.
+  const limitedFields = operation.body ? limitedFieldsOf(fspiopSpec().document, requestBodySchema(method, path)) : null;
+  return function validateRequest({ headers, params, payload, info }) {
     const headerProblem = checkFspiopHeaders(headers, { resource, required: operation.requiredHeaders });
     if (headerProblem) {
       const { code, detail, supportedVersions } = headerProblem;
@@ -97,7 +117,8 @@ export function createRequestValidator({ resource, method, path, pathSchemas = {
     }
     const pathProblem = checkPathParameters(params, operation.pathParameters);
     if (pathProblem) return { failure: pathProblem };
-    const read = operation.body ? readBody(payload, operation.body, payloadBytesMax) : { body: undefined, rawBody: undefined };
+    const reading = { payloadBytesMax, limitedFields, limits, receivedAt: info?.received ?? Date.now() };
+    const read = operation.body ? readBody(payload, operation.body, reading) : { body: undefined, rawBody: undefined };
     if (read.failure) return read;
     return { headers: pickForwardedHeaders(headers), params: { ...params }, body: read.body, rawBody: read.rawBody };
   };
@@ -108,9 +129,10 @@ export function createRequestValidator({ resource, method, path, pathSchemas = {
  * that its bytes can be forwarded unchanged. `handle(accepted, h, request)` runs only for
  * a valid request, with `accepted = { headers, params, body, rawBody, receivedAt }`
  * (`receivedAt`: epoch ms when the request arrived), and returns the hapi response.
+ * `limits` is passed to createRequestValidator().
  */
-export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, handle }) {
-  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax });
+export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, limits, handle }) {
+  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax, limits });
   const options = {
     handler: async (request, h) => {
       const result = validate(request);

@@ -122,6 +122,32 @@ function checkDate(value) {
   return parseHttpDate(value) === null ? problem(3101, 'Date must be an HTTP date such as Tue, 15 Nov 1994 08:12:31 GMT') : null;
 }
 
+// FspId is 1 to 32 characters in the API definition, and the switch onboards only names of
+// letters, digits, '.', '_' and '-' (the admin API's participant name): anything else, such
+// as a list of thousands of commas, can name no DFSP and would only poison what keys on it.
+const FSP_ID = /^[A-Za-z0-9_.-]{1,32}$/;
+
+function checkFspId(name) {
+  return (value) => (FSP_ID.test(String(value)) ? null : problem(3101, `${name} must be an FSP identifier of 1 to 32 letters, digits, '.', '_' or '-'`));
+}
+
+/**
+ * The longest value of a header the switch forwards onwards. A JWS FSPIOP-Signature with an
+ * RSA 4096 key is under 2,000 characters and W3C trace headers are under 600, so this only
+ * stops a client from making every later callback carry its padding.
+ */
+export const FORWARDED_HEADER_CHARS_MAX = 4096;
+
+function checkForwardedSizes(headers) {
+  for (const name of FORWARDED_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined && String(value).length > FORWARDED_HEADER_CHARS_MAX) {
+      return problem(3100, `${displayName(name)} header is longer than ${FORWARDED_HEADER_CHARS_MAX} characters`);
+    }
+  }
+  return null;
+}
+
 const DISPLAY_NAMES = Object.freeze({
   'content-type': 'Content-Type', accept: 'Accept', date: 'Date', 'fspiop-source': 'FSPIOP-Source',
   'fspiop-destination': 'FSPIOP-Destination',
@@ -134,12 +160,21 @@ function displayName(name) {
 /**
  * Applies the header rules to lower-cased request headers. `required` lists the header
  * names (lower-case) the OpenAPI operation marks as required. Returns null, or the first
- * problem found as `{ code, detail, supportedVersions? }`, checking Content-Type, Accept
- * and Date before the others so that the answer does not depend on header order.
+ * problem found as `{ code, detail, supportedVersions? }`: an oversized forwarded header
+ * first, then Content-Type, Accept and Date before the others, so that the answer does not
+ * depend on header order. FSPIOP-Source and FSPIOP-Destination, when present, must be FspIds.
  */
 export function checkFspiopHeaders(headers, { resource, required }) {
-  const checks = { 'content-type': (v) => checkContentType(v, resource), accept: (v) => checkAccept(v, resource), date: checkDate };
-  const names = [...new Set(['content-type', 'accept', 'date', ...required])];
+  const checks = {
+    'content-type': (v) => checkContentType(v, resource),
+    accept: (v) => checkAccept(v, resource),
+    date: checkDate,
+    'fspiop-source': checkFspId('FSPIOP-Source'),
+    'fspiop-destination': checkFspId('FSPIOP-Destination'),
+  };
+  const oversized = checkForwardedSizes(headers);
+  if (oversized) return oversized;
+  const names = [...new Set(['content-type', 'accept', 'date', ...required, 'fspiop-destination'])];
   for (const name of names) {
     const value = headers[name];
     // A callback (PUT, PATCH) expects no answer body, so its Accept means nothing; HTTP

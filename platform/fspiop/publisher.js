@@ -1,9 +1,10 @@
 // How an FSPIOP edge hands a request on: one event, produced and acknowledged by Kafka
 // (acks=all) before the DFSP hears 202/200 (DESIGN.md, "Processing contract"). A produce
-// that fails or takes longer than the configured time becomes a synchronous 503 with 2003,
-// so a DFSP is never left hanging and knows to retry. If the slow record does land later,
-// the retry is a duplicate with the same content, which the handlers already treat as a
-// resend rather than a new request.
+// that fails becomes a synchronous 503 with 2003, so a DFSP is never left hanging and knows
+// to retry. "Not stored" must mean the record can no longer land, or a DFSP that retries
+// with a new transferId pays twice: the producer gives a record up (enqueue wait plus
+// librdkafka's message.timeout.ms) before the edge's own deadline `timeoutMs`, both derived
+// from KAFKA_PRODUCE_TIMEOUT_MS in platform/config.js, so the deadline here is only a backstop.
 import { encodeEvent } from '../kafka/envelope.js';
 import { topicName } from '../kafka/topics.js';
 import { fspiopFailure } from './edge.js';
@@ -47,7 +48,16 @@ export function createEventPublisher({ producer, topicPrefix, timeoutMs, metrics
   const log = logger.child({ component: 'fspiop-publisher' });
   return {
     async publish(baseTopic, event) {
-      const record = { topic: topicName(topicPrefix, baseTopic), key: event.id, value: encodeEvent(event) };
+      const topic = topicName(topicPrefix, baseTopic);
+      let record;
+      try {
+        record = { topic, key: event.id, value: encodeEvent(event) };
+      } catch (error) {
+        // The edge's limits keep such a body out, so this is a request no event can carry
+        // (too deep for JSON.stringify, say): the DFSP hears why, and nothing is produced.
+        log.warn({ err: error, topic, id: event.id, action: event.action }, 'event could not be encoded');
+        return fspiopFailure(3100, 'the request cannot be carried as an event');
+      }
       try {
         await within(producer.produce([record]), timeoutMs);
       } catch (error) {

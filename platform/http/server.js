@@ -1,12 +1,40 @@
 // The HTTP base every process shares: /health, /metrics, request metrics, and one mapping
 // from framework errors (unknown route, payload too large, bad JSON) to FSPIOP errors, so
 // no caller ever sees a bare 500 or a non-FSPIOP error body.
+import http from 'node:http';
+import https from 'node:https';
 import Hapi from '@hapi/hapi';
 import { errorInformation, failureToFspiop } from '../fspiop/errors.js';
 import { parseJsonPreservingNumbers, stringifyJson, MalformedJsonError } from './json.js';
 import { FAILURE, failure } from '../domain/failures.js';
 
 export const PAYLOAD_BYTES_MAX = 64 * 1024;
+
+/**
+ * The most bytes of request line and headers a server reads (Node's own default, set here so
+ * that a runtime flag cannot widen it): an FSPIOP request needs about 2 KB even with a JWS
+ * signature, and each forwarded header is bounded again by the edge (headers.js).
+ */
+export const HEADER_BYTES_MAX = 16 * 1024;
+
+/**
+ * Node answers headers beyond HEADER_BYTES_MAX with a bare 431, and hapi's parser error
+ * handler with a bare 400; neither has a body a DFSP can read. This answers them with an
+ * FSPIOP error and leaves every other parser error to hapi's handler.
+ */
+function answerHeaderOverflowAsFspiop(listener) {
+  const frameworkHandlers = listener.listeners('clientError');
+  listener.removeAllListeners('clientError');
+  listener.on('clientError', (error, socket) => {
+    if (error.code === 'HPE_HEADER_OVERFLOW' && socket.writable) {
+      const body = JSON.stringify(errorInformation(3100, `the request headers exceed ${HEADER_BYTES_MAX} bytes`));
+      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n`
+        + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      return;
+    }
+    for (const handler of frameworkHandlers) handler.call(listener, error, socket);
+  });
+}
 
 /** Framework (Boom) statuses that have a specific FSPIOP meaning. */
 const BOOM_STATUS_TO_FSPIOP = Object.freeze({ 400: 3101, 404: 3002, 405: 3000, 413: 3104, 415: 3101 });
@@ -17,13 +45,16 @@ const BOOM_STATUS_TO_FSPIOP = Object.freeze({ 400: 3101, 404: 3002, 405: 3000, 4
  */
 export function createHttpServer({ port, host, tls, logger, metrics, health }) {
   if (!host) throw new Error('createHttpServer needs the host to bind to');
+  const listener = tls ? https.createServer({ ...tls, maxHeaderSize: HEADER_BYTES_MAX }) : http.createServer({ maxHeaderSize: HEADER_BYTES_MAX });
   const server = Hapi.server({
     port,
     host,
-    tls,
+    listener,
+    tls: Boolean(tls),
     routes: { payload: { maxBytes: PAYLOAD_BYTES_MAX } },
     router: { stripTrailingSlash: true },
   });
+  answerHeaderOverflowAsFspiop(server.listener);
   server.ext('onPreResponse', (request, h) => mapErrorResponse(request, h, logger));
   server.events.on('response', (request) => recordRequest(request, metrics));
   // Probes and Prometheus must reach these without a token, whatever else needs one.
