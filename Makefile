@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 
 .DEFAULT_GOAL := help
-.PHONY: help deps up infra-up down clean status test demo bench-transfers
+.PHONY: help deps up infra-up down clean status test demo bench-transfers fuzz
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -32,6 +32,9 @@ test: deps ## infrastructure up, then lint, unit and integration tests
 
 demo: deps up ## the switch up, then a demo transfer
 	@source scripts/env.sh && node scripts/demo.js
+
+fuzz: deps ## Schemathesis against the FSPIOP edges and the admin API of a switch of its own: FUZZ_SECONDS=1080 FUZZ_EXAMPLES= (per operation)
+	@bash scripts/fuzz.sh
 
 bench-transfers: deps infra-up ## transfers benchmark: MODE=kafka|http TRANSFERS=20000 IN_FLIGHT=1000 REPLICAS=1
 	@node perf/bench-transfers.js --mode=$(or $(MODE),kafka) --transfers=$(or $(TRANSFERS),20000) --in-flight=$(or $(IN_FLIGHT),1000) --replicas=$(or $(REPLICAS),1)

@@ -1,0 +1,174 @@
+// Fuzzes a real switch with Schemathesis and then checks that it survived.
+//   node test/fuzz/run.js --seconds 120 [--examples N] [--report-dir DIR]
+// The switch runs as in the integration tests (test/support/switch.js): every component a
+// child process on its own database and topic prefix, real Kafka and MariaDB, the admin API
+// in this process. Two DFSPs are onboarded with JWS keys and callback endpoints. The time is
+// split between four runs of Schemathesis: the FSPIOP v1.1 document of @mojaloop/api-snippets
+// (transfers, quotes, parties, participants) through the signing proxy (signed-proxy.js) as a
+// registered DFSP, with spoiled signatures, and as generated (raw headers, no or garbage
+// signatures); and the admin API from its own route table (admin-openapi.js) with the
+// read-write token. Pass: no 5xx anywhere (Schemathesis's not_a_server_error check, and the
+// proxy's own count), every process still the one started, a normal transfer and a quote
+// still complete with their callbacks, and the validity gate (perf/gate.js) afterwards.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { createAdminServer } from '../../ledger/admin-api/server.js';
+import { createMetrics } from '../../platform/metrics.js';
+import { setUpHub, onboardDfsp } from '../support/admin-api.js';
+import { startSwitch } from '../support/switch.js';
+import { startTestDfsp } from '../support/test-dfsp.js';
+import { hubKeyFiles, jwsKeyPair } from '../support/jws-keys.js';
+import { operatorTokens, testConfig } from '../support/environment.js';
+import { adminOpenApiDocument } from './admin-openapi.js';
+import { fuzzedFspiopDocument } from './fspiop-spec.js';
+import { startFuzzProxy } from './signing-proxy.js';
+import { checkAfterFuzz } from './survival.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const DFSPS = ['payerfsp', 'payeefsp'];
+const LIVENESS_DFSPS = ['livepayer', 'livepayee'];
+// Shares of the time budget; the signed slice gets the most because it goes deepest.
+const SLICES = [
+  { name: 'fspiop-signed', share: 0.4, proxy: 'signed' },
+  { name: 'fspiop-tampered', share: 0.1, proxy: 'tampered' },
+  { name: 'fspiop-raw', share: 0.15, proxy: 'raw' },
+  { name: 'admin-api', share: 0.35 },
+];
+
+const log = (line) => process.stdout.write(`[fuzz] ${line}\n`);
+
+function writeFspiopSpec(directory) {
+  const file = join(directory, 'fspiop-openapi.json');
+  writeFileSync(file, JSON.stringify(fuzzedFspiopDocument(), null, 2));
+  return file;
+}
+
+/** The admin API's document, from a server built (not started) over the switch's database. */
+function writeAdminSpec(sw, directory) {
+  const config = testConfig({ PORT: '0', DB_NAME: sw.admin.databaseName }, { operatorApi: true });
+  const server = createAdminServer({ db: sw.admin.db, config, logger: pino({ level: 'silent' }), metrics: createMetrics(config), hubPublicKey: hubKeyFiles().publicKey });
+  const file = join(directory, 'admin-openapi.json');
+  writeFileSync(file, JSON.stringify(adminOpenApiDocument(server.table()), null, 2));
+  return file;
+}
+
+/** Onboards `names` as DFSPs with keys and callback endpoints served by test DFSPs. */
+export async function startDfsps(sw, names) {
+  const urls = { transfers: sw.apiUrl, quotes: edgeUrl(sw, 'quoting'), parties: edgeUrl(sw, 'account-lookup') };
+  const dfsps = {};
+  for (const name of names) {
+    dfsps[name] = await startTestDfsp({ name, switchUrl: sw.apiUrl, urls });
+    await onboardDfsp(sw.admin.request, { name, endpointBase: dfsps[name].url, netDebitCap: '100000', fundsIn: '1000000' });
+  }
+  return dfsps;
+}
+
+const edgeUrl = (sw, name) => `http://127.0.0.1:${sw.ports.get(`${name}-0`)}`;
+
+/** Runs one Schemathesis slice; resolves to its exit code. Its output goes to `<dir>/<name>.log`. */
+async function runSchemathesis({ name, spec, url, seconds, examples, directory, extraArgs = [] }) {
+  const args = [
+    'run', spec, '--url', url, '--checks', 'not_a_server_error', '--max-time', String(Math.max(5, Math.round(seconds))),
+    '--workers', '2', '--request-timeout', '15', '--continue-on-failure', '--no-color', '--suppress-health-check', 'all',
+    '--generation-database', 'none', '--report', 'ndjson', '--report-ndjson-path', join(directory, `${name}.ndjson`),
+    ...(examples ? ['--max-examples', String(examples)] : []), ...extraArgs,
+  ];
+  const venv = process.env.FUZZ_VENV ?? join(ROOT, '.run', 'venv');
+  const child = spawn(join(venv, 'bin', 'st'), args, { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => { output += chunk; });
+  child.stderr.on('data', (chunk) => { output += chunk; });
+  const [code] = await once(child, 'exit');
+  writeFileSync(join(directory, `${name}.log`), output);
+  return { code, ...schemathesisOutcome(output) };
+}
+
+// Errors of Schemathesis that are about the switch, not about generating data: a request that
+// hung, or a connection the server dropped.
+const SERVER_SIDE_ERRORS = /Network Error|Timeout Error|Connection (reset|refused|aborted)|Read timed out/i;
+
+/** The failures (checks that failed) and server-side errors in a Schemathesis run's output. */
+function schemathesisOutcome(output) {
+  const closing = output.split('\n').reverse().find((line) => /=+ .* in [\d.]+s =+/.test(line)) ?? '';
+  const failures = Number(closing.match(/(\d+) failures?/)?.[1] ?? 0);
+  const serverSideErrors = (output.match(new RegExp(SERVER_SIDE_ERRORS.source, 'gi')) ?? []).length;
+  return { failures, serverSideErrors, closing: closing.replace(/=+/g, '').trim() };
+}
+
+async function fuzzSlices({ sw, seconds, examples, directory }) {
+  const edges = { transfers: sw.apiUrl, quotes: edgeUrl(sw, 'quoting'), accountLookup: edgeUrl(sw, 'account-lookup') };
+  const signers = DFSPS.map((name) => ({ name, privateKey: jwsKeyPair(name).privateKey }));
+  const adminSpec = writeAdminSpec(sw, directory);
+  const fspiopSpecFile = writeFspiopSpec(directory);
+  const results = [];
+  for (const slice of SLICES) {
+    // The admin API is reached through the proxy too (as it is), so that every slice's answers are counted.
+    const proxy = slice.proxy
+      ? await startFuzzProxy({ mode: slice.proxy, edges, dfsps: signers })
+      : await startFuzzProxy({ mode: 'raw', edges: { all: sw.admin.baseUrl } });
+    const started = Date.now();
+    log(`${slice.name}: ${Math.round(seconds * slice.share)} s`);
+    const run = await runSchemathesis({
+      name: slice.name, directory, examples, seconds: seconds * slice.share,
+      ...(slice.proxy
+        ? { spec: fspiopSpecFile, url: proxy.url }
+        : { spec: adminSpec, url: proxy.url, extraArgs: ['-H', `Authorization: Bearer ${operatorTokens().readWrite}`] }),
+    });
+    await proxy.close();
+    const requests = Object.values(proxy.statusCounts).reduce((sum, count) => sum + count, 0);
+    results.push({ slice: slice.name, ...run, seconds: Math.round((Date.now() - started) / 1000), requests, statusCounts: proxy.statusCounts, findings: proxy.findings });
+    log(`${slice.name}: ${requests} requests ${JSON.stringify(proxy.statusCounts)}; Schemathesis: ${run.closing}`);
+  }
+  return results;
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '120' }, examples: { type: 'string' }, 'report-dir': { type: 'string' } } });
+  const seconds = Number(values.seconds);
+  const directory = values['report-dir'] ?? join(ROOT, '.run', 'fuzz', new Date().toISOString().replace(/[:.]/g, '-'));
+  mkdirSync(directory, { recursive: true });
+  const started = Date.now();
+  const sw = await startSwitch();
+  let dfsps = {};
+  try {
+    await setUpHub(sw.admin.request);
+    dfsps = await startDfsps(sw, DFSPS);
+    const pids = new Map([...sw.processes].map(([key, child]) => [key, child.pid]));
+    const results = await fuzzSlices({ sw, seconds, examples: values.examples && Number(values.examples), directory });
+    // The admin slice may have deactivated, re-keyed or re-pointed the fuzzed DFSPs, as an
+    // operator may: the liveness checks use two DFSPs onboarded after the fuzzing.
+    Object.assign(dfsps, await startDfsps(sw, LIVENESS_DFSPS));
+    const survival = await checkAfterFuzz({ sw, dfsps, pids, edgeUrl: (name) => edgeUrl(sw, name) });
+    const requests = results.reduce((sum, result) => sum + result.requests, 0);
+    const verdict = verdictOf(results, survival);
+    const summary = { seconds: Math.round((Date.now() - started) / 1000), requests, pass: verdict.length === 0, failures: verdict, results, survival };
+    writeFileSync(join(directory, 'summary.json'), JSON.stringify(summary, null, 2));
+    log(`${summary.pass ? 'PASS' : 'FAIL'}: ${requests} requests in ${summary.seconds} s (report: ${directory})`);
+    for (const reason of verdict) log(`  - ${reason}`);
+    process.exitCode = summary.pass ? 0 : 1;
+  } finally {
+    await Promise.all(Object.values(dfsps).map((dfsp) => dfsp.close()));
+    await sw.stop();
+  }
+}
+
+/** Why the run failed, or an empty list. */
+function verdictOf(results, survival) {
+  const reasons = [];
+  for (const result of results) {
+    const serverErrors = Object.entries(result.statusCounts ?? {}).filter(([status]) => Number(status) >= 500);
+    if (result.failures > 0) reasons.push(`${result.slice}: ${result.failures} Schemathesis failures (see ${result.slice}.log)`);
+    if (result.serverSideErrors > 0) reasons.push(`${result.slice}: ${result.serverSideErrors} hung or dropped requests (see ${result.slice}.log)`);
+    for (const [status, count] of serverErrors) reasons.push(`${result.slice}: ${count} × HTTP ${status}`);
+  }
+  return [...reasons, ...survival.reasons];
+}
+
+main().catch((error) => {
+  log(`ERROR ${error.stack}`);
+  process.exit(1);
+});

@@ -1,0 +1,139 @@
+// A small HTTP proxy between the fuzzer and the three FSPIOP edges. Schemathesis generates
+// requests from the FSPIOP v1.1 document; unsigned, every one with a body would stop at the
+// signature check and prove little. In front of the edges this proxy routes each request by
+// its first path segment (transfers → api-adapter, quotes → quoting, parties and participants
+// → account-lookup) and, by mode:
+//   - 'signed': makes the FSPIOP headers those of a registered DFSP (content type and accept
+//     for the resource, Date, FSPIOP-Source one of the onboarded DFSPs, FSPIOP-Destination the
+//     other), names the DFSPs in a transfer's payerFsp/payeeFsp so that prepares reach the
+//     position handler, and signs the exact body with the source's key: the fuzzed body goes
+//     as deep as the switch lets it;
+//   - 'tampered': the same, then spoils the signature in one of several ways (another DFSP's
+//     key, a changed body byte, a cut signature, an unusable protected header): the
+//     verification path itself is fuzzed;
+//   - 'raw': forwards the request as generated (headers and signatures as Schemathesis made
+//     them).
+// Every answer's status is counted, and each 5xx is kept with the exact request that got it.
+import { createServer, request as httpRequest } from 'node:http';
+import { once } from 'node:events';
+import { parse, stringify } from 'lossless-json';
+import { signFspiopMessage } from '../../platform/fspiop/jws.js';
+
+const RESOURCES = Object.freeze({ transfers: 'transfers', quotes: 'quotes', parties: 'accountLookup', participants: 'accountLookup' });
+const STRIPPED = ['fspiop-signature', 'fspiop-uri', 'fspiop-http-method', 'content-length'];
+const KEPT_FINDINGS_MAX = 50;
+
+const media = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
+
+/** The FSPIOP headers of a registered DFSP for this request, over the fuzzed ones. */
+function dfspHeaders(headers, { method, resource, source, destination }) {
+  const fixed = { ...headers };
+  for (const name of STRIPPED) delete fixed[name];
+  fixed['content-type'] = media(resource, '1.1');
+  if (method === 'PUT') delete fixed.accept; else fixed.accept = media(resource, '1');
+  fixed.date = new Date().toUTCString();
+  fixed['fspiop-source'] = source;
+  fixed['fspiop-destination'] = destination;
+  return fixed;
+}
+
+/** A transfer prepare names the onboarded DFSPs, so that it reaches their positions. */
+function withDfspNames(body, resource, { source, destination }) {
+  if (resource !== 'transfers' || body.length === 0) return body;
+  try {
+    const parsed = parse(body.toString('utf8'));
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('payerFsp' in parsed)) return body;
+    return Buffer.from(stringify({ ...parsed, payerFsp: source, payeeFsp: destination }));
+  } catch {
+    return body;
+  }
+}
+
+const SPOILERS = [
+  (signature) => ({ ...signature, signature: signature.signature.slice(0, -4) }),
+  (signature) => ({ ...signature, protectedHeader: Buffer.from('{"alg":"none"}').toString('base64url') }),
+  (signature) => ({ ...signature, protectedHeader: Buffer.from('['.repeat(2000)).toString('base64url') }),
+  (signature) => ({ signature: signature.signature }),
+];
+
+/** Picks one DFSP pair per request, round robin, so both directions are exercised. */
+function pairFor(counter, dfsps) {
+  const source = dfsps[counter % dfsps.length];
+  return { source: source.name, destination: dfsps[(counter + 1) % dfsps.length].name, privateKey: source.privateKey };
+}
+
+async function prepareRequest(mode, req, body, { dfsps, counter }) {
+  const resource = req.url.split(/[/?]/)[1];
+  if (mode === 'raw' || !RESOURCES[resource]) return { headers: { ...req.headers }, body };
+  const pair = pairFor(counter, dfsps);
+  const headers = dfspHeaders(req.headers, { method: req.method, resource, ...pair });
+  const sent = withDfspNames(body, resource, pair);
+  if (sent.length === 0) return { headers, body: sent };
+  const spoil = mode === 'tampered' ? counter % (SPOILERS.length + 2) : -1;
+  // Spoilers 4 and 5 sign correctly, then with another DFSP's key or over other bytes.
+  const privateKey = spoil === SPOILERS.length ? pairFor(counter + 1, dfsps).privateKey : pair.privateKey;
+  const signedBody = spoil === SPOILERS.length + 1 ? Buffer.concat([sent, Buffer.from(' ')]) : sent;
+  const signature = await signFspiopMessage({ privateKey, method: req.method, uri: req.url, headers, body: signedBody });
+  if (spoil >= 0 && spoil < SPOILERS.length) {
+    signature['fspiop-signature'] = JSON.stringify(SPOILERS[spoil](JSON.parse(signature['fspiop-signature'])));
+  }
+  return { headers: { ...headers, ...signature }, body: sent };
+}
+
+function forward(target, { method, url, headers, body }) {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(`${target}${url}`, { method, headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/**
+ * Starts a proxy in `mode` ('signed', 'tampered' or 'raw') in front of `edges`
+ * ({ transfers, quotes, accountLookup } base URLs, or `all`: one upstream for every path, as
+ * for the admin API in 'raw' mode); `dfsps` are `[{ name, privateKey }]`.
+ * Returns `{ url, statusCounts, findings, close() }`.
+ */
+export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
+  const statusCounts = {};
+  const findings = [];
+  let counter = 0;
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    counter += 1;
+    const resource = req.url.split(/[/?]/)[1];
+    const target = edges.all ?? edges[RESOURCES[resource]] ?? edges.transfers;
+    let outgoing;
+    let answer;
+    try {
+      outgoing = { method: req.method, url: req.url, ...await prepareRequest(mode, req, Buffer.concat(chunks), { dfsps, counter }) };
+      answer = await forward(target, outgoing);
+    } catch (error) {
+      // The edge closed the connection or the request could not be sent: a finding (502).
+      answer = { status: 502, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`fuzz proxy: ${error.message}`) };
+    }
+    statusCounts[answer.status] = (statusCounts[answer.status] ?? 0) + 1;
+    if (answer.status >= 500 && findings.length < KEPT_FINDINGS_MAX) {
+      findings.push({ mode, status: answer.status, answer: answer.body.toString('utf8').slice(0, 500), method: outgoing?.method ?? req.method, url: req.url, headers: outgoing?.headers ?? req.headers, body: (outgoing?.body ?? Buffer.concat(chunks)).toString('utf8').slice(0, 4000) });
+    }
+    const headers = { ...answer.headers };
+    delete headers['transfer-encoding'];
+    delete headers.connection;
+    res.writeHead(answer.status, headers);
+    res.end(answer.body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    statusCounts,
+    findings,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
+}
