@@ -3,8 +3,11 @@
 // but arrives through topic-notification-retry once the DFSP is back, signed by the hub; and a
 // notification whose `to` is a flood of commas (a junk FSPIOP-Source) is an unknown DFSP,
 // counted and skipped, so the next normal callback goes out once and the pipeline never rewinds.
+// The handler reads the admin API through an HTTP proxy that refuses long URIs with a bare
+// 414, as an ingress in front of it does (nginx: "414 Request-URI Too Large", not FSPIOP).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +24,7 @@ import { hubSigningEnv } from '../support/jws-keys.js';
 
 const HANDLER = fileURLToPath(new URL('../../handlers/notification/main.js', import.meta.url));
 const RETRY_BACKOFF_MS = 1_000;
+const PROXY_URI_LENGTH_MAX = 256;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const config = testConfig();
@@ -40,6 +44,24 @@ async function waitFor(description, predicate, timeoutMs, intervalMs = 50) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}\n${handler?.output.slice(-3000) ?? ''}`);
     await sleep(intervalMs);
   }
+}
+
+/** The ingress: forwards GETs to the admin API, and answers a long URI itself with HTML. */
+async function startAdminProxy(targetUrl) {
+  const server = http.createServer((request, response) => {
+    if (request.url.length > PROXY_URI_LENGTH_MAX) {
+      response.writeHead(414, { 'content-type': 'text/html' }).end('<html><body><h1>414 Request-URI Too Large</h1></body></html>');
+      return;
+    }
+    fetch(`${targetUrl}${request.url}`, { headers: { authorization: request.headers.authorization ?? '' } }).then(async (answer) => {
+      response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' }).end(await answer.text());
+    }, () => response.writeHead(502).end());
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
 }
 
 function startHandler() {
@@ -80,6 +102,8 @@ before(async () => {
   await setUpHub(admin.request);
   payer = await startRecordingServer({ name: 'payerfsp' });
   servers.push(payer);
+  const proxy = await startAdminProxy(admin.baseUrl);
+  servers.push(proxy);
   // flakyfsp's endpoints point at a port nothing listens on yet: every call is refused.
   flakyPort = await freePort();
   await onboardDfsp(admin.request, { name: 'payerfsp', endpointBase: payer.url, fundsIn: '' });
@@ -87,7 +111,7 @@ before(async () => {
   Object.assign(env, {
     DB_PASSWORD: config.db.password, KAFKA_BROKERS: config.kafka.brokers,
     KAFKA_TOPIC_PREFIX: await createTestTopics(() => createAdminClient(config.kafka)),
-    KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, OPERATOR_TOKEN_READ_ONLY: operatorTokens().readOnly,
+    KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: proxy.url, OPERATOR_TOKEN_READ_ONLY: operatorTokens().readOnly,
     PORT: String(await freePort()), CALLBACK_TIMEOUT_MS: '2000', CALLBACK_RETRIES: '1', CALLBACK_RETRY_BACKOFF_MS: '50',
     NOTIFICATION_RETRY_BACKOFF_MS: String(RETRY_BACKOFF_MS), LOG_LEVEL: 'warn', JWS_VERIFICATION: 'required', ...hubSigningEnv(),
   });
