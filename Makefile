@@ -45,3 +45,7 @@ perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (
 
 soak: deps up ## 1,000,000 transfers at TPS=45 (this machine's sustainable rate) against `make up` (perf/run.js --profile soak)
 	@source scripts/env.sh && node perf/run.js --profile soak --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),1000000) --mode $(or $(MODE),full)
+
+.PHONY: dead-letters
+dead-letters: ## list dead letters (ARGS="list [handler]"), or replay them after a fix (ARGS="replay <handler> all|<offset> ...")
+	@source scripts/env.sh && node scripts/dead-letters.js $(or $(ARGS),list)

@@ -302,17 +302,21 @@ function readDatabase(env) {
   };
 }
 
+const LIBRDKAFKA_TIMEOUT_SCAN_MS = 1000;
+
 /**
  * How long a produce may take, from one setting so that the parts cannot drift apart: an edge
  * answers 503 (2003, "not stored, retry") after `produceTimeoutMs` at the latest, and every
  * producer gives a record up before that (`enqueueTimeoutMs` waiting for room in librdkafka's
- * queue, then `messageTimeoutMs`, librdkafka's message.timeout.ms), leaving a tenth for the
+ * queue, then `messageTimeoutMs`, librdkafka's message.timeout.ms), leaving time for the
  * delivery report to arrive. So the edge's 503 comes only once the record can no longer land.
  */
 function readProduceTimeouts(env) {
-  const produceTimeoutMs = readInteger(env, 'KAFKA_PRODUCE_TIMEOUT_MS', 10000, { min: 100, max: 600000 });
+  const produceTimeoutMs = readInteger(env, 'KAFKA_PRODUCE_TIMEOUT_MS', 10000, { min: 2000, max: 600000 });
   const enqueueTimeoutMs = Math.floor(produceTimeoutMs / 10);
-  const reportGraceMs = Math.floor(produceTimeoutMs / 10);
+  // librdkafka looks for timed-out records once a second (a topic it cannot reach, say), so a
+  // record's failure may be reported up to a second after message.timeout.ms.
+  const reportGraceMs = LIBRDKAFKA_TIMEOUT_SCAN_MS + Math.floor(produceTimeoutMs / 10);
   return { produceTimeoutMs, enqueueTimeoutMs, messageTimeoutMs: produceTimeoutMs - enqueueTimeoutMs - reportGraceMs };
 }
 
@@ -360,6 +364,9 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
       batchSizeMax: readInteger(env, 'KAFKA_BATCH_SIZE_MAX', 500, { min: 1, max: 100000 }),
       batchWaitMs: readInteger(env, 'KAFKA_BATCH_WAIT_MS', 5, { min: 0, max: 10000 }),
       ...readProduceTimeouts(env),
+      // A message that fails this many times for a reason other than an outage is set aside.
+      deadLetterAfterFailures: readInteger(env, 'DEAD_LETTER_AFTER_FAILURES', 3, { min: 1, max: 100 }),
+      handlerStuckAfterMs: readInteger(env, 'HANDLER_STUCK_AFTER_MS', 60000, { min: 1000 }),
     },
     notification: readNotification(env),
     accountLookup: readAccountLookup(env),

@@ -9,6 +9,8 @@ import { createHttpServer } from './http/server.js';
 import { createProducer } from './kafka/producer.js';
 import { startBatchConsumer } from './kafka/consumer.js';
 import { decodeEvent, isMalformedEvent } from './kafka/envelope.js';
+import { createDeadLetterSink } from './kafka/dead-letters.js';
+import { isTransientFailure } from './transient-failures.js';
 import { TOPIC, topicName } from './kafka/topics.js';
 import { exitOnSignal } from './shutdown.js';
 
@@ -47,7 +49,7 @@ async function healthOf(db, work) {
   } catch {
     datastore = 'DOWN';
   }
-  return { datastore, kafka: work.healthy() ? 'OK' : 'DOWN' };
+  return { datastore, kafka: work.healthy() ? 'OK' : 'DOWN', consumer: (work.stuckForMs?.() ?? 0) > 0 ? 'STUCK' : 'OK' };
 }
 
 /**
@@ -56,8 +58,11 @@ async function healthOf(db, work) {
  * passed to `handleEvents`; the consumer commits offsets only after it resolved. Topics
  * consumed together must be keyed alike with equal partition counts, so that one member
  * gets the same partitions of each (range assignment) and sees one key's events in order.
+ * A message that keeps failing for a reason other than an outage becomes a dead letter on
+ * the handler's dead-letter topic, together with what `finishDeadLetter(event, error)`
+ * returns: the records that end the transfer or quote it concerned.
  */
-export async function consumeEvents({ name, subscribeTo, config, logger, metrics, handleEvents }) {
+export async function consumeEvents({ name, subscribeTo, config, logger, metrics, producer, handleEvents, finishDeadLetter }) {
   const batchSize = new metrics.client.Histogram({
     name: 'handler_batch_size', help: 'Events per consumed batch.', labelNames: ['handler'],
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], registers: [metrics.registry],
@@ -68,6 +73,7 @@ export async function consumeEvents({ name, subscribeTo, config, logger, metrics
   });
   let connected = false;
   const consumer = await startBatchConsumer({
+    ...deadLetterOptions({ name, subscribeTo, config, logger, metrics, producer, finishDeadLetter }),
     kafka: config.kafka,
     groupId: `${config.kafka.groupPrefix}-${name}`,
     topics: subscribeTo,
@@ -82,7 +88,41 @@ export async function consumeEvents({ name, subscribeTo, config, logger, metrics
   });
   connected = true;
   registerConsumerLag(metrics, { handler: name, consumer });
-  return { stop: () => consumer.stop(), healthy: () => connected, stats: () => consumer.stats() };
+  return {
+    stop: () => consumer.stop(), healthy: () => connected, stats: () => consumer.stats(), stuckForMs: () => consumer.stuckForMs(),
+  };
+}
+
+/**
+ * The consumer options that turn a message failing for good into a dead letter: the sink,
+ * the settings, the failure classification, and a counter the alert rules watch.
+ */
+export function deadLetterOptions({ name, subscribeTo, config, logger, metrics, producer, finishDeadLetter }) {
+  const deadLetters = metrics.registry.getSingleMetric('handler_dead_letters_total') ?? new metrics.client.Counter({
+    name: 'handler_dead_letters_total', help: 'Messages a handler set aside as dead letters, by handler and source topic.',
+    labelNames: ['handler', 'topic'], registers: [metrics.registry],
+  });
+  const baseTopic = (topic) => topic.slice(config.kafka.topicPrefix.length);
+  // Zero from the start, so the alert's expression has data before anything goes wrong.
+  for (const topic of subscribeTo) deadLetters.inc({ handler: name, topic: baseTopic(topic) }, 0);
+  const finish = async (message, error) => {
+    let event;
+    try {
+      event = decodeEvent(message.value);
+    } catch {
+      return [];
+    }
+    return finishDeadLetter ? finishDeadLetter(event, error) : [];
+  };
+  return {
+    deadLetter: createDeadLetterSink({
+      handler: name, producer, topicPrefix: config.kafka.topicPrefix, logger, finish,
+      onDeadLetter: (message) => deadLetters.inc({ handler: name, topic: baseTopic(message.topic) }),
+    }),
+    isTransient: isTransientFailure,
+    deadLetterAfterFailures: config.kafka.deadLetterAfterFailures,
+    stuckAfterMs: config.kafka.handlerStuckAfterMs,
+  };
 }
 
 export function decodeEvents(messages, logger) {

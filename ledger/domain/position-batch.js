@@ -109,7 +109,8 @@ function abort(event, transfer, { now }) {
     : [tell.forwardError(transfer.transferId, transfer.payerFsp, event.message)];
   return {
     change: { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'ABORT' },
-    update: update(transfer, S.abortedError, { completedAt: now }),
+    // A failure decided by the switch is stored with the abort, so a redelivery tells the same.
+    update: update(transfer, S.abortedError, { completedAt: now, ...(event.failure ? { failure: event.failure } : {}) }),
     outcomes,
   };
 }

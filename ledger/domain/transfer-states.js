@@ -36,7 +36,9 @@ const TRANSITIONS = Object.freeze({
     // A reservation ends through the fulfil handler (fulfil or error) or the timeout handler;
     // the position handler then commits or releases it.
     [S.reserved]: [S.receivedFulfil, S.receivedError, S.reservedTimeout],
-    [S.receivedFulfil]: [S.committed],
+    // A fulfilled transfer commits; only if the switch cannot apply the commit at all (its
+    // message is set aside as a dead letter) does the position handler release it instead.
+    [S.receivedFulfil]: [S.committed, S.abortedError],
     [S.receivedError]: [S.abortedError],
     [S.reservedTimeout]: [S.expiredReserved],
   }),

@@ -153,23 +153,98 @@ async function rewind(ctx, ranges) {
   }
 }
 
-/** Runs one batch through the handler; returns whether it succeeded and was committed. */
+/**
+ * Runs one batch through the handler; returns whether it succeeded and was committed. A
+ * failure a retry may cure (a database or broker outage) rewinds the batch, to be retried
+ * without limit. Any other failure is a message the handler cannot process: the batch's
+ * messages are then taken one at a time, so the rest go through and the poison one, after
+ * `deadLetterAfterFailures` attempts, is set aside as a dead letter and the partition moves on.
+ */
 async function processBatch(ctx, rawMessages) {
   const messages = rawMessages.map(toMessage);
   const ranges = partitionRanges(messages);
-  try {
-    await ctx.handleBatch(messages);
-  } catch (error) {
-    ctx.counters.failedBatches += 1;
-    ctx.log.error({ err: error, size: messages.length, partitions: ranges }, 'batch failed; rewinding to retry it');
+  ctx.busySinceMs = Date.now();
+  const settled = await handleOrIsolate(ctx, messages, ranges);
+  ctx.busySinceMs = null;
+  if (!settled) {
+    ctx.failingSinceMs ??= Date.now();
     await rewind(ctx, ranges);
     return false;
   }
+  ctx.failingSinceMs = null;
   commitBatch(ctx, ranges);
   ctx.counters.batches += 1;
   ctx.counters.messages += messages.length;
   ctx.counters.lastBatchSize = messages.length;
   return true;
+}
+
+/** Resolves to true once every message is handled or dead-lettered; false to retry the batch. */
+async function handleOrIsolate(ctx, messages, ranges) {
+  try {
+    await ctx.handleBatch(messages);
+    return true;
+  } catch (error) {
+    ctx.counters.failedBatches += 1;
+    if (!ctx.deadLetter || ctx.isTransient(error)) {
+      ctx.log.error({ err: error, size: messages.length, partitions: ranges }, 'batch failed; it will be retried');
+      return false;
+    }
+    ctx.log.warn({ err: error, size: messages.length, partitions: ranges }, 'batch failed with an error a retry may not cure; handling its messages one at a time');
+    // A lone message has had its first attempt already.
+    return settleOneByOne(ctx, messages, messages.length === 1 ? 1 : 0, error);
+  }
+}
+
+async function settleOneByOne(ctx, messages, firstFailures, firstError) {
+  for (const message of messages) {
+    if (!(await settleAlone(ctx, message, firstFailures, firstError))) return false;
+  }
+  return true;
+}
+
+/**
+ * One message on its own: retried with back-off while its failures are transient (without
+ * limit: the outage will end), dead-lettered once it has failed `deadLetterAfterFailures`
+ * times for any other reason. Gives up (false) when the consumer stops or loses the
+ * partitions, leaving the message uncommitted for whoever consumes it next.
+ */
+async function settleAlone(ctx, message, firstFailures, firstError) {
+  let failures = firstFailures;
+  let attempts = firstFailures;
+  let lastError = firstError;
+  while (failures < ctx.deadLetterAfterFailures) {
+    if (ctx.stopping || ctx.revoking) return false;
+    if (attempts > 0) await ctx.sleeper.sleep(backoffMs(attempts));
+    if (ctx.stopping || ctx.revoking) return false;
+    attempts += 1;
+    try {
+      await ctx.handleBatch([message]);
+      return true;
+    } catch (error) {
+      lastError = error;
+      if (ctx.isTransient(error)) ctx.failingSinceMs ??= Date.now();
+      else failures += 1;
+    }
+  }
+  return deadLetterMessage(ctx, message, lastError, failures);
+}
+
+/** Hands the message to the dead-letter sink; a sink that cannot write yet (Kafka down) is retried. */
+async function deadLetterMessage(ctx, message, error, failures) {
+  for (let attempt = 1; !ctx.stopping; attempt += 1) {
+    try {
+      await ctx.deadLetter(message, error, failures);
+      ctx.counters.deadLetters += 1;
+      const { topic, partition, offset } = message;
+      ctx.log.error({ err: error, topic, partition, offset, failures }, 'message set aside as a dead letter');
+      return true;
+    } catch (sinkError) {
+      ctx.log.warn({ err: sinkError, topic: message.topic, partition: message.partition, offset: message.offset, attempt }, 'writing a dead letter failed; retrying');
+      await ctx.sleeper.sleep(backoffMs(attempt));
+    }
+  }
+  return false;
 }
 
 /** Consumes; a consume error (broker unreachable, say) backs off rather than spinning. */
@@ -210,12 +285,13 @@ async function runLoop(ctx) {
  * off: the failed batch and everything after it come again (at least once).
  */
 async function runPipelinedLoop(ctx) {
-  const pending = [];
+  const { pending } = ctx;
   let failures = 0;
   while (!ctx.stopping) {
     commitFinishedPrefix(ctx, pending);
     if (pending.some((entry) => entry.failed)) {
       failures += 1;
+      ctx.failingSinceMs ??= Date.now();
       await recoverPipeline(ctx, pending, failures);
       continue;
     }
@@ -250,16 +326,14 @@ function unsettledBytes(pending) {
 
 function startPipelinedBatch(ctx, messages) {
   const bytes = messages.reduce((sum, { value }) => sum + (value?.length ?? 0), 0);
-  const entry = { ranges: partitionRanges(messages), bytes, settled: false, failed: false };
+  const entry = { ranges: partitionRanges(messages), bytes, settled: false, failed: false, startedAtMs: Date.now() };
   ctx.counters.lastBatchSize = messages.length;
-  entry.done = Promise.resolve().then(() => ctx.handleBatch(messages)).then(() => {
-    entry.settled = true;
+  entry.done = Promise.resolve().then(() => handleOrIsolate(ctx, messages, entry.ranges)).then((handled) => {
+    Object.assign(entry, { settled: true, failed: !handled });
+    if (!handled) return;
+    ctx.failingSinceMs = null;
     ctx.counters.batches += 1;
     ctx.counters.messages += messages.length;
-  }, (error) => {
-    Object.assign(entry, { settled: true, failed: true });
-    ctx.counters.failedBatches += 1;
-    ctx.log.error({ err: error, size: messages.length, partitions: entry.ranges }, 'batch failed; it will be redelivered');
   });
   return entry;
 }
@@ -353,12 +427,14 @@ export async function startBatchConsumer({
   kafka, groupId, topics, logger, handleBatch,
   batchSizeMax = kafka.batchSizeMax, batchWaitMs = kafka.batchWaitMs,
   sessionTimeoutMs = 10_000, onRebalance, pipelineDepthMax = 1, inFlightBytesMax = Infinity,
+  deadLetter, isTransient = () => true, deadLetterAfterFailures = 3, stuckAfterMs = 60_000,
 }) {
   const ctx = {
     log: logger.child({ component: 'kafka-consumer', groupId, topics }),
     handleBatch, batchSizeMax, onRebalance, pipelineDepthMax, inFlightBytesMax,
-    stopping: false, revoking: false, inFlight: null,
-    counters: { batches: 0, messages: 0, lastBatchSize: 0, failedBatches: 0 },
+    deadLetter, isTransient, deadLetterAfterFailures,
+    stopping: false, revoking: false, inFlight: null, pending: [], busySinceMs: null, failingSinceMs: null,
+    counters: { batches: 0, messages: 0, lastBatchSize: 0, failedBatches: 0, deadLetters: 0 },
   };
   ctx.sleeper = createSleeper(() => ctx.stopping);
   ctx.consumer = new Kafka.KafkaConsumer(
@@ -386,7 +462,20 @@ export async function startBatchConsumer({
     },
     stats: () => ({ ...ctx.counters }),
     lagByTopic: () => lagByTopic(ctx.consumer),
+    stuckForMs: () => stuckForMs(ctx, stuckAfterMs),
   };
+}
+
+/**
+ * How long the consumer has made no progress on work it holds (a batch running, or failing
+ * and retried), once that exceeds `stuckAfterMs`; 0 otherwise. A hung handler or an outage
+ * that outlasts the bound then shows in /health, where Kubernetes can act on it.
+ */
+function stuckForMs(ctx, stuckAfterMs) {
+  const starts = [ctx.busySinceMs, ctx.failingSinceMs, ...ctx.pending.filter((entry) => !entry.settled).map((entry) => entry.startedAtMs)];
+  const oldest = Math.min(...starts.filter((start) => start !== null));
+  const forMs = Number.isFinite(oldest) ? Date.now() - oldest : 0;
+  return forMs > stuckAfterMs ? forMs : 0;
 }
 
 /**

@@ -119,7 +119,7 @@ function flushAndDisconnect(producer, poller, openCalls, log) {
       producer.disconnect((error) => {
         poller.clear();
         // A record still unreported after the flush is not known to be durable.
-        const lost = new Error('kafka producer disconnected before delivery was confirmed');
+        const lost = Object.assign(new Error('kafka producer disconnected before delivery was confirmed'), { transient: true });
         for (const call of [...openCalls]) call.settle(lost, call.remaining);
         if (error) reject(error);
         else resolve();

@@ -11,6 +11,15 @@ export const TOPIC = Object.freeze({
   quotesPut: 'topic-quotes-put',
 });
 
+/** The handlers that consume topics, each with a dead-letter topic of its own. */
+export const DEAD_LETTER_HANDLERS = Object.freeze(['prepare', 'position', 'fulfil', 'quoting-handler', 'notification']);
+
+/** The base name of a handler's dead-letter topic (platform/kafka/dead-letters.js). */
+export function deadLetterTopicBase(handler) {
+  if (!DEAD_LETTER_HANDLERS.includes(handler)) throw new Error(`${handler} has no dead-letter topic`);
+  return `topic-dead-letter-${handler}`;
+}
+
 const LOCAL_PARTITIONS = Object.freeze({
   [TOPIC.transferPrepare]: 4,
   [TOPIC.transferFulfil]: 4,
@@ -19,6 +28,8 @@ const LOCAL_PARTITIONS = Object.freeze({
   [TOPIC.notificationRetry]: 4,
   [TOPIC.quotesPost]: 4,
   [TOPIC.quotesPut]: 4,
+  // Dead letters are rare and read by an operator, in order: one partition each.
+  ...Object.fromEntries(DEAD_LETTER_HANDLERS.map((handler) => [deadLetterTopicBase(handler), 1])),
 });
 
 /** The name a topic has on the broker: a prefix lets test runs use topics of their own. */

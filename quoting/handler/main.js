@@ -3,12 +3,14 @@
 // member, in order (see consumeEvents).
 import { consumeEvents, runHandlerProcess } from '../../platform/handler-runtime.js';
 import { createQuotingHandler } from './handler.js';
+import { createQuoteDeadLetterFinisher } from './dead-letters.js';
 
 await runHandlerProcess({
   name: 'quoting-handler',
   defaultPort: 4241,
   start: (deps) => consumeEvents({
     ...deps, name: 'quoting-handler', subscribeTo: [deps.topics.quotesPost, deps.topics.quotesPut],
+    finishDeadLetter: createQuoteDeadLetterFinisher({ ...deps, hubName: deps.config.hubName }),
     handleEvents: createQuotingHandler({ ...deps, hubName: deps.config.hubName, persist: deps.config.quotes.persist }),
   }),
 });

@@ -1,0 +1,24 @@
+// Ends the transfer a dead-lettered message concerned (ledger/domain/dead-letters.js): the
+// transfer is locked, the decision applied in one transaction, and the records that release
+// it or tell its parties are returned for the dead-letter sink to produce with the dead letter.
+import { decideDeadLetteredTransfer } from '../ledger/domain/dead-letters.js';
+import { applyStateUpdates, findTransfers } from '../ledger/repositories/transfers.js';
+import { FAILURE, failure } from '../platform/domain/failures.js';
+import { notificationRecords, positionRecords } from './transfer-records.js';
+
+/** `finishDeadLetter(event, error)` for the prepare, position and fulfil handlers. */
+export function createTransferDeadLetterFinisher({ db, topics, hubName, clock = () => new Date() }) {
+  return async function finishDeadLetter(event) {
+    const now = clock();
+    // The cause stays in the operator's dead-letter record; a DFSP learns only that the
+    // switch failed, not its internals.
+    const failed = failure(FAILURE.processingFailed, `the switch could not process this ${event.type} message; it was set aside for the operator`);
+    const decision = await db.transaction(async (trx) => {
+      const transfers = await findTransfers(trx, [event.id], { forUpdate: true });
+      const decided = decideDeadLetteredTransfer({ event, transfer: transfers.get(event.id), failure: failed, now });
+      await applyStateUpdates(trx, decided.stateUpdates, now);
+      return decided;
+    });
+    return [...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)];
+  };
+}
