@@ -17,6 +17,7 @@ import { createTestTopics, operatorTokens, testConfig, uniqueSuffix } from '../s
 import { startRecordingServer } from '../support/recording-server.js';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { createProducer } from '../../platform/kafka/producer.js';
+import { startBatchConsumer } from '../../platform/kafka/consumer.js';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { TOPIC, topicDefinitions, topicName } from '../../platform/kafka/topics.js';
 import { freePort } from '../../scripts/lib/ports.js';
@@ -167,4 +168,37 @@ test('a `to` of thousands of commas is an unknown DFSP; the next normal callback
   await sleep(3_000);
   assert.equal(payer.received.filter((call) => call.path === `/transfers/next-${run}`).length, 1, 'delivered exactly once');
   assert.doesNotMatch(handler.output, /batch failed/, 'no batch failed');
+});
+
+test('a pipelined consumer with inFlightBytesMax holds no more message bytes than that, plus one batch', { timeout: 40_000 }, async (t) => {
+  const topic = topicName(env.KAFKA_TOPIC_PREFIX, TOPIC.notificationRetry);
+  const valueBytes = 10_000;
+  const count = 200;
+  const inFlightBytesMax = 100_000;
+  const batchSizeMax = 5;
+  await producer.produce(Array.from({ length: count }, (_, index) => ({ topic, key: `k${index}`, value: Buffer.alloc(valueBytes, 97) })));
+  // Each batch is held until the test has seen the pipeline fill, as a slow DFSP would hold it.
+  const held = [];
+  let heldBytes = 0;
+  let heldBytesMax = 0;
+  let consumed = 0;
+  const consumer = await startBatchConsumer({
+    kafka: config.kafka, groupId: `test-bytes-${uniqueSuffix()}`, topics: [topic], logger: pino({ level: 'warn' }),
+    batchSizeMax, pipelineDepthMax: 1_000, inFlightBytesMax,
+    handleBatch: (messages) => new Promise((resolve) => {
+      const bytes = messages.reduce((sum, message) => sum + message.value.length, 0);
+      heldBytes += bytes;
+      heldBytesMax = Math.max(heldBytesMax, heldBytes);
+      consumed += messages.length;
+      held.push(() => { heldBytes -= bytes; resolve(); });
+    }),
+  });
+  t.after(() => consumer.stop());
+  while (consumed < count) {
+    await sleep(200);
+    held.splice(0, Math.ceil(held.length / 2)).forEach((release) => release());
+  }
+  held.splice(0).forEach((release) => release());
+  t.diagnostic(`at most ${heldBytesMax} bytes held at once (bound ${inFlightBytesMax}, ${count * valueBytes} produced)`);
+  assert.ok(heldBytesMax <= inFlightBytesMax + batchSizeMax * valueBytes, `${heldBytesMax} bytes held at once`);
 });
