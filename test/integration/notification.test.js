@@ -129,6 +129,9 @@ before(async () => {
     KAFKA_TOPIC_PREFIX: await createTestTopics(() => createAdminClient(config.kafka)),
     KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, OPERATOR_TOKEN_READ_ONLY: operatorTokens().readOnly, PORT: String(await freePort()),
     CALLBACK_TIMEOUT_MS: String(CALLBACK_TIMEOUT_MS), CALLBACK_RETRIES: '1', CALLBACK_RETRY_BACKOFF_MS: '50', LOG_LEVEL: 'warn',
+    // Failed callbacks wait on the retry topic longer than this file runs, so each counts once
+    // here; notification-retry.test.js covers the retry topic.
+    NOTIFICATION_RETRY_BACKOFF_MS: '600000',
     JWS_VERIFICATION: 'required', ...hubSigningEnv(),
   });
   producer = createProducer({ kafka: config.kafka, logger: pino({ level: 'warn' }) });
