@@ -29,6 +29,9 @@ export function producerConfig(kafka, overrides = {}) {
     // HTTP request or a batch for librdkafka's default five minutes (a missing topic, say);
     // config.js derives it from KAFKA_PRODUCE_TIMEOUT_MS, below the edges' answer deadline.
     'message.timeout.ms': kafka.messageTimeoutMs ?? 30_000,
+    // A record for a topic the broker does not (yet) list waits for the topic this long, and
+    // message.timeout.ms does not end that wait, so it gets the same bound.
+    'topic.metadata.propagation.max.ms': kafka.messageTimeoutMs ?? 30_000,
     ...overrides,
   };
 }

@@ -306,12 +306,12 @@ test('/health reports Kafka and /metrics counts the events produced by topic', a
 
 test('a Kafka that cannot take the event gets a 503 with 2003 in bounded time, and /health says DOWN', { timeout: 30_000 }, async () => {
   // Topics that do not exist (auto-create is off) stand for a Kafka that cannot store the
-  // event: the record is not acknowledged within the edge's 1 s, and the edge gives up on
+  // event: the record is not acknowledged within the edge's 2 s, and the edge gives up on
   // its own. librdkafka fails the record itself a little later, so the producer's
   // disconnect does not wait for it.
   // Unsigned like the rest of this file: with verification on, the edge would ask the admin
   // API (not running here) for keys and answer 503 before Kafka was ever tried.
-  const config = testConfig({ KAFKA_TOPIC_PREFIX: `missing-${uniqueSuffix()}-`, PORT: '0', KAFKA_PRODUCE_TIMEOUT_MS: '1000', JWS_VERIFICATION: 'off' });
+  const config = testConfig({ KAFKA_TOPIC_PREFIX: `missing-${uniqueSuffix()}-`, PORT: '0', KAFKA_PRODUCE_TIMEOUT_MS: '2000', JWS_VERIFICATION: 'off' });
   const adapter = await startAdapter(config, { 'topic.metadata.propagation.max.ms': 2500, 'message.timeout.ms': 3000 });
   try {
     const startedAt = Date.now();
@@ -319,7 +319,7 @@ test('a Kafka that cannot take the event gets a 503 with 2003 in bounded time, a
     const elapsed = Date.now() - startedAt;
     assert.equal(response.status, 503, response.text);
     assert.equal(response.json.errorInformation.errorCode, '2003');
-    assert.ok(elapsed >= 950 && elapsed < 2400, `answered after ${elapsed} ms, by the edge's own timeout`);
+    assert.ok(elapsed >= 1950 && elapsed < 3400, `answered after ${elapsed} ms, by the edge's own timeout`);
     const health = await send({ port: adapter.port, method: 'GET', path: '/health' });
     assert.equal(health.status, 503);
     assert.deepEqual(health.json.services, [{ name: 'kafka', status: 'DOWN' }]);
