@@ -170,6 +170,17 @@ async function collectMetrics(dir, metricsUrls) {
   }
 }
 
+/** The payers' resends and GETs over every bridge process (`/stats`), for the gate's Kafka counts. */
+async function bridgeCounters(bridgePort, workers) {
+  const totals = { resent: 0, asked: 0 };
+  for (let index = 0; index < workers; index += 1) {
+    const stats = await (await fetch(`http://127.0.0.1:${bridgePort + index}/stats`, { signal: AbortSignal.timeout(5000) })).json();
+    totals.resent += stats.resent ?? 0;
+    totals.asked += stats.asked ?? 0;
+  }
+  return totals;
+}
+
 export function runName(profile, tps) {
   return `${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}-${profile}-${tps}tps`;
 }
@@ -213,8 +224,10 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const simulators = await startSimulators(env, settings.simWorkers);
   target.simulatorPid = simulators.pid;
   let measured;
+  let payerRetries;
   try {
     measured = await measure({ target, dir, env, log, jsonOutput: settings.jsonOutput !== false, during: options.during });
+    payerRetries = await bridgeCounters(bridgePort, settings.simWorkers);
   } finally {
     await simulators.stop();
   }
@@ -224,7 +237,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   if (open > 0) log(`${open} transfers of the run are still not final`);
   const summary = JSON.parse(readFileSync(`${dir}/summary.json`, 'utf8'));
   const completed = summary.metrics.completed_transactions?.values.count ?? 0;
-  const gate = await runGate({ db: target.db, runTag, completed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka), expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode] });
+  const gate = await runGate({ db: target.db, runTag, completed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka), expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries });
   printGate(gate, log);
   const marks = measured.faults?.marks ?? [];
   writeFileSync(`${dir}/run.json`, JSON.stringify({ run: { ...run, during: undefined }, runTag, gate, cpu: measured.cpu, startedAt: measured.startedAt, marks }, null, 2));

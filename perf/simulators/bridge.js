@@ -17,14 +17,54 @@ function finish(response, outcome, started) {
   return reply(response, 200, { ...outcome.body, elapsed });
 }
 
-/** Sends `request` to the switch and waits for the callback under `key`. */
-async function roundTrip(context, key, request) {
-  const waiting = context.correlator.wait(key, context.config.callbackTimeoutMs);
-  const sent = await sendAs(context.config, request.headers['fspiop-source'], request.url, request.method, request.headers, request.body);
-  if (sent.status !== 202) {
-    context.correlator.settle(key, { error: `switch answered ${sent.status}`, body: sent.text });
+// Answers after which the switch may still hold the request: 503 (2003, "could not be
+// stored; retry") comes when Kafka did not acknowledge in time, yet librdkafka may deliver the
+// record later; 0 is a connection lost before any answer. A payer must not take either as a
+// refusal: it resends the same request (same id and body, which the switch recognises as a
+// duplicate) until it is accepted or the callback arrives.
+const UNKNOWN_FATE = new Set([0, 503]);
+const RESEND_INTERVAL_MS = 1_000;
+// A payer that heard nothing asks GET /transfers/{ID} and waits this long for the answer.
+const GET_ANSWER_WAIT_MS = 10_000;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends `request` to the switch and waits for the callback under `key`. With `resend`, an
+ * answer of unknown fate is followed by the same request again (UNKNOWN_FATE); otherwise
+ * any answer but 202 settles the wait as a failure at once.
+ */
+async function roundTrip(context, key, request, { resend = false } = {}) {
+  let settled = false;
+  const waiting = context.correlator.wait(key, context.config.callbackTimeoutMs).finally(() => { settled = true; });
+  for (;;) {
+    const sent = await sendAs(context.config, request.headers['fspiop-source'], request.url, request.method, request.headers, request.body);
+    if (sent.status === 202) break;
+    if (!resend || !UNKNOWN_FATE.has(sent.status)) {
+      context.correlator.settle(key, { error: `switch answered ${sent.status}`, body: sent.text });
+      break;
+    }
+    await sleep(RESEND_INTERVAL_MS);
+    if (settled) break;
+    context.counters.resent += 1;
   }
   return waiting;
+}
+
+/**
+ * A payer that was not told how its transfer ended asks for it (GET /transfers/{ID}) as an
+ * FSPIOP payer does: the switch answers with the state it holds, so a transfer that was
+ * committed after all is known as such.
+ */
+async function askTransferState(context, payer, payee, transferId) {
+  const key = `transfers:${payer}:${transferId}`;
+  const waiting = context.correlator.wait(key, GET_ANSWER_WAIT_MS);
+  context.counters.asked += 1;
+  const headers = dfspHeaders('transfers', payer, payee);
+  const sent = await sendAs(context.config, payer, `${context.config.transfersUrl}/transfers/${transferId}`, 'GET', headers, undefined);
+  if (sent.status !== 202) context.correlator.settle(key, { timeout: true });
+  const outcome = await waiting;
+  return outcome.timeout || outcome.error === 'RESERVED' || outcome.error === 'RECEIVED' ? { timeout: true } : outcome;
 }
 
 function quoteRequest(context, { payer, payee, msisdn, amount, currency }) {
@@ -53,21 +93,22 @@ async function quote(context, params) {
   if (context.config.mode === 'transfer') {
     return { body: { quoteId: body.quoteId, transactionId: body.transactionId, ...quoteAnswer(context.config, params.payee, body) } };
   }
-  const outcome = await roundTrip(context, `quotes:${body.quoteId}`, {
+  const outcome = await roundTrip(context, `quotes:${params.payer}:${body.quoteId}`, {
     url: `${context.config.quotingUrl}/quotes`, method: 'POST', headers: dfspHeaders('quotes', params.payer, params.payee), body: JSON.stringify(body),
   });
   if (outcome.body && !outcome.error) outcome.body = { ...outcome.body, quoteId: body.quoteId, transactionId: body.transactionId };
   return outcome;
 }
 
-function transfer(context, { payer, payee, transferId, amount, currency, ilpPacket, condition }) {
+async function transfer(context, { payer, payee, transferId, amount, currency, ilpPacket, condition }) {
   const body = {
     transferId, payerFsp: payer, payeeFsp: payee, amount: { amount, currency }, ilpPacket, condition,
     expiration: new Date(Date.now() + context.config.expirationMs).toISOString(),
   };
-  return roundTrip(context, `transfers:${transferId}`, {
+  const outcome = await roundTrip(context, `transfers:${payer}:${transferId}`, {
     url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: dfspHeaders('transfers', payer, payee), body: JSON.stringify(body),
-  });
+  }, { resend: true });
+  return outcome.timeout ? askTransferState(context, payer, payee, transferId) : outcome;
 }
 
 /** Routes k6's calls: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers. */
