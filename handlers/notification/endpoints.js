@@ -13,6 +13,9 @@ export class EndpointLookupError extends Error {
     super(`endpoints of ${fsp}: ${message}`, options);
     this.name = 'EndpointLookupError';
     this.code = 'ENDPOINT_LOOKUP_FAILED';
+    // The admin API is away or misbehaving, not the message: retried without limit, never
+    // dead-lettered (platform/transient-failures.js).
+    this.transient = true;
   }
 }
 

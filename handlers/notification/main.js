@@ -16,6 +16,7 @@ import { createNotificationMetrics } from './metrics.js';
 import { createHubSigner, readHubSigningKey } from './hub-signature.js';
 import { createRetryHandler, createRetryScheduler, createRetryWaiter } from './retry.js';
 import { exitOnSignal } from '../../platform/shutdown.js';
+import { deadLetterOptions } from '../../platform/handler-runtime.js';
 
 const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, {
   defaultPort: 4301, usesDatabase: false, operatorTokens: ['readOnly'], signsAsHub: true,
@@ -64,7 +65,8 @@ let retryConsumer = null;
 let stopping = false;
 const server = createHttpServer({
   port: config.httpPort, host: config.httpHost, logger, metrics,
-  health: () => ({ kafkaConsumer: consumer && retryConsumer && !stopping ? 'OK' : 'DOWN' }),
+  // Only the main consumer can be stuck: retries wait for their time on purpose.
+  health: () => ({ kafkaConsumer: consumer && retryConsumer && !stopping ? 'OK' : 'DOWN', consumer: consumer?.stuckForMs() > 0 ? 'STUCK' : 'OK' }),
 });
 await server.start();
 
@@ -72,12 +74,15 @@ await server.start();
 // retries wait for their time; both are bounded in batches and in bytes.
 const pipeline = { pipelineDepthMax: settings.pipelineDepthMax, inFlightBytesMax: settings.inFlightBytesMax };
 const topic = topicName(config.kafka.topicPrefix, TOPIC.notificationEvent);
+// A notification that keeps failing for a reason other than an outage is set aside; a
+// callback has nothing further to finish.
+const deadLetters = deadLetterOptions({ name: 'notification', subscribeTo: [topic, retryTopic], config, logger, metrics, producer });
 consumer = await startBatchConsumer({
-  kafka: config.kafka, groupId: `${config.kafka.groupPrefix}-notification`, topics: [topic], logger, handleBatch, ...pipeline,
+  kafka: config.kafka, groupId: `${config.kafka.groupPrefix}-notification`, topics: [topic], logger, handleBatch, ...pipeline, ...deadLetters,
 });
 retryConsumer = await startBatchConsumer({
   kafka: config.kafka, groupId: `${config.kafka.groupPrefix}-notification-retry`, topics: [retryTopic], logger,
-  handleBatch: handleRetryBatch, ...pipeline,
+  handleBatch: handleRetryBatch, ...pipeline, ...deadLetters,
 });
 registerConsumerLag(metrics, { handler: 'notification', consumer });
 logger.info({ port: server.info.port, topic, retryTopic, adminApiUrl: config.adminApiUrl, hubSigns: Boolean(hubSigningKey) }, 'notification handler started');
