@@ -119,7 +119,7 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   assert.equal(config.DB_SSL, 'false');
   assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), {
     'topic-transfer-prepare': 12, 'topic-transfer-fulfil': 12, 'topic-transfer-position-batch': 8,
-    'topic-notification-event': 12, 'topic-quotes-post': 12, 'topic-quotes-put': 12,
+    'topic-notification-event': 12, 'topic-notification-retry': 12, 'topic-quotes-post': 12, 'topic-quotes-put': 12,
   });
   // Every DFSP is rate limited at the edges by default; the burst is left to its derived default.
   assert.deepEqual([config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST, JSON.parse(config.RATE_LIMIT_OVERRIDES_JSON)], ['1000', undefined, {}]);
