@@ -38,10 +38,14 @@ function producedCounter(metrics) {
   });
 }
 
+// librdkafka's RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE: a record over message.max.bytes.
+const ERR_MSG_SIZE_TOO_LARGE = 10;
+
 /**
  * `publish(baseTopic, event)` encodes the event, produces it keyed by `event.id` to the
  * prefixed topic, and resolves to null once Kafka acknowledged it, or to an
- * fspiopFailure(2003) when Kafka failed or did not answer within `timeoutMs`.
+ * fspiopFailure(2003) when Kafka failed or did not answer within `timeoutMs`, or 3104 when
+ * the event is larger than Kafka takes.
  */
 export function createEventPublisher({ producer, topicPrefix, timeoutMs, metrics, logger }) {
   const produced = producedCounter(metrics);
@@ -61,6 +65,12 @@ export function createEventPublisher({ producer, topicPrefix, timeoutMs, metrics
       try {
         await within(producer.produce([record]), timeoutMs);
       } catch (error) {
+        // Kafka refuses a record over its largest message at once, and would refuse the same
+        // request every time: the DFSP must hear that it is too large, not to retry it.
+        if (error?.code === ERR_MSG_SIZE_TOO_LARGE) {
+          log.warn({ err: error, topic: record.topic, id: event.id, action: event.action, bytes: record.value.length }, 'event larger than Kafka carries');
+          return fspiopFailure(3104, 'the request\'s event is larger than the largest message the switch carries; send a smaller request');
+        }
         log.warn({ err: error, topic: record.topic, id: event.id, action: event.action }, 'event not acknowledged by Kafka');
         return fspiopFailure(2003, 'the request could not be stored; retry later');
       }
