@@ -13,7 +13,9 @@
 //     verification path itself is fuzzed;
 //   - 'raw': forwards the request as generated (headers and signatures as Schemathesis made
 //     them).
-// Every answer's status is counted, and each 5xx is kept with the exact request that got it.
+// Every answer's status and FSPIOP error code are counted, and each 5xx other than the
+// switch's documented 501/2002 (an operation it does not serve) is kept with the exact request
+// that got it.
 import { createServer, request as httpRequest } from 'node:http';
 import { once } from 'node:events';
 import { parse, stringify } from 'lossless-json';
@@ -22,6 +24,7 @@ import { signFspiopMessage } from '../../platform/fspiop/jws.js';
 const RESOURCES = Object.freeze({ transfers: 'transfers', quotes: 'quotes', parties: 'accountLookup', participants: 'accountLookup' });
 const STRIPPED = ['fspiop-signature', 'fspiop-uri', 'fspiop-http-method', 'content-length'];
 const KEPT_FINDINGS_MAX = 50;
+const KEPT_BODY_BYTES_MAX = 70_000;
 
 const media = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
 
@@ -55,6 +58,18 @@ const SPOILERS = [
   (signature) => ({ ...signature, protectedHeader: Buffer.from('['.repeat(2000)).toString('base64url') }),
   (signature) => ({ signature: signature.signature }),
 ];
+
+/** The FSPIOP error code of an answer, if it carries one. */
+function errorCodeOf(answer) {
+  try {
+    return JSON.parse(answer.body.toString('utf8'))?.errorInformation?.errorCode;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A server error by the switch's contract: anything 5xx but 501 with 2002 (not served). */
+export const isServerError = (status, errorCode) => status >= 500 && !(status === 501 && errorCode === '2002');
 
 /** Picks one DFSP pair per request, round robin, so both directions are exercised. */
 function pairFor(counter, dfsps) {
@@ -97,12 +112,14 @@ function forward(target, { method, url, headers, body }) {
  * Starts a proxy in `mode` ('signed', 'tampered' or 'raw') in front of `edges`
  * ({ transfers, quotes, accountLookup } base URLs, or `all`: one upstream for every path, as
  * for the admin API in 'raw' mode); `dfsps` are `[{ name, privateKey }]`.
- * Returns `{ url, statusCounts, findings, close() }`.
+ * Returns `{ url, statusCounts, errorCodeCounts, findings, serverErrors(), close() }`.
  */
 export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
   const statusCounts = {};
+  const errorCodeCounts = {};
   const findings = [];
   let counter = 0;
+  let serverErrors = 0;
   const server = createServer(async (req, res) => {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
@@ -111,6 +128,7 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
     const target = edges.all ?? edges[RESOURCES[resource]] ?? edges.transfers;
     let outgoing;
     let answer;
+    const started = Date.now();
     try {
       outgoing = { method: req.method, url: req.url, ...await prepareRequest(mode, req, Buffer.concat(chunks), { dfsps, counter }) };
       answer = await forward(target, outgoing);
@@ -119,8 +137,15 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
       answer = { status: 502, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`fuzz proxy: ${error.message}`) };
     }
     statusCounts[answer.status] = (statusCounts[answer.status] ?? 0) + 1;
-    if (answer.status >= 500 && findings.length < KEPT_FINDINGS_MAX) {
-      findings.push({ mode, status: answer.status, answer: answer.body.toString('utf8').slice(0, 500), method: outgoing?.method ?? req.method, url: req.url, headers: outgoing?.headers ?? req.headers, body: (outgoing?.body ?? Buffer.concat(chunks)).toString('utf8').slice(0, 4000) });
+    const errorCode = errorCodeOf(answer);
+    if (errorCode !== undefined) errorCodeCounts[errorCode] = (errorCodeCounts[errorCode] ?? 0) + 1;
+    if (isServerError(answer.status, errorCode)) serverErrors += 1;
+    if (isServerError(answer.status, errorCode) && findings.length < KEPT_FINDINGS_MAX) {
+      const body = (outgoing?.body ?? Buffer.concat(chunks)).toString('utf8');
+      findings.push({
+        mode, status: answer.status, answer: answer.body.toString('utf8').slice(0, 500), durationMs: Date.now() - started,
+        method: outgoing?.method ?? req.method, url: req.url, headers: outgoing?.headers ?? req.headers, bodyBytes: body.length, body: body.slice(0, KEPT_BODY_BYTES_MAX),
+      });
     }
     const headers = { ...answer.headers };
     delete headers['transfer-encoding'];
@@ -133,7 +158,9 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     statusCounts,
+    errorCodeCounts,
     findings,
+    serverErrors: () => serverErrors,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
   };
 }
