@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make test`: MariaDB and Kafka up (scripts/infra-up.sh, a no-op when they run), then lint,
-# unit, integration and chart tests against the real servers. Stops at the first failure.
+# unit, integration tests, a short fuzz run and chart tests against the real servers. Stops at the first failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
@@ -10,4 +10,6 @@ npm run lint
 npm run test:unit
 npm run test:repositories
 npm run test:integration
+# A short fuzz run (test/fuzz/): no 5xx, no process lost, every handler still consuming, gate.
+FUZZ_SECONDS="${TEST_FUZZ_SECONDS:-100}" bash scripts/fuzz.sh
 npm run test:charts
