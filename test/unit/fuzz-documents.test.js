@@ -1,0 +1,44 @@
+// The documents the fuzzer is given (test/fuzz/): the admin API's, made from its route table,
+// must cover every route with the schema its body is validated with; the FSPIOP one must keep
+// the switch's resources, drop what it declares not served, and hold no pattern Schemathesis
+// cannot generate from (an operation it would otherwise skip without a word).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { adminOpenApiDocument } from '../fuzz/admin-openapi.js';
+import { fuzzedFspiopDocument } from '../fuzz/fspiop-spec.js';
+import { validators } from '../../ledger/admin-api/schemas.js';
+import { isServerError } from '../fuzz/signing-proxy.js';
+
+test('the admin document has each route of the table, with its body schema for writes', () => {
+  const document = adminOpenApiDocument([
+    { method: 'get', path: '/participants' }, { method: 'post', path: '/participants' },
+    { method: 'put', path: '/participants/{name}/accounts/{id}' }, { method: 'get', path: '/health' },
+  ]);
+  assert.deepEqual(Object.keys(document.paths), ['/participants', '/participants/{name}/accounts/{id}']);
+  assert.equal(document.paths['/participants'].post.requestBody.content['application/json'].schema, validators.participantCreate.schema);
+  assert.deepEqual(document.paths['/participants/{name}/accounts/{id}'].put.parameters.map((parameter) => parameter.name), ['name', 'id']);
+  assert.deepEqual(document.paths['/participants'].get.parameters.map((parameter) => parameter.name), ['isProxy']);
+});
+
+test('a write route without a known body schema stops the run instead of going unfuzzed', () => {
+  assert.throws(() => adminOpenApiDocument([{ method: 'post', path: '/participants/{name}/somethingNew' }]), /no body schema/);
+});
+
+test('the FSPIOP document: served resources only, no 2002 operations, every pattern generatable', () => {
+  const document = fuzzedFspiopDocument();
+  const paths = Object.keys(document.paths);
+  assert.ok(paths.includes('/transfers') && paths.includes('/quotes/{ID}') && paths.includes('/parties/{Type}/{ID}'));
+  assert.ok(paths.every((path) => /^\/(transfers|quotes|parties|participants)/.test(path)), paths.join(' '));
+  assert.equal(document.paths['/transfers/{ID}'].patch, undefined);
+  assert.equal(document.paths['/participants/{ID}'], undefined);
+  assert.ok(document.paths['/participants'].post, 'the batch registration is fuzzed');
+  assert.doesNotMatch(JSON.stringify(document), /\\\\p\{/);
+});
+
+test('a 501 with 2002 is the switch declining an operation; every other 5xx is a server error', () => {
+  assert.equal(isServerError(501, '2002'), false);
+  assert.equal(isServerError(501, undefined), true);
+  assert.equal(isServerError(503, '2003'), true);
+  assert.equal(isServerError(500, '2001'), true);
+  assert.equal(isServerError(413, '3104'), false);
+});
