@@ -49,3 +49,7 @@ soak: deps up ## 1,000,000 transfers at TPS=45 (this machine's sustainable rate)
 .PHONY: dead-letters
 dead-letters: ## list dead letters (ARGS="list [handler]"), or replay them after a fix (ARGS="replay <handler> all|<offset> ...")
 	@source scripts/env.sh && node scripts/dead-letters.js $(or $(ARGS),list)
+
+.PHONY: chaos
+chaos: deps ## fault campaign under load (perf/chaos.js) on a MariaDB and Kafka of its own: TPS=45 ONLY=kill-position,kafka-restart SKIP_POISON=1
+	@source scripts/env.sh && node perf/chaos.js --tps $(or $(TPS),45) $(if $(ONLY),--only $(ONLY)) $(if $(SKIP_POISON),--skip-poison)

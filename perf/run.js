@@ -170,13 +170,22 @@ async function collectMetrics(dir, metricsUrls) {
   }
 }
 
+/** Transfers the database holds as COMMITTED whose payer was told of no success (the gate's first check, by id). */
+async function committedButToldOtherwise(db, failedTransfers) {
+  if (failedTransfers.length === 0) return [];
+  const committed = new Set((await db('transfer').whereIn('transfer_id', failedTransfers.map((failed) => failed.transferId)).where('state', 'COMMITTED')
+    .select('transfer_id')).map((row) => row.transfer_id));
+  return failedTransfers.filter((failed) => committed.has(failed.transferId));
+}
+
 /** The payers' resends and GETs over every bridge process (`/stats`), for the gate's Kafka counts. */
 async function bridgeCounters(bridgePort, workers) {
-  const totals = { resent: 0, asked: 0 };
+  const totals = { resent: 0, asked: 0, failedTransfers: [] };
   for (let index = 0; index < workers; index += 1) {
     const stats = await (await fetch(`http://127.0.0.1:${bridgePort + index}/stats`, { signal: AbortSignal.timeout(5000) })).json();
     totals.resent += stats.resent ?? 0;
     totals.asked += stats.asked ?? 0;
+    totals.failedTransfers.push(...(stats.failedTransfers ?? []));
   }
   return totals;
 }
@@ -237,13 +246,16 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   if (open > 0) log(`${open} transfers of the run are still not final`);
   const summary = JSON.parse(readFileSync(`${dir}/summary.json`, 'utf8'));
   const completed = summary.metrics.completed_transactions?.values.count ?? 0;
-  const gate = await runGate({ db: target.db, runTag, completed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka), expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries });
+  const failed = summary.metrics.failed_transactions?.values.count ?? 0;
+  const gate = await runGate({ db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka), expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries });
   printGate(gate, log);
+  const toldOtherwise = await committedButToldOtherwise(target.db, payerRetries?.failedTransfers ?? []);
+  for (const { transferId, at, outcome } of toldOtherwise) log(`  COMMITTED ${transferId}, but its payer was told ${outcome} at ${at}`);
   const marks = measured.faults?.marks ?? [];
-  writeFileSync(`${dir}/run.json`, JSON.stringify({ run: { ...run, during: undefined }, runTag, gate, cpu: measured.cpu, startedAt: measured.startedAt, marks }, null, 2));
+  writeFileSync(`${dir}/run.json`, JSON.stringify({ run: { ...run, during: undefined }, runTag, gate, toldOtherwise, cpu: measured.cpu, startedAt: measured.startedAt, marks }, null, 2));
   const markdown = await writeReport(dir, { run, gate, cpu: measured.cpu, marks, startedAt: measured.startedAt });
   log(markdown);
-  return { dir, run, runTag, gate, summary, cpu: measured.cpu, startedAt: measured.startedAt, faults: measured.faults };
+  return { dir, run, runTag, gate, summary, toldOtherwise, cpu: measured.cpu, startedAt: measured.startedAt, faults: measured.faults };
 }
 
 async function main() {

@@ -17,6 +17,9 @@ const BRIDGE_PORT = Number(__ENV.BRIDGE_PORT || 7100);
 const AMOUNT = __ENV.AMOUNT || '1';
 const CURRENCY = __ENV.CURRENCY || 'USD';
 const DURATION_S = Math.max(1, Math.ceil(TRANSFERS / TPS));
+// The payer bridge waits for a transfer's outcome until its expiry and then asks for it
+// (perf/simulators/bridge.js), which is longer than k6's default 60-s request timeout.
+const TRANSFER_TIMEOUT = `${Math.ceil(Number(__ENV.TRANSFER_EXPIRATION_MS || 60000) / 1000) + 60}s`;
 const TOTAL_WEIGHT = PAIRS.reduce((sum, pair) => sum + (pair.weight || 1), 0);
 
 const discoveryTime = new Trend('discovery_time', true);
@@ -33,7 +36,10 @@ export const options = {
   scenarios: {
     transfers: {
       executor: 'constant-arrival-rate', rate: TPS, timeUnit: '1s', duration: `${DURATION_S}s`,
-      preAllocatedVUs: Math.max(30, TPS * 3), maxVUs: Math.max(100, TPS * 10), gracefulStop: '40s',
+      preAllocatedVUs: Math.max(30, TPS * 3), maxVUs: Math.max(100, TPS * 10),
+      // An iteration still waiting when the run ends may be waiting for a transfer the switch
+      // will commit (a fault): it is given as long as the payer may wait (TRANSFER_TIMEOUT).
+      gracefulStop: TRANSFER_TIMEOUT,
     },
   },
   thresholds: {
@@ -86,7 +92,7 @@ export default function iteration() {
   const transfer = http.post(`${bridge}/transfers`, JSON.stringify({
     payer: pair.payer, payee, transferId: q.transactionId, amount: q.transferAmount.amount, currency: q.transferAmount.currency,
     ilpPacket: q.ilpPacket, condition: q.condition,
-  }), { ...json, tags: { flow: 'transfers' } });
+  }), { ...json, timeout: TRANSFER_TIMEOUT, tags: { flow: 'transfers' } });
   if (!check(transfer, { TRANSFERS_FSPIOP_POST_TRANSFERS_RESPONSE_IS_200: (r) => r.status === 200 })) return fail('transfer', transfer);
   const end = Date.now();
   transferTime.add(end - transferStart);

@@ -24,8 +24,13 @@ function finish(response, outcome, started) {
 // duplicate) until it is accepted or the callback arrives.
 const UNKNOWN_FATE = new Set([0, 503]);
 const RESEND_INTERVAL_MS = 1_000;
-// A payer that heard nothing asks GET /transfers/{ID} and waits this long for the answer.
+// A payer that heard nothing asks GET /transfers/{ID}, waits this long for the answer, and
+// asks again (GET_ATTEMPTS in all) while the answer is not final.
 const GET_ANSWER_WAIT_MS = 10_000;
+const GET_ATTEMPTS = 3;
+// The switch tells a payer how its transfer ended by its expiry at the latest (3303 from the
+// timeout handler, which sweeps every second): a transfer's callback is awaited that long.
+const EXPIRY_CALLBACK_GRACE_MS = 10_000;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -34,9 +39,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * answer of unknown fate is followed by the same request again (UNKNOWN_FATE); otherwise
  * any answer but 202 settles the wait as a failure at once.
  */
-async function roundTrip(context, key, request, { resend = false } = {}) {
+async function roundTrip(context, key, request, { resend = false, waitMs = context.config.callbackTimeoutMs } = {}) {
   let settled = false;
-  const waiting = context.correlator.wait(key, context.config.callbackTimeoutMs).finally(() => { settled = true; });
+  const waiting = context.correlator.wait(key, waitMs).finally(() => { settled = true; });
   for (;;) {
     const sent = await sendAs(context.config, request.headers['fspiop-source'], request.url, request.method, request.headers, request.body);
     if (sent.status === 202) break;
@@ -54,18 +59,23 @@ async function roundTrip(context, key, request, { resend = false } = {}) {
 /**
  * A payer that was not told how its transfer ended asks for it (GET /transfers/{ID}) as an
  * FSPIOP payer does: the switch answers with the state it holds, so a transfer that was
- * committed after all is known as such.
+ * committed after all is known as such. An answer that is not final yet is asked again.
  */
 async function askTransferState(context, payer, payee, transferId) {
   const key = `transfers:${payer}:${transferId}`;
-  const waiting = context.correlator.wait(key, GET_ANSWER_WAIT_MS);
-  context.counters.asked += 1;
-  const headers = dfspHeaders('transfers', payer, payee);
-  const sent = await sendAs(context.config, payer, `${context.config.transfersUrl}/transfers/${transferId}`, 'GET', headers, undefined);
-  if (sent.status !== 202) context.correlator.settle(key, { timeout: true });
-  const outcome = await waiting;
-  return outcome.timeout || outcome.error === 'RESERVED' || outcome.error === 'RECEIVED' ? { timeout: true } : outcome;
+  for (let attempt = 1; attempt <= GET_ATTEMPTS; attempt += 1) {
+    const waiting = context.correlator.wait(key, GET_ANSWER_WAIT_MS);
+    context.counters.asked += 1;
+    const sent = await sendAs(context.config, payer, `${context.config.transfersUrl}/transfers/${transferId}`, 'GET', dfspHeaders('transfers', payer, payee), undefined);
+    if (sent.status !== 202) context.correlator.settle(key, { timeout: true });
+    const outcome = await waiting;
+    if (!outcome.timeout && !NOT_FINAL.has(outcome.error)) return outcome;
+    await sleep(RESEND_INTERVAL_MS);
+  }
+  return { timeout: true };
 }
+
+const NOT_FINAL = new Set(['RECEIVED', 'RESERVED']);
 
 function quoteRequest(context, { payer, payee, msisdn, amount, currency }) {
   const quoteId = ownedId(context.worker, context.config.runTag, randomBytes(12));
@@ -107,8 +117,20 @@ async function transfer(context, { payer, payee, transferId, amount, currency, i
   };
   const outcome = await roundTrip(context, `transfers:${payer}:${transferId}`, {
     url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: dfspHeaders('transfers', payer, payee), body: JSON.stringify(body),
-  }, { resend: true });
-  return outcome.timeout ? askTransferState(context, payer, payee, transferId) : outcome;
+  }, { resend: true, waitMs: context.config.expirationMs + EXPIRY_CALLBACK_GRACE_MS });
+  const final = outcome.timeout ? await askTransferState(context, payer, payee, transferId) : outcome;
+  if (final.timeout || final.error) noteFailedTransfer(context, transferId, final);
+  return final;
+}
+
+// The last transfers whose payer was told of no success, with what it was told: the gate
+// compares them with the database when the two disagree (perf/run.js).
+const FAILED_TRANSFERS_KEPT = 2_000;
+
+function noteFailedTransfer(context, transferId, outcome) {
+  const failed = context.counters.failedTransfers;
+  if (failed.length >= FAILED_TRANSFERS_KEPT) failed.shift();
+  failed.push({ transferId, at: new Date().toISOString(), outcome: outcome.timeout ? 'timeout' : String(outcome.error).slice(0, 200) });
 }
 
 /** Routes k6's calls: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers. */

@@ -16,7 +16,7 @@ const worker = Number(process.env.SIM_WORKER_INDEX ?? 0);
 const correlator = createCorrelator({ maxWaiting: config.maxWaiting });
 const faults = createFaultSwitch();
 // What the payers did beyond one request per phase (bridge.js), for the validity gate.
-const counters = { resent: 0, asked: 0 };
+const counters = { resent: 0, asked: 0, failedTransfers: [] };
 const context = { config, worker, correlator, counters };
 let relayed = 0;
 
