@@ -137,6 +137,8 @@ function replay(event, transfer) {
     prepare: {
       [S.reserved]: () => [tell.forwardPrepare(transfer.transferId, transfer.payeeFsp, event.message)],
       [S.abortedRejected]: () => [tell.error(transfer.transferId, transfer.payerFsp, stored)],
+      // Expired before it could be reserved: the payer was told 3303 and must be told again.
+      [S.expiredPrepared]: () => [tell.error(transfer.transferId, transfer.payerFsp, stored)],
     },
     commit: {
       [S.committed]: () => commitOutcomes(event, transfer, { state: S.committed, completedAt: transfer.completedAt, fulfilment: transfer.fulfilment }),
