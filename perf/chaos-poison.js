@@ -32,7 +32,10 @@ function transferEvent(action, { id, from, to, body }) {
 }
 
 function prepareBody(transferId, expiration) {
-  const ilp = quoteIlp({ secret: secretOf({ secretPrefix: 'perf-secret-' }, PAYEE), transferId, amount: '1', currency: 'USD', payeeAddress: `g.${PAYEE}`, expiration });
+  // The ILP packet carries an expiry of its own, which ILP's encoding limits; only the
+  // transfer's expiration is the poison.
+  const ilpExpiration = new Date(Date.now() + 60_000).toISOString();
+  const ilp = quoteIlp({ secret: secretOf({ secretPrefix: 'perf-secret-' }, PAYEE), transferId, amount: '1', currency: 'USD', payeeAddress: `g.${PAYEE}`, expiration: ilpExpiration });
   return { transferId, payerFsp: PAYER, payeeFsp: PAYEE, amount: { amount: '1', currency: 'USD' }, ...ilp, expiration };
 }
 

@@ -161,7 +161,8 @@ async function runFault(target, fault, { tps, infraEnv, ports, log }) {
     await sleep(WARM_S * 1000);
     const startMs = Date.now();
     marks.push({ at: startMs, label: `${fault.name} start`, kind: 'start' });
-    const detail = await fault.inject({ target, env, infraEnv, log });
+    // A failed injection is reported in the row; the run and its gate still count.
+    const detail = await fault.inject({ target, env, infraEnv, log }).catch((error) => `injection failed: ${error.message}`);
     const endMs = Date.now();
     marks.push({ at: endMs, label: `${fault.name} end`, kind: 'end' });
     return { marks, startMs, endMs, detail };

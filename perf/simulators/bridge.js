@@ -19,7 +19,8 @@ function finish(response, outcome, started) {
 
 // Answers after which the switch may still hold the request: 503 (2003, "could not be
 // stored; retry") comes when Kafka did not acknowledge in time, yet librdkafka may deliver the
-// record later; 0 is a connection lost before any answer. A payer must not take either as a
+// record later (before the edge waited as long as the producer may deliver); 0 is a
+// connection lost before any answer. A payer must not take either as a
 // refusal: it resends the same request (same id and body, which the switch recognises as a
 // duplicate) until it is accepted or the callback arrives.
 const UNKNOWN_FATE = new Set([0, 503]);
@@ -41,9 +42,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 async function roundTrip(context, key, request, { resend = false, waitMs = context.config.callbackTimeoutMs } = {}) {
   let settled = false;
+  let reached = 0;
   const waiting = context.correlator.wait(key, waitMs).finally(() => { settled = true; });
   for (;;) {
     const sent = await sendAs(context.config, request.headers['fspiop-source'], request.url, request.method, request.headers, request.body);
+    if (mayHaveBeenStored(sent)) reached += 1;
     if (sent.status === 202) break;
     if (!resend || !UNKNOWN_FATE.has(sent.status)) {
       context.correlator.settle(key, { error: `switch answered ${sent.status}`, body: sent.text });
@@ -51,9 +54,18 @@ async function roundTrip(context, key, request, { resend = false, waitMs = conte
     }
     await sleep(RESEND_INTERVAL_MS);
     if (settled) break;
-    context.counters.resent += 1;
   }
+  // Every copy beyond the first that the switch may have stored is a duplicate record.
+  context.counters.resent += Math.max(0, reached - 1);
   return waiting;
+}
+
+/**
+ * Whether the switch may have produced the request: it was accepted, or the connection was
+ * lost after the request went out. A refused connection, or a 503 ("not stored"), was not.
+ */
+function mayHaveBeenStored(sent) {
+  return sent.status === 202 || (sent.status === 0 && !/ECONNREFUSED/.test(sent.text));
 }
 
 /**
