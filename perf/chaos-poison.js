@@ -15,7 +15,16 @@ import { secretOf } from './simulators/payee.js';
 const YEAR_10000 = '9999-12-31T23:59:59.999-01:00';
 const PAYER = 'perffsp1';
 const PAYEE = 'perffsp2';
+const PAYEE_PAUSE_MS = 2_000;
 const silentLogger = { child: () => silentLogger, warn() {}, error() {}, info() {}, debug() {} };
+
+/** Sets the payee fault switch of every simulator process (perf/simulators/faults.js). */
+export async function setPayeeFault(env, mode, forMs) {
+  for (let index = 0; index < Number(env.BRIDGE_WORKERS); index += 1) {
+    const response = await fetch(`http://127.0.0.1:${Number(env.BRIDGE_PORT) + index}/fault`, { method: 'POST', body: JSON.stringify({ mode, forMs }) });
+    if (response.status !== 200) throw new Error(`fault switch of simulator ${index}: ${response.status} ${await response.text()}`);
+  }
+}
 
 async function produce(target, baseTopic, key, event) {
   const producer = createProducer({ kafka: { brokers: target.kafka.brokers, clientId: 'perf-chaos' }, logger: silentLogger });
@@ -41,10 +50,13 @@ function prepareBody(transferId, expiration) {
 
 /**
  * A fulfil the database cannot store, for a transfer of the run that is RESERVED right
- * now: correct fulfilment, completedTimestamp in year 10000. The payee's own fulfil may
- * win the race, and then this one is a changed duplicate (3106), not poison.
+ * now: correct fulfilment, completedTimestamp in year 10000. So that the payee's own fulfil
+ * does not win the race, the payees answer 500 for two seconds around it (the notification
+ * handler delivers those callbacks again later, from its retry topic).
  */
 async function fulfilPoison(target, env) {
+  await setPayeeFault(env, 'error', PAYEE_PAUSE_MS);
+  await new Promise((resolve) => setTimeout(resolve, PAYEE_PAUSE_MS / 2));
   const transfer = await target.db('transfer').where('transfer_id', 'like', `__${env.RUN_TAG}-%`).where('state', 'RESERVED')
     .orderBy('transfer_id').first('transfer_id', 'payer_fsp', 'payee_fsp', 'ilp_packet');
   if (!transfer) return 'no RESERVED transfer to poison';

@@ -22,7 +22,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { freshTarget, pidsMatching, runPerf } from './run.js';
 import { readBuckets } from './report.js';
-import { poisonFaults } from './chaos-poison.js';
+import { poisonFaults, setPayeeFault } from './chaos-poison.js';
 import { COMPONENTS } from '../test/support/switch.js';
 import { freePortRange } from '../scripts/lib/ports.js';
 
@@ -88,14 +88,6 @@ async function killAndRestart(target, key) {
   next.stderr.on('data', keep);
   target.sw.processes.set(key, next);
   await waitHealthy(`http://127.0.0.1:${env.PORT}/health`, next);
-}
-
-/** Sets the payee fault switch of every simulator process (perf/simulators/faults.js). */
-async function setPayeeFault(env, mode, forMs) {
-  for (let index = 0; index < Number(env.BRIDGE_WORKERS); index += 1) {
-    const response = await fetch(`http://127.0.0.1:${Number(env.BRIDGE_PORT) + index}/fault`, { method: 'POST', body: JSON.stringify({ mode, forMs }) });
-    if (response.status !== 200) throw new Error(`fault switch of simulator ${index}: ${response.status} ${await response.text()}`);
-  }
 }
 
 /** Every fault of the campaign: `{ name, label, seconds (its expected length), inject(context) }`. */
@@ -175,8 +167,15 @@ async function runFault(target, fault, { tps, infraEnv, ports, log }) {
   const figures = faultFigures(buckets, result.faults, tps);
   return {
     name: fault.name, label: fault.label, dir: result.dir, completed, started, dropped: metric('dropped_iterations'), success: started ? completed / started : 0,
-    faultS: (result.faults.endMs - result.faults.startMs) / 1000, ...figures, gate: result.gate, detail: result.faults.detail,
+    faultS: (result.faults.endMs - result.faults.startMs) / 1000, ...figures, gate: result.gate,
+    detail: [result.faults.detail, deadLettered(result.gate)].filter(Boolean).join('; '),
   };
+}
+
+/** How many records the run put on dead-letter topics, if any. */
+function deadLettered(gate) {
+  const count = Object.entries(gate.details.kafkaDelta).filter(([topic]) => topic.includes('dead-letter')).reduce((sum, [, n]) => sum + n, 0);
+  return count > 0 ? `${count} dead-lettered` : '';
 }
 
 const fixed = (value, digits = 0) => (value === null || value === undefined ? '—' : Number(value).toFixed(digits));
