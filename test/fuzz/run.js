@@ -3,13 +3,14 @@
 // The switch runs as in the integration tests (test/support/switch.js): every component a
 // child process on its own database and topic prefix, real Kafka and MariaDB, the admin API
 // in this process. Two DFSPs are onboarded with JWS keys and callback endpoints. The time is
-// split between four runs of Schemathesis: the FSPIOP v1.1 document of @mojaloop/api-snippets
-// (transfers, quotes, parties, participants) through the signing proxy (signed-proxy.js) as a
-// registered DFSP, with spoiled signatures, and as generated (raw headers, no or garbage
-// signatures); and the admin API from its own route table (admin-openapi.js) with the
-// read-write token. Pass: no 5xx anywhere (Schemathesis's not_a_server_error check, and the
-// proxy's own count), every process still the one started, a normal transfer and a quote
-// still complete with their callbacks, and the validity gate (perf/gate.js) afterwards.
+// split between five runs of Schemathesis: the FSPIOP v1.1 document of @mojaloop/api-snippets
+// (transfers, quotes, parties, participants; fspiop-spec.js) through the proxy
+// (signing-proxy.js) signed as a registered DFSP, with spoiled signatures, and as generated
+// (raw headers, no or garbage signatures); then the admin API and the ALS admin API from
+// their own route tables (admin-openapi.js) with the read-write token. Pass: no 5xx anywhere
+// (counted by the proxy, which every request goes through), no request hung, every process
+// still the one started, a transfer and a quote still complete with their callbacks, and the
+// validity gate (perf/gate.js) afterwards (survival.js).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,8 @@ import { startSwitch } from '../support/switch.js';
 import { startTestDfsp } from '../support/test-dfsp.js';
 import { hubKeyFiles, jwsKeyPair } from '../support/jws-keys.js';
 import { operatorTokens, testConfig } from '../support/environment.js';
-import { adminOpenApiDocument } from './admin-openapi.js';
+import { createAlsAdminServer } from '../../account-lookup/admin/server.js';
+import { adminOpenApiDocument, alsAdminOpenApiDocument } from './admin-openapi.js';
 import { fuzzedFspiopDocument } from './fspiop-spec.js';
 import { startFuzzProxy } from './signing-proxy.js';
 import { checkAfterFuzz } from './survival.js';
@@ -36,7 +38,8 @@ const SLICES = [
   { name: 'fspiop-signed', share: 0.4, proxy: 'signed' },
   { name: 'fspiop-tampered', share: 0.1, proxy: 'tampered' },
   { name: 'fspiop-raw', share: 0.15, proxy: 'raw' },
-  { name: 'admin-api', share: 0.35 },
+  { name: 'admin-api', share: 0.25, operatorApi: 'admin' },
+  { name: 'als-admin-api', share: 0.1, operatorApi: 'alsAdmin' },
 ];
 
 const log = (line) => process.stdout.write(`[fuzz] ${line}\n`);
@@ -47,13 +50,16 @@ function writeFspiopSpec(directory) {
   return file;
 }
 
-/** The admin API's document, from a server built (not started) over the switch's database. */
-function writeAdminSpec(sw, directory) {
+/** The operator APIs' documents, from servers built (not started) over the switch's database. */
+function writeOperatorSpecs(sw, directory) {
   const config = testConfig({ PORT: '0', DB_NAME: sw.admin.databaseName }, { operatorApi: true });
   const server = createAdminServer({ db: sw.admin.db, config, logger: pino({ level: 'silent' }), metrics: createMetrics(config), hubPublicKey: hubKeyFiles().publicKey });
   const file = join(directory, 'admin-openapi.json');
   writeFileSync(file, JSON.stringify(adminOpenApiDocument(server.table()), null, 2));
-  return file;
+  const alsServer = createAlsAdminServer({ db: sw.admin.db, port: 0, host: '127.0.0.1', operatorAuth: config.operatorAuth, logger: pino({ level: 'silent' }), metrics: createMetrics(config) });
+  const alsFile = join(directory, 'als-admin-openapi.json');
+  writeFileSync(alsFile, JSON.stringify(alsAdminOpenApiDocument(alsServer.table()), null, 2));
+  return { admin: file, alsAdmin: alsFile };
 }
 
 /** Onboards `names` as DFSPs with keys and callback endpoints served by test DFSPs. */
@@ -102,25 +108,26 @@ function schemathesisOutcome(output) {
 async function fuzzSlices({ sw, seconds, examples, directory }) {
   const edges = { transfers: sw.apiUrl, quotes: edgeUrl(sw, 'quoting'), accountLookup: edgeUrl(sw, 'account-lookup') };
   const signers = DFSPS.map((name) => ({ name, privateKey: jwsKeyPair(name).privateKey }));
-  const adminSpec = writeAdminSpec(sw, directory);
+  const operatorSpecs = writeOperatorSpecs(sw, directory);
+  const operatorUrls = { admin: sw.admin.baseUrl, alsAdmin: edgeUrl(sw, 'account-lookup-admin') };
   const fspiopSpecFile = writeFspiopSpec(directory);
   const results = [];
   for (const slice of SLICES) {
     // The admin API is reached through the proxy too (as it is), so that every slice's answers are counted.
     const proxy = slice.proxy
       ? await startFuzzProxy({ mode: slice.proxy, edges, dfsps: signers })
-      : await startFuzzProxy({ mode: 'raw', edges: { all: sw.admin.baseUrl } });
+      : await startFuzzProxy({ mode: 'raw', edges: { all: operatorUrls[slice.operatorApi] } });
     const started = Date.now();
     log(`${slice.name}: ${Math.round(seconds * slice.share)} s`);
     const run = await runSchemathesis({
       name: slice.name, directory, examples, seconds: seconds * slice.share,
       ...(slice.proxy
         ? { spec: fspiopSpecFile, url: proxy.url }
-        : { spec: adminSpec, url: proxy.url, extraArgs: ['-H', `Authorization: Bearer ${operatorTokens().readWrite}`] }),
+        : { spec: operatorSpecs[slice.operatorApi], url: proxy.url, extraArgs: ['-H', `Authorization: Bearer ${operatorTokens().readWrite}`] }),
     });
     await proxy.close();
     const requests = Object.values(proxy.statusCounts).reduce((sum, count) => sum + count, 0);
-    results.push({ slice: slice.name, ...run, seconds: Math.round((Date.now() - started) / 1000), requests, statusCounts: proxy.statusCounts, errorCodeCounts: proxy.errorCodeCounts, serverErrors: proxy.serverErrors(), findings: proxy.findings });
+    results.push({ slice: slice.name, ...run, seconds: Math.round((Date.now() - started) / 1000), requests, statusCounts: proxy.statusCounts, errorCodeCounts: proxy.errorCodeCounts, errorSamples: proxy.errorSamples, serverErrors: proxy.serverErrors(), findings: proxy.findings });
     log(`${slice.name}: ${requests} requests, HTTP ${JSON.stringify(proxy.statusCounts)}, FSPIOP ${JSON.stringify(proxy.errorCodeCounts)}; Schemathesis: ${run.closing}`);
   }
   return results;

@@ -25,6 +25,7 @@ const RESOURCES = Object.freeze({ transfers: 'transfers', quotes: 'quotes', part
 const STRIPPED = ['fspiop-signature', 'fspiop-uri', 'fspiop-http-method', 'content-length'];
 const KEPT_FINDINGS_MAX = 50;
 const KEPT_BODY_BYTES_MAX = 70_000;
+const SAMPLES_PER_CODE = 3;
 
 const media = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
 
@@ -59,12 +60,12 @@ const SPOILERS = [
   (signature) => ({ signature: signature.signature }),
 ];
 
-/** The FSPIOP error code of an answer, if it carries one. */
-function errorCodeOf(answer) {
+/** The FSPIOP errorInformation of an answer, if it carries one. */
+function errorOf(answer) {
   try {
-    return JSON.parse(answer.body.toString('utf8'))?.errorInformation?.errorCode;
+    return JSON.parse(answer.body.toString('utf8'))?.errorInformation ?? {};
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -112,11 +113,12 @@ function forward(target, { method, url, headers, body }) {
  * Starts a proxy in `mode` ('signed', 'tampered' or 'raw') in front of `edges`
  * ({ transfers, quotes, accountLookup } base URLs, or `all`: one upstream for every path, as
  * for the admin API in 'raw' mode); `dfsps` are `[{ name, privateKey }]`.
- * Returns `{ url, statusCounts, errorCodeCounts, findings, serverErrors(), close() }`.
+ * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), close() }`.
  */
 export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
   const statusCounts = {};
   const errorCodeCounts = {};
+  const errorSamples = {};
   const findings = [];
   let counter = 0;
   let serverErrors = 0;
@@ -137,8 +139,14 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
       answer = { status: 502, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`fuzz proxy: ${error.message}`) };
     }
     statusCounts[answer.status] = (statusCounts[answer.status] ?? 0) + 1;
-    const errorCode = errorCodeOf(answer);
-    if (errorCode !== undefined) errorCodeCounts[errorCode] = (errorCodeCounts[errorCode] ?? 0) + 1;
+    const { errorCode, errorDescription } = errorOf(answer);
+    if (errorCode !== undefined) {
+      errorCodeCounts[errorCode] = (errorCodeCounts[errorCode] ?? 0) + 1;
+      // A few answers per code say why requests were refused (a signed request refused 3105
+      // would mean the proxy, or the switch, signs or reads the message wrongly).
+      errorSamples[errorCode] ??= [];
+      if (errorSamples[errorCode].length < SAMPLES_PER_CODE) errorSamples[errorCode].push(`${req.method} ${req.url.slice(0, 120)}: ${String(errorDescription).slice(0, 200)}`);
+    }
     if (isServerError(answer.status, errorCode)) serverErrors += 1;
     if (isServerError(answer.status, errorCode) && findings.length < KEPT_FINDINGS_MAX) {
       const body = (outgoing?.body ?? Buffer.concat(chunks)).toString('utf8');
@@ -159,6 +167,7 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
     url: `http://127.0.0.1:${server.address().port}`,
     statusCounts,
     errorCodeCounts,
+    errorSamples,
     findings,
     serverErrors: () => serverErrors,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),

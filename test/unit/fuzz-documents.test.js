@@ -4,7 +4,7 @@
 // cannot generate from (an operation it would otherwise skip without a word).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { adminOpenApiDocument } from '../fuzz/admin-openapi.js';
+import { adminOpenApiDocument, alsAdminOpenApiDocument } from '../fuzz/admin-openapi.js';
 import { fuzzedFspiopDocument } from '../fuzz/fspiop-spec.js';
 import { validators } from '../../ledger/admin-api/schemas.js';
 import { isServerError } from '../fuzz/signing-proxy.js';
@@ -18,6 +18,15 @@ test('the admin document has each route of the table, with its body schema for w
   assert.equal(document.paths['/participants'].post.requestBody.content['application/json'].schema, validators.participantCreate.schema);
   assert.deepEqual(document.paths['/participants/{name}/accounts/{id}'].put.parameters.map((parameter) => parameter.name), ['name', 'id']);
   assert.deepEqual(document.paths['/participants'].get.parameters.map((parameter) => parameter.name), ['isProxy']);
+});
+
+test('the ALS admin document: the oracle routes with their schemas and query parameters', () => {
+  const document = alsAdminOpenApiDocument([
+    { method: 'get', path: '/oracles' }, { method: 'post', path: '/oracles' }, { method: 'put', path: '/oracles/{ID}' }, { method: 'delete', path: '/oracles/{ID}' },
+  ]);
+  assert.ok(document.paths['/oracles'].post.requestBody.content['application/json'].schema.required.includes('oracleIdType'));
+  assert.deepEqual(document.paths['/oracles'].get.parameters.map((parameter) => parameter.name), ['type', 'currency']);
+  assert.equal(document.paths['/oracles/{ID}'].delete.requestBody, undefined);
 });
 
 test('a write route without a known body schema stops the run instead of going unfuzzed', () => {
