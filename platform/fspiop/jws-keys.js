@@ -88,7 +88,9 @@ export function registerSignatureCheck(server, { mode, keyStore, logger }) {
       logger.warn({ err: error, fsp: headers['fspiop-source'] }, 'JWS keys could not be read');
       return refuse(h, fspiopFailure(2003, 'the keys of FSPIOP-Source cannot be read'));
     }
-    const uri = `${request.url.pathname}${request.url.search}`;
+    // The signer signed the request target it sent, byte for byte; hapi's request.url has
+    // already decoded escapes such as %2B and %40, which would make a true signature fail.
+    const uri = request.raw.req.url;
     const problem = await verifyFspiopMessage({ method: request.method, uri, headers, body, keys });
     if (!problem) return h.continue;
     return refuse(h, fspiopFailure(3105, problem));

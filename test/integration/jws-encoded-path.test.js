@@ -1,0 +1,42 @@
+// Found by the fuzzer (test/fuzz/): a DFSP signs FSPIOP-URI as the path it sends, percent-
+// encoding and all (Mojaloop's SDKs and this repository's signedHeaders sign the request's
+// own path), but the edges compared it with the path after decoding, so every signed message
+// about a party whose identifier the DFSP encoded was
+// refused 3105 however well it was signed (an EMAIL party a+b@example.com, say).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { onboardDfsp, setUpHub } from '../support/admin-api.js';
+import { startSwitch } from '../support/switch.js';
+import { startTestDfsp } from '../support/test-dfsp.js';
+import { jwsKeyPair, signedFetch } from '../support/jws-keys.js';
+import { dfspHeaders, signedHeaders } from '../../scripts/lib/fspiop-headers.js';
+
+let sw;
+let dfsp;
+let accountLookupUrl;
+
+before(async () => {
+  sw = await startSwitch({ components: ['account-lookup', 'account-lookup-admin', 'notification'] });
+  await setUpHub(sw.admin.request);
+  dfsp = await startTestDfsp({ name: 'payerfsp', switchUrl: sw.apiUrl });
+  await onboardDfsp(sw.admin.request, { name: 'payerfsp', endpointBase: dfsp.url });
+  accountLookupUrl = `http://127.0.0.1:${sw.ports.get('account-lookup-0')}`;
+});
+
+after(async () => {
+  await dfsp?.close();
+  await sw?.stop();
+});
+
+test('a message signed over its percent-encoded path verifies; one signed over the decoded path does not', async () => {
+  // encodeURIComponent, as a DFSP builds the path, escapes '+' and '@' that a path may hold as they are.
+  const path = `/participants/EMAIL/${encodeURIComponent('a+b@example.com')}`;
+  const body = JSON.stringify({ fspId: 'payerfsp', currency: 'USD' });
+  const response = await signedFetch(`${accountLookupUrl}${path}`, { method: 'POST', headers: dfspHeaders('participants', 'payerfsp'), body });
+  assert.equal(response.status, 202, await response.text());
+  // The signature binds the bytes of the request target; a decoded copy is another URI.
+  const headers = await signedHeaders(dfspHeaders('participants', 'payerfsp'), { privateKey: jwsKeyPair('payerfsp').privateKey, method: 'POST', uri: decodeURIComponent(path), body });
+  const decoded = await fetch(`${accountLookupUrl}${path}`, { method: 'POST', headers, body });
+  assert.equal(decoded.status, 400);
+  assert.equal((await decoded.json()).errorInformation.errorCode, '3105');
+});
