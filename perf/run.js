@@ -247,7 +247,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const summary = JSON.parse(readFileSync(`${dir}/summary.json`, 'utf8'));
   const completed = summary.metrics.completed_transactions?.values.count ?? 0;
   const failed = summary.metrics.failed_transactions?.values.count ?? 0;
-  const gate = await runGate({ db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka), expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries });
+  const gate = await runGate({ db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka), expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries, duplicatesAllowed: Boolean(options.during) });
   printGate(gate, log);
   const toldOtherwise = await committedButToldOtherwise(target.db, payerRetries?.failedTransfers ?? []);
   for (const { transferId, at, outcome } of toldOtherwise) log(`  COMMITTED ${transferId}, but its payer was told ${outcome} at ${at}`);
