@@ -223,6 +223,9 @@ async function main() {
     }
   } finally {
     await target.close();
+    // The campaign's own broker and database are of no use to anyone else: stopped, data kept.
+    await script(infraEnv, 'kafka.sh', 'stop').catch((error) => log(error.message));
+    await script(infraEnv, 'mariadb.sh', 'stop').catch((error) => log(error.message));
   }
   log(`\n${resultsTable(rows)}\n\nper-run reports and charts: ${campaign} and perf/results/chaos-<fault>-*/`);
   process.exitCode = rows.every((row) => row.gate?.pass) ? 0 : 1;
