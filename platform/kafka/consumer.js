@@ -421,7 +421,11 @@ function disconnect(consumer) {
  * still being handled (see runPipelinedLoop); the default, 1, handles one batch at a time,
  * which handlers that read what the previous batch wrote need. In pipelined mode,
  * `inFlightBytesMax` also bounds the bytes of the messages being handled at once.
- * Resolves once connected and subscribed, to `{ stop(), stats() }`.
+ * With `deadLetter(message, error, failures)`, a batch failing for a reason `isTransient`
+ * does not recognise is handled one message at a time, and a message failing
+ * `deadLetterAfterFailures` times is handed to `deadLetter` and committed past (see
+ * processBatch); without it every failed batch is retried until it succeeds.
+ * Resolves once connected and subscribed, to `{ stop(), stats(), lagByTopic(), stuckForMs() }`.
  */
 export async function startBatchConsumer({
   kafka, groupId, topics, logger, handleBatch,
