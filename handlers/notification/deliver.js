@@ -1,6 +1,6 @@
 // Delivery of one callback to one DFSP: a slot in that DFSP's limiter, a timeout on every
 // attempt, a few retries with backoff for connection errors, timeouts and 5xx, none for 4xx,
-// and a per-DFSP circuit breaker. Every call ends in a final outcome; nothing here throws.
+// and a circuit breaker per DFSP endpoint. Every call ends in a final outcome; nothing here throws.
 import { createHttpPools } from './http-pools.js';
 import { createKeyedLimiter, QueueFullError } from './limiter.js';
 
@@ -9,11 +9,13 @@ export const OUTCOME = Object.freeze({ delivered: 'delivered', failed: 'failed',
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A DFSP that fails `threshold` attempts in a row (timeouts, refused connections, 5xx) is
- * skipped for `openMs`: its callbacks fail at once instead of each holding the batch for a
- * full timeout. This is what keeps one dead DFSP from stalling the consumer, and with it
- * every other DFSP, batch after batch. After `openMs` calls go through again, and one more
- * failure reopens the circuit at once while one success closes it. `threshold` 0 disables it.
+ * An endpoint that fails `threshold` attempts in a row (timeouts, refused or reset
+ * connections) is skipped for `openMs`: its callbacks fail at once instead of each holding
+ * the batch for a full timeout. This is what keeps one dead DFSP from stalling the consumer,
+ * and with it every other DFSP, batch after batch. After `openMs` calls go through again, and
+ * one more failure reopens the circuit at once while one success closes it. `threshold` 0
+ * disables it. Keys are endpoints (see breakerKey), so one broken endpoint of a DFSP does not
+ * cut off its others.
  */
 export function createCircuitBreaker({ threshold, openMs, now = Date.now, onOpen = () => {} }) {
   const states = new Map();
@@ -41,13 +43,33 @@ function isRetryableStatus(status) {
   return status >= 500;
 }
 
+/**
+ * The breaker's key of a call: the receiving DFSP and the endpoint template the URL was
+ * rendered from (origin and path template), so that its keys stay as few as the DFSP's
+ * registered endpoints whatever ids the URLs carry. A call without a template falls back to
+ * the URL's origin.
+ */
+export function breakerKey({ fsp, endpoint, url }) {
+  return `${fsp}\u0000${endpoint ?? url.origin}`;
+}
+
+/**
+ * Whether an attempt's result says anything about the endpoint being dead. Any HTTP answer,
+ * even a 404, 500 or 501, proves a server is there and listening: a DFSP that does not
+ * implement one kind of callback is alive for every other. Only an attempt that got no
+ * answer at all (refused, reset, timed out) counts against the breaker.
+ */
+export function provesEndpointAlive(attempt) {
+  return Number.isInteger(attempt.status);
+}
+
 /** Backoff before attempt `attempt + 1`: base, 2 × base, 4 × base, … */
 export function retryDelayMs(baseMs, attempt) {
   return baseMs * 2 ** (attempt - 1);
 }
 
 /**
- * Creates the deliverer. `deliver({ fsp, url, method, headers, body, deadline })` resolves
+ * Creates the deliverer. `deliver({ fsp, endpoint?, url, method, headers, body, deadline })` resolves
  * to `{ outcome, status?, attempts, reason? }`; `deadline` (epoch ms) caps every wait, so a
  * batch ends by its deadline whatever the DFSPs do.
  */
@@ -61,37 +83,40 @@ export function createDeliverer({
     threshold: breakerFailures,
     openMs: breakerOpenMs,
     now,
-    onOpen: (fsp, failures) => logger.warn({ fsp, failures, openMs: breakerOpenMs },
-      'DFSP keeps failing; its callbacks fail at once until the circuit closes'),
+    onOpen: (key, failures) => {
+      const [fsp, endpoint] = key.split('\u0000');
+      logger.warn({ fsp, endpoint, failures, openMs: breakerOpenMs },
+        'DFSP endpoint does not answer; its callbacks fail at once until the circuit closes');
+    },
   });
 
   async function attemptAll(call) {
-    const { fsp, deadline } = call;
+    const { deadline } = call;
+    const key = breakerKey(call);
     const failed = (attempts, reason, status) => ({ outcome: OUTCOME.failed, attempts, reason, status });
     let last = {};
     for (let attempt = 1; attempt <= retries + 1; attempt += 1) {
-      if (breaker.isOpen(fsp)) return failed(attempt - 1, 'circuit_open', last.status);
+      if (breaker.isOpen(key)) return failed(attempt - 1, 'circuit_open', last.status);
       const remainingMs = deadline - now();
       if (remainingMs <= 0) return failed(attempt - 1, 'deadline', last.status);
       last = await attemptOnce(call, Math.min(timeoutMs, remainingMs));
+      if (provesEndpointAlive(last)) breaker.succeeded(key);
+      else breaker.failed(key);
       if (last.final) return { outcome: last.outcome, status: last.status, attempts: attempt, reason: last.reason };
       if (attempt <= retries) await sleep(Math.max(0, Math.min(retryDelayMs(retryBackoffMs, attempt), deadline - now())));
     }
     return failed(retries + 1, last.reason, last.status);
   }
 
-  async function attemptOnce({ fsp, url, method, headers, body }, attemptTimeoutMs) {
+  async function attemptOnce({ url, method, headers, body }, attemptTimeoutMs) {
     try {
       const { status } = await pools.send({ url, method, headers, body, timeoutMs: attemptTimeoutMs });
-      if (isRetryableStatus(status)) {
-        breaker.failed(fsp);
-        return { final: false, status, reason: `http_${status}` };
-      }
-      breaker.succeeded(fsp);
+      // A 5xx may pass (the DFSP restarting behind its load balancer), so it is retried, but
+      // the DFSP answered: the breaker is for endpoints that do not answer at all.
+      if (isRetryableStatus(status)) return { final: false, status, reason: `http_${status}` };
       const delivered = status >= 200 && status < 300;
       return { final: true, outcome: delivered ? OUTCOME.delivered : OUTCOME.failed, status, reason: delivered ? undefined : `http_${status}` };
     } catch (error) {
-      breaker.failed(fsp);
       return { final: false, reason: error.code ?? error.name };
     }
   }

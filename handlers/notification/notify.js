@@ -53,7 +53,7 @@ export async function notify(context, event, deadline) {
   const body = callbackBody(event);
   const unsigned = buildCallbackHeaders({ event, url, hubName: context.hubName, now: new Date(now()) });
   const headers = await context.signCallback({ event, method: callback.method, url, headers: unsigned, body });
-  const result = await context.deliverer.deliver({ fsp: event.to, url, method: callback.method, headers, body, deadline });
+  const result = await context.deliverer.deliver({ fsp: event.to, endpoint: template, url, method: callback.method, headers, body, deadline });
   metrics.callbacks.inc({ ...labels, outcome: result.outcome });
   metrics.callbackDuration.observe({ endpoint_type: callback.endpointType }, (performance.now() - started) / 1000);
   if (result.outcome === OUTCOME.failed) {

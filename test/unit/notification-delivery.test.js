@@ -121,6 +121,34 @@ test('a DFSP that never answers times out each attempt, and the breaker then fai
   assert.ok(Date.now() - fastStart < 50);
 });
 
+test('a DFSP answering 501 to one kind of callback never opens a breaker; its other callbacks still go', TIMEOUT, async (t) => {
+  const sdk = await startServer((request, response) => {
+    response.writeHead(request.url.startsWith('/participants/') ? 501 : 200);
+    response.end();
+  });
+  const subject = deliverer({ retries: 0, breakerFailures: 2, breakerOpenMs: 60_000 });
+  t.after(async () => { await subject.close(); await sdk.close(); });
+  const participantPut = call(sdk, { url: new URL(`${sdk.url}/participants/MSISDN/1`), endpoint: `${sdk.url}/participants/{{partyIdType}}/{{partyIdentifier}}` });
+  for (let i = 0; i < 5; i += 1) {
+    assert.deepEqual(await subject.deliver(participantPut), { outcome: OUTCOME.failed, status: 501, attempts: 1, reason: 'http_501' });
+  }
+  const lookup = await subject.deliver(call(sdk, { method: 'GET', url: new URL(`${sdk.url}/parties/MSISDN/1`), endpoint: `${sdk.url}/parties/{{partyIdType}}/{{partyIdentifier}}` }));
+  assert.equal(lookup.outcome, OUTCOME.delivered, 'the GET /parties reached the DFSP');
+  assert.equal(sdk.requests.length, 6, 'every call reached the DFSP: nothing failed at once');
+});
+
+test('an endpoint that does not answer opens the breaker for that endpoint only', TIMEOUT, async (t) => {
+  const hanging = await startServer(() => {});
+  const healthy = await startServer((request, response) => { response.writeHead(200); response.end(); });
+  const subject = deliverer({ timeoutMs: 100, retries: 0, breakerFailures: 1, breakerOpenMs: 60_000 });
+  t.after(async () => { await subject.close(); await hanging.close(); await healthy.close(); });
+  const dead = call(hanging, { endpoint: `${hanging.url}/transfers/{{transferId}}` });
+  assert.equal((await subject.deliver(dead)).reason, 'CALLBACK_TIMEOUT');
+  assert.equal((await subject.deliver(dead)).reason, 'circuit_open');
+  const other = await subject.deliver(call(healthy, { endpoint: `${healthy.url}/transfers/{{transferId}}` }));
+  assert.equal(other.outcome, OUTCOME.delivered, 'the same DFSP\'s other endpoint is still called');
+});
+
 test('the deadline caps attempts and queueing', TIMEOUT, async (t) => {
   const hanging = await startServer(() => {});
   const subject = deliverer({ timeoutMs: 5_000, maxInFlightPerFsp: 1 });
