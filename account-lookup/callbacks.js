@@ -51,7 +51,7 @@ export function participantEndpoint(kind, party) {
  * bytes, so that an FSPIOP-Signature over them still verifies at the other end.
  */
 export function forwardEvent({ accepted, party, action, to, endpointType, method }) {
-  return {
+  const event = {
     id: partyKey(party),
     type: 'notification',
     action,
@@ -62,6 +62,10 @@ export function forwardEvent({ accepted, party, action, to, endpointType, method
     rawBody: accepted.rawBody,
     at: accepted.receivedAt,
   };
+  // A lookup that cannot reach the payee is answered to the payer with the hub's PUT …/error
+  // (handlers/notification/requester-errors.js), so the payer is never left waiting.
+  if (action !== 'lookup') return event;
+  return { ...event, ifUndeliverable: { to: event.from, callback: { ...event.callback, endpointType: partyEndpoint('error', party), method: 'PUT' } } };
 }
 
 /**

@@ -52,7 +52,12 @@ export function notificationEvent(outcome, hubName) {
   };
   if (spec.forward) {
     const { message } = outcome;
-    return { ...event, from: message.from, headers: message.headers ?? {}, body: message.body, rawBody: message.rawBody, at: message.at };
+    const forward = { ...event, from: message.from, headers: message.headers ?? {}, body: message.body, rawBody: message.rawBody, at: message.at };
+    // A prepare that cannot reach the payee is answered to the payer with the hub's PUT
+    // /transfers/{ID}/error (handlers/notification/requester-errors.js); the reservation is
+    // released when the transfer expires, as Mojaloop does.
+    if (outcome.type !== OUTCOME.forwardPrepare) return forward;
+    return { ...forward, ifUndeliverable: { to: message.from, callback: { ...event.callback, endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_ERROR', method: 'PUT' } } };
   }
   return { ...event, from: hubName, headers: {}, body: hubBody(outcome) };
 }

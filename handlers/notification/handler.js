@@ -14,6 +14,7 @@ import { createThrottledWarn } from '../../platform/throttled-log.js';
 import { unsignedCallbacks } from './hub-signature.js';
 import { decodeNotifications, notify } from './notify.js';
 import { isRetryable } from './retry.js';
+import { tellsRequester } from './requester-errors.js';
 
 // Callbacks that tell the payer how its transfer ended: the end of the end-to-end latency.
 const FINAL_TRANSFER_ACTIONS = new Set(['commit', 'abort', 'error', 'timeout']);
@@ -56,9 +57,11 @@ export function createNotifyContext({ endpoints, deliverer, metrics, logger, hub
  * deliverer (deliver.js); `batchDeadlineMs` bounds how long one batch may take;
  * `signCallback` signs the hub's own callbacks (hub-signature.js); `scheduleRetries`
  * (retry.js) takes the callbacks that failed for a reason that can pass, and without it
- * they are only counted as failed. A `context` from createNotifyContext may be given instead.
+ * they are only counted as failed; `tellRequesters` (requester-errors.js) takes the outcomes
+ * of forwards whose requester must hear when they are not delivered, which are then never
+ * retried. A `context` from createNotifyContext may be given instead.
  */
-export function createNotificationHandler({ batchDeadlineMs, scheduleRetries = null, context: given, ...collaborators }) {
+export function createNotificationHandler({ batchDeadlineMs, scheduleRetries = null, tellRequesters = null, context: given, ...collaborators }) {
   const context = given ?? createNotifyContext(collaborators);
   const { metrics, now } = context;
   // A callback's deadline starts when its lane lets it go, not when its batch arrived.
@@ -75,8 +78,11 @@ export function createNotificationHandler({ batchDeadlineMs, scheduleRetries = n
     if (errors.length > 0) {
       throw new AggregateError(errors, `${errors.length} callback(s) could not be resolved: ${errors[0].message}`);
     }
+    // A forward whose requester is told it failed is not sent again (requester-errors.js says why).
+    const toldRequesters = outcomes.filter((outcome) => tellsRequester(outcome.item));
+    if (tellRequesters && toldRequesters.length > 0) await tellRequesters(toldRequesters);
     // A retried callback may reach its DFSP after a later one of the same transfer; retry.js says why that is safe.
-    const retryable = outcomes.filter((outcome) => isRetryable(outcome.result));
+    const retryable = outcomes.filter((outcome) => isRetryable(outcome.result) && !(tellRequesters && tellsRequester(outcome.item)));
     if (scheduleRetries && retryable.length > 0) await scheduleRetries(retryable);
   };
 }

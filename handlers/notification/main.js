@@ -15,6 +15,7 @@ import { createNotificationHandler, createNotifyContext } from './handler.js';
 import { createNotificationMetrics } from './metrics.js';
 import { createHubSigner, readHubSigningKey } from './hub-signature.js';
 import { createRetryHandler, createRetryScheduler, createRetryWaiter } from './retry.js';
+import { createRequesterNotifier } from './requester-errors.js';
 import { exitOnSignal } from '../../platform/shutdown.js';
 import { deadLetterOptions } from '../../platform/handler-runtime.js';
 
@@ -52,7 +53,11 @@ const scheduleRetries = createRetryScheduler({
   producer, topic: retryTopic, metrics: notificationMetrics, throttledWarn: context.throttledWarn,
   settings: { backoffMs: settings.retryBackoffMs, backoffMaxMs: settings.retryBackoffMaxMs, ageMaxMs: settings.retryAgeMaxMs },
 });
-const handleBatch = createNotificationHandler({ context, batchDeadlineMs: settings.batchDeadlineMs, scheduleRetries });
+// The requester's error goes to the main topic, so it is delivered, signed and retried as any hub callback.
+const tellRequesters = createRequesterNotifier({
+  producer, topic: topicName(config.kafka.topicPrefix, TOPIC.notificationEvent), hubName: config.hubName, metrics: notificationMetrics,
+});
+const handleBatch = createNotificationHandler({ context, batchDeadlineMs: settings.batchDeadlineMs, scheduleRetries, tellRequesters });
 const retryWaiter = createRetryWaiter();
 const handleRetryBatch = createRetryHandler({
   context, schedule: scheduleRetries, waiter: retryWaiter, batchDeadlineMs: settings.batchDeadlineMs,

@@ -51,6 +51,12 @@ export function createNotificationMetrics({ registry, client }) {
       labelNames: ['fsp'],
       registers,
     }),
+    requesterErrors: new client.Counter({
+      name: 'forwards_undeliverable_total',
+      help: 'Forwards (GET /parties, quote requests, transfer prepares) that could not reach their DFSP and were answered to their requester with an error from the hub, by FSPIOP error code (3201, 2003).',
+      labelNames: ['code'],
+      registers,
+    }),
   };
   // Both reasons are exported from the start, so "none skipped" reads 0 rather than no data.
   for (const reason of ['malformed', 'invalid']) metrics.skippedEvents.inc({ reason }, 0);

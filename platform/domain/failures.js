@@ -28,6 +28,8 @@ export const FAILURE = Object.freeze({
   partyRegistrationRefused: 'PARTY_REGISTRATION_REFUSED',
   partyDeletionRefused: 'PARTY_DELETION_REFUSED',
   oracleUnavailable: 'ORACLE_UNAVAILABLE',
+  // A DFSP a request was forwarded to did not answer (refused, timed out, circuit open).
+  destinationUnreachable: 'DESTINATION_UNREACHABLE',
   oracleNotFound: 'ORACLE_NOT_FOUND',
   operatorUnauthenticated: 'OPERATOR_UNAUTHENTICATED',
   operatorForbidden: 'OPERATOR_FORBIDDEN',

@@ -16,6 +16,15 @@ const CALLBACKS = Object.freeze({
   [QUOTE_OUTCOME.error]: { method: 'PUT', action: 'error', path: (id) => `${quotePath(id)}/error` },
 });
 
+/**
+ * A quote request that cannot reach the payee is answered to the payer with the hub's
+ * PUT /quotes/{ID}/error (handlers/notification/requester-errors.js).
+ */
+function payerErrorIfUndeliverable(forward) {
+  const { quoteId } = forward.callback.templateParams;
+  return { to: forward.from, callback: { ...forward.callback, method: 'PUT', path: `${quotePath(quoteId)}/error` } };
+}
+
 /** The notification event for one outcome: a forward keeps the DFSP's headers and bytes. */
 export function quoteNotificationEvent(outcome, hubName) {
   const spec = CALLBACKS[outcome.type];
@@ -31,7 +40,8 @@ export function quoteNotificationEvent(outcome, hubName) {
   };
   if (spec.forward) {
     const { message } = outcome;
-    return { ...event, from: message.from, headers: message.headers ?? {}, body: message.body, rawBody: message.rawBody, at: message.at };
+    const forward = { ...event, from: message.from, headers: message.headers ?? {}, body: message.body, rawBody: message.rawBody, at: message.at };
+    return outcome.type === QUOTE_OUTCOME.forwardRequest ? { ...forward, ifUndeliverable: payerErrorIfUndeliverable(forward) } : forward;
   }
   return { ...event, from: hubName, headers: {}, body: failureToFspiop(outcome.failure).body };
 }
