@@ -39,8 +39,13 @@ export function createCircuitBreaker({ threshold, openMs, now = Date.now, onOpen
   };
 }
 
+/**
+ * A 5xx may pass (a DFSP restarting behind its load balancer); 501 is the DFSP saying it does
+ * not implement this callback at all (Mojaloop's SDK answers it to PUT /participants), a final
+ * word like a 4xx that no retry changes.
+ */
 function isRetryableStatus(status) {
-  return status >= 500;
+  return status >= 500 && status !== 501;
 }
 
 /**
@@ -111,8 +116,7 @@ export function createDeliverer({
   async function attemptOnce({ url, method, headers, body }, attemptTimeoutMs) {
     try {
       const { status } = await pools.send({ url, method, headers, body, timeoutMs: attemptTimeoutMs });
-      // A 5xx may pass (the DFSP restarting behind its load balancer), so it is retried, but
-      // the DFSP answered: the breaker is for endpoints that do not answer at all.
+      // A retried 5xx still proves the DFSP answered: the breaker is for endpoints that do not answer at all.
       if (isRetryableStatus(status)) return { final: false, status, reason: `http_${status}` };
       const delivered = status >= 200 && status < 300;
       return { final: true, outcome: delivered ? OUTCOME.delivered : OUTCOME.failed, status, reason: delivered ? undefined : `http_${status}` };

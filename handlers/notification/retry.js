@@ -26,12 +26,12 @@ export class RetryWaitStoppedError extends Error {
 
 /**
  * Whether a failed callback can succeed later: a 5xx, no answer, a refused connection, a full
- * queue or an open circuit can; a 4xx is the DFSP's final word and an unrenderable URL never
- * renders, so those are not retried.
+ * queue or an open circuit can; a 4xx or a 501 (not implemented) is the DFSP's final word and
+ * an unrenderable URL never renders, so those are not retried.
  */
 export function isRetryable(result) {
   if (result?.outcome !== OUTCOME.failed) return false;
-  return result.reason !== 'bad_template' && !/^http_4\d\d$/.test(result.reason ?? '');
+  return result.reason !== 'bad_template' && !/^http_(4\d\d|501)$/.test(result.reason ?? '');
 }
 
 /** The `expiration` the callback's body states (a transfer or quote request), as epoch ms. */

@@ -121,13 +121,14 @@ test('a DFSP that never answers times out each attempt, and the breaker then fai
   assert.ok(Date.now() - fastStart < 50);
 });
 
-test('a DFSP answering 501 to one kind of callback never opens a breaker; its other callbacks still go', TIMEOUT, async (t) => {
+test('a DFSP answering 501 to one kind of callback never opens a breaker and is not asked again; its other callbacks still go', TIMEOUT, async (t) => {
   const sdk = await startServer((request, response) => {
     response.writeHead(request.url.startsWith('/participants/') ? 501 : 200);
     response.end();
   });
-  const subject = deliverer({ retries: 0, breakerFailures: 2, breakerOpenMs: 60_000 });
+  const subject = deliverer({ retries: 2, breakerFailures: 2, breakerOpenMs: 60_000 });
   t.after(async () => { await subject.close(); await sdk.close(); });
+  // 501 is final: not retried, as no retry makes the DFSP implement the callback.
   const participantPut = call(sdk, { url: new URL(`${sdk.url}/participants/MSISDN/1`), endpoint: `${sdk.url}/participants/{{partyIdType}}/{{partyIdentifier}}` });
   for (let i = 0; i < 5; i += 1) {
     assert.deepEqual(await subject.deliver(participantPut), { outcome: OUTCOME.failed, status: 501, attempts: 1, reason: 'http_501' });

@@ -19,7 +19,7 @@ test('5xx, no answer, a full queue and an open circuit are retried; a 4xx and a 
   for (const reason of ['http_503', 'CALLBACK_TIMEOUT', 'ECONNREFUSED', 'queue_full', 'circuit_open', 'deadline']) {
     assert.equal(isRetryable({ outcome: OUTCOME.failed, reason }), true, reason);
   }
-  for (const reason of ['http_400', 'http_404', 'bad_template']) assert.equal(isRetryable({ outcome: OUTCOME.failed, reason }), false, reason);
+  for (const reason of ['http_400', 'http_404', 'http_501', 'bad_template']) assert.equal(isRetryable({ outcome: OUTCOME.failed, reason }), false, reason);
   assert.equal(isRetryable({ outcome: OUTCOME.delivered }), false);
   assert.equal(isRetryable({ outcome: OUTCOME.noEndpoint }), false);
 });
