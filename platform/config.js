@@ -371,6 +371,9 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
     notification: readNotification(env),
     accountLookup: readAccountLookup(env),
     quotes: readQuotes(env),
+    // Off as in Mojaloop (ENABLE_ON_US_TRANSFERS=false): a scheme decides whether it carries
+    // payments a DFSP could book on its own ledger; its test deployments turn it on.
+    transfers: { onUsAllowed: readBoolean(env, 'TRANSFERS_ON_US_ALLOWED', false) },
     inputLimits: readInputLimits(env),
     jws: readJws(env, { signsAsHub }),
     clientIdentity: readClientIdentity(env),

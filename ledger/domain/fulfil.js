@@ -20,6 +20,9 @@ export function decideFulfilBatch({ events, transfers, now }) {
   const result = { stateUpdates: [], positionEvents: [], outcomes: [] };
   for (const event of events) {
     const transfer = current.get(event.id);
+    // Mojaloop drops a RESERVED fulfil sent as version 1.0 without an answer: the
+    // transfer stays RESERVED and expires, since 1.0 has no PATCH to tell the payee.
+    if (event.action === 'reserve' && !reservedFulfilSupported(event.headers?.['content-type'])) continue;
     const decision = event.action === 'get' ? answerGet(event, transfer)
       : COMPLETIONS.has(event.action) ? decideCompletion(event, transfer, now)
         : { outcomes: [tell.error(event.id, event.from, failure(FAILURE.validation, `unknown fulfil action ${event.action}`))] };
@@ -69,7 +72,8 @@ function decideCompletion(event, transfer, now) {
     return {
       outcomes: [],
       update: { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedError), completionHash: hash, failure: invalid },
-      positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event, failure: invalid },
+      // fulfilAction: a payee that fulfilled with RESERVED waits for a PATCH with the outcome.
+      positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event, failure: invalid, fulfilAction: event.action },
     };
   }
   return {
@@ -96,7 +100,7 @@ function replayCompletion(event, transfer) {
     return { outcomes: [], positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action } };
   }
   if (transfer.state === S.receivedError) {
-    return { outcomes: [], positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event, failure: transfer.failure } };
+    return { outcomes: [], positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event, failure: transfer.failure, fulfilAction: event.action } };
   }
   return { outcomes: [] };
 }
@@ -115,4 +119,19 @@ function payeeAbort(event, transfer, hash) {
 function completedAt(timestamp, now) {
   const ms = Date.parse(timestamp);
   return Number.isNaN(ms) ? now : new Date(ms);
+}
+
+/**
+ * The FSPIOP API version of a request's Content-Type (`…;version=1.1`), as
+ * `{ major, minor }`, or null when it names none (the edge has already refused those).
+ */
+export function apiVersionOf(contentType) {
+  const match = /;\s*version\s*=\s*(\d+)(?:\.(\d+))?/i.exec(typeof contentType === 'string' ? contentType : '');
+  return match ? { major: Number(match[1]), minor: Number(match[2] ?? 0) } : null;
+}
+
+/** Whether a fulfil with transferState RESERVED means anything: it exists from version 1.1 on. */
+export function reservedFulfilSupported(contentType) {
+  const version = apiVersionOf(contentType);
+  return version === null || version.major > 1 || version.minor >= 1;
 }

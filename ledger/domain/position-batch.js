@@ -105,7 +105,7 @@ function abort(event, transfer, { now }) {
   if (!canTransition(transfer.kind, transfer.state, S.abortedError)) return null;
   assertAccount(event, transfer.payerAccountId);
   const outcomes = event.failure
-    ? [tell.error(transfer.transferId, transfer.payerFsp, event.failure), tell.error(transfer.transferId, transfer.payeeFsp, event.failure)]
+    ? abortOutcomes(event, transfer, { failure: event.failure, completedAt: now })
     : [tell.forwardError(transfer.transferId, transfer.payerFsp, event.message)];
   return {
     change: { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'ABORT' },
@@ -143,7 +143,9 @@ function replay(event, transfer) {
     commit: {
       [S.committed]: () => commitOutcomes(event, transfer, { state: S.committed, completedAt: transfer.completedAt, fulfilment: transfer.fulfilment }),
     },
-    abort: { [S.abortedError]: () => (stored ? both() : [tell.forwardError(transfer.transferId, transfer.payerFsp, event.message)]) },
+    abort: {
+      [S.abortedError]: () => (stored ? abortOutcomes(event, transfer, { failure: stored, completedAt: transfer.completedAt }) : [tell.forwardError(transfer.transferId, transfer.payerFsp, event.message)]),
+    },
     'timeout-reserved': { [S.expiredReserved]: both },
   };
   const outcomes = byAction[event.action]?.[transfer.state];
@@ -158,6 +160,17 @@ function replay(event, transfer) {
 function commitOutcomes(event, transfer, view) {
   if (event.fulfilAction !== 'reserve') return [tell.forwardFulfil(transfer.transferId, transfer.payerFsp, event.message)];
   return [tell.state(transfer.transferId, transfer.payerFsp, view), tell.patchFinalState(transfer.transferId, transfer.payeeFsp, view)];
+}
+
+/**
+ * A switch-decided abort (an invalid fulfilment) tells both parties the failure; a payee that
+ * fulfilled with transferState RESERVED is also sent the final state as a PATCH, as it would
+ * be after a commit, since it holds the funds until it hears the outcome.
+ */
+function abortOutcomes(event, transfer, { failure: told, completedAt }) {
+  const outcomes = [tell.error(transfer.transferId, transfer.payerFsp, told), tell.error(transfer.transferId, transfer.payeeFsp, told)];
+  if (event.fulfilAction === 'reserve') outcomes.push(tell.patchFinalState(transfer.transferId, transfer.payeeFsp, { state: S.abortedError, completedAt }));
+  return outcomes;
 }
 
 /** A position event must arrive on the account it moves; anything else is a bug upstream. */

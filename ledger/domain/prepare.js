@@ -12,9 +12,10 @@ const S = TRANSFER_STATE;
 /**
  * `messages`: prepare events in consumption order. `existing`: transferId → stored transfer.
  * `participants`: name → { isActive, positionAccounts: Map(currency → { id, isActive }) }.
+ * `onUsAllowed`: whether a payer FSP may also be the payee FSP (off by default, as in Mojaloop).
  * Returns rows to insert, events for the position handler, and who must be told what.
  */
-export function decidePrepareBatch({ messages, existing, participants, now }) {
+export function decidePrepareBatch({ messages, existing, participants, now, onUsAllowed = false }) {
   const known = new Map(existing);
   const result = { inserts: [], positionEvents: [], outcomes: [] };
   for (const message of messages) {
@@ -26,7 +27,7 @@ export function decidePrepareBatch({ messages, existing, participants, now }) {
       if (duplicate.positionEvent) result.positionEvents.push(duplicate.positionEvent);
       continue;
     }
-    const planned = planTransfer(message, hash, participants, now);
+    const planned = planTransfer(message, hash, participants, { now, onUsAllowed });
     known.set(message.id, planned.row);
     result.inserts.push(planned.row);
     if (planned.failure) result.outcomes.push(tell.error(message.id, message.from, planned.failure));
@@ -54,13 +55,13 @@ function classifyDuplicate(message, prior, hash) {
   return { outcomes: [] };
 }
 
-function planTransfer(message, hash, participants, now) {
+function planTransfer(message, hash, participants, { now, onUsAllowed }) {
   const { body } = message;
   const payer = participants.get(body.payerFsp);
   const payee = participants.get(body.payeeFsp);
   const currency = body.amount?.currency;
   const amount = parseAmount(body.amount?.amount, { allowZero: false });
-  const reasons = validationReasons({ message, payer, payee, currency, amount, now });
+  const reasons = validationReasons({ message, payer, payee, currency, amount, receivedAt: receivedAtOf(message, now), onUsAllowed });
   const row = {
     transferId: message.id,
     kind: TRANSFER_KIND.payment,
@@ -85,11 +86,21 @@ function withStatePath(row, statePath) {
   return { ...row, state: statePath.at(-1), statePath };
 }
 
-function validationReasons({ message, payer, payee, currency, amount, now }) {
+/**
+ * When the edge accepted the prepare (the event's `at`), or `now` for an event without it.
+ * Expiry is judged at that instant: a prepare that was still valid when the payer sent it
+ * must not be refused as invalid because it waited in Kafka or behind a slow batch; if it
+ * expires while waiting, the position handler finishes it as expired (3303) instead.
+ */
+function receivedAtOf(message, now) {
+  return Number.isSafeInteger(message.at) && message.at <= now.getTime() ? new Date(message.at) : now;
+}
+
+function validationReasons({ message, payer, payee, currency, amount, receivedAt, onUsAllowed }) {
   const { body } = message;
   const reasons = [];
   if (message.from !== body.payerFsp) reasons.push(`FSPIOP-Source ${message.from} does not match payerFsp ${body.payerFsp}`);
-  if (body.payerFsp === body.payeeFsp) reasons.push('payer and payee FSP are the same');
+  if (!onUsAllowed && body.payerFsp === body.payeeFsp) reasons.push('payer and payee FSP are the same');
   for (const [role, name, participant] of [['payer', body.payerFsp, payer], ['payee', body.payeeFsp, payee]]) {
     const account = participant?.positionAccounts.get(currency);
     if (!participant) reasons.push(`${role} FSP ${name} is not a participant`);
@@ -100,6 +111,6 @@ function validationReasons({ message, payer, payee, currency, amount, now }) {
   if (!isCondition(body.condition)) reasons.push('condition is not 32 bytes of base64url');
   const expiresAtMs = Date.parse(body.expiration);
   if (Number.isNaN(expiresAtMs)) reasons.push('expiration is not a date');
-  else if (expiresAtMs <= now.getTime()) reasons.push(`expiration ${body.expiration} is in the past`);
+  else if (expiresAtMs <= receivedAt.getTime()) reasons.push(`expiration ${body.expiration} is in the past`);
   return reasons;
 }
