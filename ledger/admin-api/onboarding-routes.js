@@ -3,7 +3,7 @@ import { bodyRoute, emptyResponse, jsonResponse } from '../../platform/http/serv
 import { isDuplicateKeyError } from '../../platform/db.js';
 import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { parseAmount } from '../domain/money.js';
-import { ACCOUNT_TYPE, decideInitialPositionAndLimits } from '../domain/participants.js';
+import { ACCOUNT_TYPE, INITIAL_POSITION_EXISTS, SETTLEMENT_MODEL_EXISTS, decideInitialPositionAndLimits } from '../domain/participants.js';
 import { planPositionChanges } from '../domain/position.js';
 import { callbackEndpointProblem } from '../domain/callback-urls.js';
 import { findAccount, setAccountsActive } from '../repositories/participants.js';
@@ -16,12 +16,14 @@ import { failureResponse, readQuery, resolveParticipant } from './route-helpers.
 import { validators } from './schemas.js';
 
 export function onboardingRoutes({ db, config, clock }) {
+  // Operators re-run provisioning scripts, which look for central-ledger's own words when a
+  // model exists; the unique name decides, so two concurrent creations cannot both succeed.
   async function createSettlementModel(request, h, body) {
     try {
       await insertSettlementModel(db, body, clock());
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
-      return failureResponse(h, failure(FAILURE.alreadyExists, `Settlement model ${body.name} already exists`));
+      return failureResponse(h, failure(FAILURE.alreadyExists, SETTLEMENT_MODEL_EXISTS));
     }
     return emptyResponse(h, 201);
   }
@@ -49,7 +51,7 @@ export function onboardingRoutes({ db, config, clock }) {
       });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
-      return failureResponse(h, failure(FAILURE.alreadyExists, 'Participant Limit or Initial Position already set'));
+      return failureResponse(h, failure(FAILURE.alreadyExists, INITIAL_POSITION_EXISTS));
     }
     return emptyResponse(h, 201);
   }

@@ -3,7 +3,10 @@
 // matching a decimal pattern whether the client sent 5000 or "5000".
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { ENDPOINT_TYPES, HUB_ACCOUNT_TYPES, LIMIT_TYPE } from '../domain/participants.js';
+import {
+  EMAIL_ENDPOINT_TYPES, ENDPOINT_TYPES, HUB_ACCOUNT_TYPES, LIMIT_TYPE, MODEL_LEDGER_ACCOUNT_TYPES, MODEL_SETTLEMENT_ACCOUNT_TYPES,
+  TOPIC_ENDPOINT_TYPES,
+} from '../domain/participants.js';
 import { FUNDS_ACTION } from '../domain/funds.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true });
@@ -39,6 +42,24 @@ const limit = (withAlarm) => object(['type', 'value'], {
   ...(withAlarm ? { alarmPercentage: percentage } : {}),
 });
 
+// An endpoint's value is checked for what its type holds: an e-mail address for the e-mail
+// notification types, a Kafka topic name for the alarm topic, otherwise a URL (checked by
+// ledger/domain/callback-urls.js, which the route applies to URL types only).
+const endpoint = {
+  ...object(['type', 'value'], {
+    type: { type: 'string', enum: ENDPOINT_TYPES },
+    value: { type: 'string', minLength: 1, maxLength: 512 },
+  }),
+  allOf: [
+    { if: valueOfTypes(EMAIL_ENDPOINT_TYPES), then: { properties: { value: { type: 'string', format: 'email', maxLength: 254 } } } },
+    { if: valueOfTypes(TOPIC_ENDPOINT_TYPES), then: { properties: { value: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,249}$' } } } },
+  ],
+};
+
+function valueOfTypes(types) {
+  return { required: ['type'], properties: { type: { type: 'string', enum: types } } };
+}
+
 export const validators = Object.freeze({
   hubAccount: ajv.compile(object(['currency', 'type'], { currency, type: { type: 'string', enum: HUB_ACCOUNT_TYPES } })),
   settlementModel: ajv.compile(object(
@@ -51,8 +72,8 @@ export const validators = Object.freeze({
       settlementDelay: { type: 'string', enum: ['IMMEDIATE', 'DEFERRED'] },
       currency,
       requireLiquidityCheck: { type: 'boolean' },
-      ledgerAccountType: { type: 'string', enum: ['POSITION'] },
-      settlementAccountType: { type: 'string', enum: ['SETTLEMENT'] },
+      ledgerAccountType: { type: 'string', enum: MODEL_LEDGER_ACCOUNT_TYPES },
+      settlementAccountType: { type: 'string', enum: MODEL_SETTLEMENT_ACCOUNT_TYPES },
       autoPositionReset: { type: 'boolean' },
     },
   )),
@@ -60,10 +81,7 @@ export const validators = Object.freeze({
   isActive: ajv.compile(object(['isActive'], { isActive: { type: 'boolean' } })),
   initialPositionAndLimits: ajv.compile(object(['currency', 'limit'], { currency, limit: limit(false), initialPosition: signedDecimal })),
   limitAdjustment: ajv.compile(object(['currency', 'limit'], { currency, limit: limit(true) })),
-  endpoint: ajv.compile(object(['type', 'value'], {
-    type: { type: 'string', enum: ENDPOINT_TYPES },
-    value: { type: 'string', minLength: 1, maxLength: 512 },
-  })),
+  endpoint: ajv.compile(endpoint),
   // One key, or two while a DFSP rotates; each a PEM public key (checked by the route).
   jwsKeys: ajv.compile(object(['keys'], {
     keys: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', minLength: 64, maxLength: 8192 } },

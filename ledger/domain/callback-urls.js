@@ -4,9 +4,11 @@
 // address (where instance credentials are served) unless a lab explicitly allows it.
 // Names are checked as written; a name that resolves to such an address later is the
 // network's to stop (the chart's egress policy), as no check at registration can see it.
+import { URL_ENDPOINT_TYPES } from './participants.js';
 
-/** Endpoint types whose value is not a URL the switch calls (Mojaloop's e-mail and topic types). */
-const NOT_URL_TYPE = /_EMAIL$|^ALARM_NOTIFICATION_TOPIC$/;
+// Only the URL types are checked here: an e-mail address or a Kafka topic name is never a
+// request the switch makes, and the admin API's schema checks those values for what they are.
+const URL_TYPES = new Set(URL_ENDPOINT_TYPES);
 
 const METADATA_HOST_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 const METADATA_IPV6 = new Set(['fd00:ec2::254']);
@@ -48,7 +50,7 @@ function forbiddenHostReason(host) {
  * `allowLinkLocal` is CALLBACK_URL_ALLOW_LINK_LOCAL (a lab only).
  */
 export function callbackEndpointProblem({ type, value }, { allowLinkLocal = false } = {}) {
-  if (NOT_URL_TYPE.test(type)) return undefined;
+  if (!URL_TYPES.has(type)) return undefined;
   let url;
   try {
     url = new URL(value);

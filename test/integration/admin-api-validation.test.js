@@ -92,3 +92,41 @@ test('the valid bodies of the walk are accepted, so the failures above were abou
   const funds = await api.request('POST', pathOf(BODY_ROUTES[8][1]), BODY_ROUTES[8][2]);
   assert.equal(funds.status, 202);
 });
+
+test('every endpoint type central-ledger seeds is accepted; e-mail types take an e-mail address, URL types a URL', async () => {
+  const urlTypes = ['FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_DELETE', 'FSPIOP_CALLBACK_URL_PARTICIPANT_DELETE',
+    'FSPIOP_CALLBACK_URL_FX_QUOTES', 'TP_CB_URL_CONSENT_REQUEST_PATCH', 'TP_CB_URL_SERVICES_PUT_ERROR', 'ALARM_NOTIFICATION_URL'];
+  for (const type of urlTypes) {
+    const result = await api.request('POST', '/participants/dfsp1/endpoints', { type, value: 'http://dfsp1.example/cb/{{partyIdType}}' });
+    assert.equal(result.status, 201, `${type}: ${result.text}`);
+  }
+  for (const type of ['NET_DEBIT_CAP_ADJUSTMENT_EMAIL', 'SETTLEMENT_TRANSFER_POSITION_CHANGE_EMAIL', 'NET_DEBIT_CAP_THRESHOLD_BREACH_EMAIL']) {
+    assert.equal((await api.request('POST', '/participants/dfsp1/endpoints', { type, value: 'ops@dfsp1.example' })).status, 201, type);
+    const url = await api.request('POST', '/participants/dfsp1/endpoints', { type, value: 'http://dfsp1.example/mail' });
+    assert.equal(url.status, 400, `${type} takes an e-mail address, not a URL`);
+    assert.match(url.body.errorInformation.errorDescription, /email/);
+  }
+  const topic = await api.request('POST', '/participants/dfsp1/endpoints', { type: 'ALARM_NOTIFICATION_TOPIC', value: 'topic alarms!' });
+  assert.equal(topic.status, 400, 'a Kafka topic name has no spaces');
+  assert.equal((await api.request('POST', '/participants/dfsp1/endpoints', { type: 'ALARM_NOTIFICATION_TOPIC', value: 'dfsp1-alarms' })).status, 201);
+  const mailAsUrl = await api.request('POST', '/participants/dfsp1/endpoints', { type: 'FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_DELETE', value: 'ops@dfsp1.example' });
+  assert.deepEqual([mailAsUrl.status, mailAsUrl.body.errorInformation.errorCode], [400, '3100'], 'a URL type still takes only a URL');
+  const metadata = await api.request('POST', '/participants/dfsp1/endpoints', { type: 'TP_CB_URL_ACCOUNTS_GET', value: 'http://169.254.169.254/' });
+  assert.equal(metadata.status, 400, 'the callback URL safety checks apply to every URL type');
+  const stored = (await api.request('GET', '/participants/dfsp1/endpoints?type=NET_DEBIT_CAP_ADJUSTMENT_EMAIL')).body;
+  assert.deepEqual(stored, { type: 'NET_DEBIT_CAP_ADJUSTMENT_EMAIL', value: 'ops@dfsp1.example' });
+});
+
+test('settlement models: the account types central-ledger seeds beyond POSITION and SETTLEMENT; hub types are not a model\'s', async () => {
+  const model = (name, ledgerAccountType, settlementAccountType) => ({
+    name, settlementGranularity: 'GROSS', settlementInterchange: 'BILATERAL', settlementDelay: 'IMMEDIATE',
+    currency: 'EUR', requireLiquidityCheck: false, ledgerAccountType, settlementAccountType, autoPositionReset: false,
+  });
+  assert.equal((await api.request('POST', '/settlementModels', model('FEES', 'INTERCHANGE_FEE', 'INTERCHANGE_FEE_SETTLEMENT'))).status, 201);
+  assert.equal((await api.request('POST', '/settlementModels', model('REMITTANCE', 'POSITION_REMITTANCE', 'SETTLEMENT_REMITTANCE'))).status, 201);
+  await expectError('POST', '/settlementModels', model('HUBBY', 'HUB_RECONCILIATION', 'SETTLEMENT'), 400, '3100');
+  await expectError('POST', '/settlementModels', model('UNKNOWN', 'POSITION', 'NOT_A_TYPE'), 400, '3100');
+  const again = await api.request('POST', '/settlementModels', model('FEES', 'INTERCHANGE_FEE', 'INTERCHANGE_FEE_SETTLEMENT'));
+  assert.deepEqual([again.status, again.body.errorInformation],
+    [400, { errorCode: '3000', errorDescription: 'Generic client error - Settlement Model already exists' }]);
+});

@@ -145,3 +145,43 @@ test('concurrent funds out never overdraw, and every position equals its journal
   const [[{ reserved }]] = await api.db.raw("SELECT COALESCE(SUM(amount), 0) AS reserved FROM transfer WHERE kind = 'FUNDS_OUT' AND state = 'RESERVED'");
   assert.equal(total, reserved, 'positions sum to the funds-out reservations still open: nothing created or lost');
 });
+
+test('onboarding run a second time gets central-ledger\'s own refusals, which provisioning scripts check', async () => {
+  const model = {
+    name: 'DEFERREDNETUSD', settlementGranularity: 'NET', settlementInterchange: 'MULTILATERAL', settlementDelay: 'DEFERRED',
+    currency: 'USD', requireLiquidityCheck: true, ledgerAccountType: 'POSITION', settlementAccountType: 'SETTLEMENT', autoPositionReset: true,
+  };
+  const modelAgain = await api.request('POST', '/settlementModels', model);
+  assert.deepEqual([modelAgain.status, modelAgain.body.errorInformation],
+    [400, { errorCode: '3000', errorDescription: 'Generic client error - Settlement Model already exists' }]);
+  // central-ledger answers this one with a 500 and 2001; the same words with a 400 say the request was refused.
+  const limitsAgain = await api.request('POST', '/participants/payeefsp/initialPositionAndLimits',
+    { currency: 'USD', limit: { type: 'NET_DEBIT_CAP', value: 10000 }, initialPosition: 0 });
+  assert.deepEqual([limitsAgain.status, limitsAgain.body.errorInformation],
+    [400, { errorCode: '3000', errorDescription: 'Generic client error - Participant Limit or Initial Position already set' }]);
+});
+
+test('settlement models with interchange fee accounts: a DFSP added for the currency gets every model\'s accounts', async () => {
+  await setUpHub(api.request, 'TZS');
+  const feeModel = await api.request('POST', '/settlementModels', {
+    name: 'INTERCHANGEFEETZS', settlementGranularity: 'NET', settlementInterchange: 'BILATERAL', settlementDelay: 'DEFERRED',
+    currency: 'TZS', requireLiquidityCheck: false, ledgerAccountType: 'INTERCHANGE_FEE', settlementAccountType: 'INTERCHANGE_FEE_SETTLEMENT',
+    autoPositionReset: false,
+  });
+  assert.equal(feeModel.status, 201, feeModel.text);
+  const listed = (await api.request('GET', '/settlementModels')).body.find((model) => model.name === 'INTERCHANGEFEETZS');
+  assert.deepEqual([listed.ledgerAccountType, listed.settlementAccountType], ['INTERCHANGE_FEE', 'INTERCHANGE_FEE_SETTLEMENT']);
+
+  const created = await api.request('POST', '/participants', { name: 'feefsp', currency: 'TZS' });
+  assert.equal(created.status, 201, created.text);
+  assert.deepEqual(created.body.accounts.map((account) => [account.ledgerAccountType, account.currency, account.isActive]).sort(), [
+    ['INTERCHANGE_FEE', 'TZS', 0], ['INTERCHANGE_FEE_SETTLEMENT', 'TZS', 0], ['POSITION', 'TZS', 0], ['SETTLEMENT', 'TZS', 0],
+  ]);
+  const initial = await api.request('POST', '/participants/feefsp/initialPositionAndLimits',
+    { currency: 'TZS', limit: { type: 'NET_DEBIT_CAP', value: 100 } });
+  assert.equal(initial.status, 201, initial.text);
+  const accounts = (await api.request('GET', '/participants/feefsp/accounts')).body;
+  assert.deepEqual(accounts.map((account) => [account.ledgerAccountType, account.isActive, account.value]).sort(), [
+    ['INTERCHANGE_FEE', 0, 0], ['INTERCHANGE_FEE_SETTLEMENT', 0, 0], ['POSITION', 1, 0], ['SETTLEMENT', 1, 0],
+  ], 'every account has a position; the limit activates the POSITION and SETTLEMENT pair');
+});

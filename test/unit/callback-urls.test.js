@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { callbackEndpointProblem } from '../../ledger/domain/callback-urls.js';
+import { EMAIL_ENDPOINT_TYPES, ENDPOINT_TYPES, TOPIC_ENDPOINT_TYPES, URL_ENDPOINT_TYPES } from '../../ledger/domain/participants.js';
 
 const TYPE = 'FSPIOP_CALLBACK_URL_TRANSFER_PUT';
 const problem = (value, options) => callbackEndpointProblem({ type: TYPE, value }, options);
@@ -33,4 +34,21 @@ test('a lab may allow them; e-mail and topic endpoint types are not URLs and pas
   assert.equal(problem('ftp://x', { allowLinkLocal: true }) !== undefined, true, 'the scheme is checked even then');
   assert.equal(callbackEndpointProblem({ type: 'NET_DEBIT_CAP_ADJUSTMENT_EMAIL', value: 'ops@dfsp.example' }), undefined);
   assert.equal(callbackEndpointProblem({ type: 'ALARM_NOTIFICATION_TOPIC', value: 'alarms' }), undefined);
+});
+
+test('central-ledger\'s endpoint types are all known, and the URL checks cover exactly the URL types', () => {
+  assert.equal(ENDPOINT_TYPES.length, 62, 'the endpointType seed of central-ledger has 62 types');
+  assert.equal(new Set(ENDPOINT_TYPES).size, ENDPOINT_TYPES.length);
+  for (const type of ['FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_DELETE', 'FSPIOP_CALLBACK_URL_PARTICIPANT_DELETE', 'TP_CB_URL_SERVICES_PUT_ERROR',
+    'NET_DEBIT_CAP_ADJUSTMENT_EMAIL', 'SETTLEMENT_TRANSFER_POSITION_CHANGE_EMAIL', 'NET_DEBIT_CAP_THRESHOLD_BREACH_EMAIL']) {
+    assert.ok(ENDPOINT_TYPES.includes(type), type);
+  }
+  for (const type of URL_ENDPOINT_TYPES) {
+    assert.match(callbackEndpointProblem({ type, value: 'http://169.254.169.254/' }) ?? '', /refused/, type);
+    assert.match(callbackEndpointProblem({ type, value: 'ops@dfsp.example' }) ?? '', /not a URL/, type);
+  }
+  for (const type of [...EMAIL_ENDPOINT_TYPES, ...TOPIC_ENDPOINT_TYPES]) {
+    assert.ok(!URL_ENDPOINT_TYPES.includes(type), type);
+    assert.equal(callbackEndpointProblem({ type, value: 'ops@dfsp.example' }), undefined, type);
+  }
 });
