@@ -26,9 +26,13 @@ export async function findOracle(db, id) {
   return row ? toOracle(row) : null;
 }
 
-/** True when the same oracle URL is already registered for the type and currency. */
+/**
+ * True when an oracle is already registered for the id type, endpoint type and currency (an
+ * oracle without a currency matches only another without one), whatever its URL: Mojaloop's
+ * account-lookup-service keeps one oracle per such triple.
+ */
 export async function isRegistered(db, { oracleIdType, endpoint, currency }, { exceptId } = {}) {
-  const query = db(TABLE).where({ party_id_type: oracleIdType, value: endpoint.value, currency: currency ?? null });
+  const query = db(TABLE).where({ party_id_type: oracleIdType, endpoint_type: endpoint.endpointType, currency: currency ?? null });
   if (exceptId !== undefined) query.whereNot({ id: exceptId });
   return Boolean(await query.first('id'));
 }

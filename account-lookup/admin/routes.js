@@ -3,6 +3,7 @@
 // by the built-in oracle; a registered one takes over at every edge within its registry TTL.
 import { bodyRoute, emptyResponse, failureResponse, jsonResponse } from '../../platform/http/server.js';
 import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
+import { errorInformation } from '../../platform/fspiop/errors.js';
 import { PARTY_ID_TYPES, validators } from '../schemas.js';
 import { deleteOracle, findOracle, insertOracle, isRegistered, listOracles, updateOracle } from './repository.js';
 
@@ -35,12 +36,13 @@ async function resolveOracle(db, text) {
   return oracle ?? failure(FAILURE.oracleNotFound, `oracle ${text} was not found`);
 }
 
-/** Checks an oracle's endpoint and uniqueness; resolves to null or a failure. */
-async function oracleProblem(db, oracle, exceptId) {
-  const problem = endpointProblem(oracle.endpoint);
-  if (problem) return problem;
-  if (await isRegistered(db, oracle, { exceptId })) return failure(FAILURE.alreadyExists, 'this oracle is already registered for the type and currency');
-  return null;
+// Mojaloop's answer to an oracle registered again, word for word: its provisioning scripts
+// accept error 2001 on a re-run. Mojaloop sends it with a 500; the switch sends it with a 400,
+// since the request is refused and nothing is wrong with the server.
+const ORACLE_EXISTS = 'Active oracle with matching partyIdTypeId, endpointTypeId, currencyId already exists';
+
+function oracleExistsResponse(h) {
+  return h.response(errorInformation(2001, ORACLE_EXISTS)).code(400);
 }
 
 export function oracleAdminRoutes({ db, clock }) {
@@ -51,8 +53,9 @@ export function oracleAdminRoutes({ db, clock }) {
   }
 
   async function create(request, h, body) {
-    const problem = await oracleProblem(db, body);
+    const problem = endpointProblem(body.endpoint);
     if (problem) return failureResponse(h, problem);
+    if (await isRegistered(db, body)) return oracleExistsResponse(h);
     const id = await insertOracle(db, body, { createdBy: 'als-admin-api', now: clock() });
     return jsonResponse(h, await findOracle(db, id), 201);
   }
@@ -62,8 +65,9 @@ export function oracleAdminRoutes({ db, clock }) {
     if (isFailure(current)) return failureResponse(h, current);
     const merged = { ...current, ...body, endpoint: { ...current.endpoint, ...body.endpoint } };
     // An update changes the fields it names; to drop an oracle's currency, register it anew.
-    const problem = await oracleProblem(db, merged, current.oracleId);
+    const problem = endpointProblem(merged.endpoint);
     if (problem) return failureResponse(h, problem);
+    if (await isRegistered(db, merged, { exceptId: current.oracleId })) return oracleExistsResponse(h);
     await updateOracle(db, current.oracleId, merged);
     return emptyResponse(h, 204);
   }

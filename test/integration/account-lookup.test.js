@@ -227,7 +227,7 @@ test('ALS admin API: oracle CRUD with validation', async () => {
   assert.equal(created.status, 201, created.text);
   const { oracleId } = created.body;
   assert.deepEqual(created.body, { oracleId, ...oracle, isDefault: false });
-  assert.equal((await request('POST', '/oracles', oracle)).body.errorInformation.errorCode, '3000', 'the same oracle twice');
+  assert.equal((await request('POST', '/oracles', oracle)).body.errorInformation.errorCode, '2001', 'the same oracle twice, with the code Mojaloop answers');
   assert.equal((await request('PUT', `/oracles/${oracleId}`, { isDefault: true })).status, 204);
   const listed = await request('GET', '/oracles?type=BUSINESS&currency=USD');
   assert.deepEqual(listed.body, [{ ...created.body, isDefault: true }]);

@@ -262,3 +262,22 @@ test('callback URLs: http(s) only, never link-local or cloud metadata addresses 
   assert.deepEqual((await request('GET', '/participants/urlfsp/endpoints')).body, [], 'nothing was registered');
   assert.equal((await request('POST', '/participants/urlfsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_TRANSFER_POST', value: 'https://dfsp.example/transfers' })).status, 201);
 });
+
+test('an oracle registered again for its type and currency gets Mojaloop\'s 2001 "already exists" (with a 400), whatever its URL', async () => {
+  const alsUrl = apis.alsAdmin.url;
+  const headers = adminHeaders('readWrite');
+  const oracle = { oracleIdType: 'EMAIL', endpoint: { value: 'http://127.0.0.1:9/email', endpointType: 'URL' }, currency: 'USD' };
+  const created = await call(alsUrl, 'POST', '/oracles', { headers, body: oracle });
+  assert.equal(created.status, 201, created.text);
+  const expected = [400, { errorCode: '2001', errorDescription: 'Internal server error - Active oracle with matching partyIdTypeId, endpointTypeId, currencyId already exists' }];
+  for (const again of [oracle, { ...oracle, endpoint: { ...oracle.endpoint, value: 'http://127.0.0.1:9/elsewhere' } }]) {
+    const answer = await call(alsUrl, 'POST', '/oracles', { headers, body: again });
+    assert.deepEqual([answer.status, answer.body.errorInformation], expected, again.endpoint.value);
+  }
+  const other = await call(alsUrl, 'POST', '/oracles', { headers, body: { ...oracle, currency: 'EUR' } });
+  assert.equal(other.status, 201, 'another currency is another oracle');
+  const moved = await call(alsUrl, 'PUT', `/oracles/${other.body.oracleId}`, { headers, body: { currency: 'USD' } });
+  assert.deepEqual([moved.status, moved.body?.errorInformation], expected, 'nor can an update make a second one');
+  assert.equal((await call(alsUrl, 'GET', '/oracles?type=EMAIL', { headers })).body.length, 2);
+  for (const { body } of [created, other]) await call(alsUrl, 'DELETE', `/oracles/${body.oracleId}`, { headers });
+});
