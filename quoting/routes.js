@@ -11,15 +11,16 @@ const RESOURCE = 'quotes';
 // POST, a CorrelationId; checking it here keeps unusable keys off the topics.
 const QUOTE_ID = Object.freeze({ ID: 'CorrelationId' });
 
-const quoteEvent = (action, accepted, ids) => edgeEvent('quote', action, accepted, ids);
-const destination = destinationOf;
+// Mojaloop's quoting service refuses a POST /quotes without FSPIOP-Destination (3102): the
+// payer has just resolved the payee's FSP through discovery, and routing on the body's
+// payee fspId instead would send a quote where the payer's signature never said it goes.
+const POST_REQUIRED_HEADERS = Object.freeze(['fspiop-destination']);
 
-/** The payee of a quote request: FSPIOP-Destination, or the payee party's FSP when it is absent. */
-const requestEvent = (accepted) => quoteEvent(QUOTE_ACTION.request, accepted, {
-  id: accepted.body.quoteId,
-  to: destination(accepted) ?? accepted.body.payee?.partyIdInfo?.fspId,
-});
-const callbackEvent = (action) => (accepted) => quoteEvent(action, accepted, { id: accepted.params.ID, to: destination(accepted) });
+const quoteEvent = (action, accepted, ids) => edgeEvent('quote', action, accepted, ids);
+
+/** A quote request goes to its FSPIOP-Destination, which the edge requires. */
+const requestEvent = (accepted) => quoteEvent(QUOTE_ACTION.request, accepted, { id: accepted.body.quoteId, to: destinationOf(accepted) });
+const callbackEvent = (action) => (accepted) => quoteEvent(action, accepted, { id: accepted.params.ID, to: destinationOf(accepted) });
 
 /** The hapi routes of the quoting edge, producing through `publisher`, with the input limits of `config`. */
 export function quoteRoutes({ publisher, config }) {
@@ -27,9 +28,11 @@ export function quoteRoutes({ publisher, config }) {
     const failure = await publisher.publish(baseTopic, toEvent(accepted));
     return failure ? fspiopErrorResponse(h, failure) : emptyResponse(h, status);
   };
-  const route = (method, path, handle, pathSchemas) => fspiopRoute({ resource: RESOURCE, method, path, pathSchemas, limits: config.inputLimits, handle });
+  const route = (method, path, handle, pathSchemas, requiredHeaders) => fspiopRoute({
+    resource: RESOURCE, method, path, pathSchemas, limits: config.inputLimits, requiredHeaders, handle,
+  });
   return [
-    route('POST', '/quotes', relay(TOPIC.quotesPost, 202, requestEvent)),
+    route('POST', '/quotes', relay(TOPIC.quotesPost, 202, requestEvent), undefined, POST_REQUIRED_HEADERS),
     route('GET', '/quotes/{ID}', relay(TOPIC.quotesPost, 202, callbackEvent(QUOTE_ACTION.get)), QUOTE_ID),
     route('PUT', '/quotes/{ID}', relay(TOPIC.quotesPut, 200, callbackEvent(QUOTE_ACTION.response)), QUOTE_ID),
     route('PUT', '/quotes/{ID}/error', relay(TOPIC.quotesPut, 200, callbackEvent(QUOTE_ACTION.error)), QUOTE_ID),

@@ -4,7 +4,7 @@
 // operation's schema in the FSPIOP v1.1 OpenAPI document. Bad input is always answered
 // synchronously with `errorInformation` and the catalogue's HTTP status, never a 500.
 import { TextDecoder } from 'node:util';
-import { FSPIOP_ERRORS, errorInformation } from './errors.js';
+import { FSPIOP_ERRORS, errorInformation, schemaKeywordCode } from './errors.js';
 import { checkFspiopHeaders, pickForwardedHeaders } from './headers.js';
 import { describeOperation, fspiopSpec } from './openapi.js';
 import { JSON_DEPTH_MAX, checkBodyLimits, exceedsJsonDepth, limitedFieldsOf } from './input-limits.js';
@@ -36,13 +36,20 @@ export function fspiopErrorResponse(h, failure) {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+// Where a value sits, in the words of Mojaloop's OpenAPI validation: `/requestBody/amount`
+// for the body, `/path/ID` for a path parameter. DFSPs and Mojaloop's tests compare the
+// whole description, e.g. "Missing mandatory element - /requestBody must have required
+// property 'condition'", so Ajv's own message is kept as it is.
 function schemaFailure(errors, where) {
   const [error] = errors;
-  if (error.keyword === 'required') {
-    return fspiopFailure(3102, `${where}${error.instancePath}/${error.params.missingProperty} is required`);
-  }
-  return fspiopFailure(3100, `${where}${error.instancePath || ''} ${error.message}`.trim());
+  return fspiopFailure(schemaKeywordCode(error.keyword), `${where}${error.instancePath} ${error.message}`);
 }
+
+/** Mojaloop's description of an absent body, and of one that is not JSON (hapi's words). */
+const BODY_WORDING = Object.freeze({
+  missing: "must have required property 'requestBody'",
+  notJson: 'Invalid request payload JSON format',
+});
 
 /**
  * Reads the raw body: present when the operation requires one, within the size limit,
@@ -53,7 +60,7 @@ function schemaFailure(errors, where) {
 function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, receivedAt }) {
   const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload ?? '');
   if (bytes.length === 0) {
-    return bodySpec.required ? { failure: fspiopFailure(3102, 'request body is required') } : { body: undefined, rawBody: undefined };
+    return bodySpec.required ? { failure: fspiopFailure(3102, BODY_WORDING.missing) } : { body: undefined, rawBody: undefined };
   }
   if (bytes.length > payloadBytesMax) return { failure: fspiopFailure(3104, `the body exceeds ${payloadBytesMax} bytes`) };
   let rawBody;
@@ -62,14 +69,14 @@ function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, r
     rawBody = UTF8.decode(bytes);
     body = JSON.parse(rawBody);
   } catch {
-    return { failure: fspiopFailure(3101, 'the body is not UTF-8 JSON') };
+    return { failure: fspiopFailure(3101, BODY_WORDING.notJson) };
   }
   // Native JSON.parse is right here: FSPIOP v1.1 carries amounts as strings, and a number
   // where the schema wants a string must stay a number so that the schema rejects it.
   // Depth is checked before anything recursive (the schema, the event's JSON.stringify, the
   // request hash) walks the body; V8 parses deep JSON without recursion, they do not.
   if (exceedsJsonDepth(body, JSON_DEPTH_MAX)) return { failure: fspiopFailure(3100, `the body nests deeper than ${JSON_DEPTH_MAX} levels`) };
-  if (!bodySpec.validate(body)) return { failure: schemaFailure(bodySpec.validate.errors, 'body') };
+  if (!bodySpec.validate(body)) return { failure: schemaFailure(bodySpec.validate.errors, '/requestBody') };
   const outside = checkBodyLimits(body, limitedFields, { nowMs: receivedAt, expirationAheadMaxMs: limits.expirationAheadMaxMs });
   if (outside) return { failure: fspiopFailure(outside.code, outside.detail) };
   return { body, rawBody };
@@ -85,10 +92,10 @@ function requestBodySchema(method, path) {
 }
 
 function checkPathParameters(params, pathParameters) {
-  for (const { name, validate, schemaName } of pathParameters) {
+  for (const { name, validate } of pathParameters) {
     const value = params?.[name];
-    if (value === undefined || value === '') return fspiopFailure(3102, `path parameter ${name} is required`);
-    if (!validate(value)) return fspiopFailure(3100, `path parameter ${name} must be a ${schemaName}: ${validate.errors[0].message}`);
+    if (value === undefined || value === '') return fspiopFailure(3102, `/path must have required property '${name}'`);
+    if (!validate(value)) return schemaFailure(validate.errors, `/path/${name}`);
   }
   return null;
 }
@@ -98,19 +105,22 @@ function checkPathParameters(params, pathParameters) {
  * must name (`transfers`, `quotes`, `parties`, `participants`); `method` and `path` name
  * the operation in the OpenAPI document (its path template, e.g. `/transfers/{ID}`);
  * `pathSchemas` optionally types path parameters with schemas of the document; `limits`
- * holds `expirationAheadMaxMs` (config.inputLimits), how far ahead an `expiration` may lie.
+ * holds `expirationAheadMaxMs` (config.inputLimits), how far ahead an `expiration` may lie;
+ * `requiredHeaders` names (lower-case) headers the switch requires beyond the document's,
+ * as Mojaloop's own services do (its quoting service requires FSPIOP-Destination on POST).
  *
  * The validator takes `{ headers, params, payload, info }` (a hapi request fits: headers
  * lower-cased, payload a Buffer or absent, `info.received` the arrival in epoch ms) and
  * returns `{ failure }` or `{ headers, params, body, rawBody }` where headers is the
  * forwarded subset.
  */
-export function createRequestValidator({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {} }) {
+export function createRequestValidator({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {}, requiredHeaders = [] }) {
   const operation = describeOperation(method, path, pathSchemas);
+  const required = [...new Set([...operation.requiredHeaders, ...requiredHeaders])];
   // Where the schema puts DateTime and Money values, found once per route, not per request.
   const limitedFields = operation.body ? limitedFieldsOf(fspiopSpec().document, requestBodySchema(method, path)) : null;
   return function validateRequest({ headers, params, payload, info }) {
-    const headerProblem = checkFspiopHeaders(headers, { resource, required: operation.requiredHeaders });
+    const headerProblem = checkFspiopHeaders(headers, { resource, required });
     if (headerProblem) {
       const { code, detail, supportedVersions } = headerProblem;
       return { failure: fspiopFailure(code, detail, { supportedVersions }) };
@@ -129,10 +139,10 @@ export function createRequestValidator({ resource, method, path, pathSchemas = {
  * that its bytes can be forwarded unchanged. `handle(accepted, h, request)` runs only for
  * a valid request, with `accepted = { headers, params, body, rawBody, receivedAt }`
  * (`receivedAt`: epoch ms when the request arrived), and returns the hapi response.
- * `limits` is passed to createRequestValidator().
+ * `limits` and `requiredHeaders` are passed to createRequestValidator().
  */
-export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, limits, handle }) {
-  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax, limits });
+export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, limits, requiredHeaders, handle }) {
+  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax, limits, requiredHeaders });
   const options = {
     handler: async (request, h) => {
       const result = validate(request);

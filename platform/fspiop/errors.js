@@ -16,6 +16,7 @@ export const FSPIOP_ERRORS = Object.freeze({
   3100: { description: 'Generic validation error', httpStatus: 400 },
   3101: { description: 'Malformed syntax', httpStatus: 400 },
   3102: { description: 'Missing mandatory element', httpStatus: 400 },
+  3103: { description: 'Too many elements', httpStatus: 400 },
   3104: { description: 'Too large payload', httpStatus: 413 },
   3105: { description: 'Invalid signature', httpStatus: 400 },
   3106: { description: 'Modified request', httpStatus: 400 },
@@ -73,6 +74,27 @@ const FAILURE_HTTP_STATUS = Object.freeze({
   [FAILURE.operatorUnauthenticated]: 401,
   [FAILURE.operatorForbidden]: 403,
 });
+
+// A value that breaks the FSPIOP OpenAPI document maps to a code by the JSON Schema keyword
+// it broke, as Mojaloop's edges do (central-services-error-handling's mapping of Ajv errors):
+// an absent property is a missing element, an unknown one too many elements, and a value of
+// the wrong type, pattern, format or enumeration malformed syntax (Mojaloop's mapping with
+// its Joi parity on, which is what its acceptance tests were written against). Anything else
+// (a length, a count) is the generic validation error.
+const SCHEMA_KEYWORD_TO_FSPIOP_CODE = Object.freeze({
+  required: 3102,
+  additionalProperties: 3103,
+  type: 3101,
+  pattern: 3101,
+  format: 3101,
+  enum: 3101,
+  const: 3101,
+});
+
+/** The FSPIOP code for a JSON Schema keyword a request value broke (Ajv's `error.keyword`). */
+export function schemaKeywordCode(keyword) {
+  return SCHEMA_KEYWORD_TO_FSPIOP_CODE[keyword] ?? 3100;
+}
 
 const DESCRIPTION_LENGTH_MAX = 128;
 

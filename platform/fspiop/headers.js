@@ -3,6 +3,12 @@
 // Content-Type and Accept carry the resource and the API version, Date must be an HTTP
 // date, and the headers the OpenAPI operation marks as required must be present.
 // Everything here is a pure function of the header values, so it is tested without HTTP.
+//
+// The descriptions are Mojaloop's, word for word, because DFSPs and Mojaloop's acceptance
+// tests compare them: a header is named in lower case, as HTTP/2 and Node carry it; an
+// absent one is reported as Mojaloop's OpenAPI validation reports it ("/header must have
+// required property 'fspiop-source'"), a malformed one as its header plugin does ("Invalid
+// date header"), and an unsupported version with the plugin's two sentences.
 
 /** Versions of the FSPIOP API the switch speaks, as Content-Type states them. */
 export const CONTENT_VERSIONS = Object.freeze(['1.0', '1.1']);
@@ -28,6 +34,15 @@ function problem(code, detail, extra = {}) {
   return { code, detail, ...extra };
 }
 
+/** Mojaloop's descriptions of header problems; `name` is the header's lower-case name. */
+export const HEADER_WORDING = Object.freeze({
+  missing: (name) => `/header must have required property '${name}'`,
+  malformed: (name) => `Invalid ${name} header`,
+  acceptVersion: 'The Client requested an unsupported version, see extension list for supported version(s).',
+  contentTypeVersion: 'Client supplied a protocol version which is not supported by the server',
+  oversized: (name, charsMax) => `${name} header is longer than ${charsMax} characters`,
+});
+
 function isBlank(value) {
   return value === undefined || value === null || String(value).trim() === '';
 }
@@ -39,12 +54,12 @@ function isBlank(value) {
  */
 export function checkContentType(value, resource) {
   const match = CONTENT_TYPE.exec(String(value).trim());
-  if (!match || !CONTENT_VERSION_SYNTAX.test(match[2])) {
-    return problem(3101, `Content-Type must be application/vnd.interoperability.${resource}+json;version={major}.{minor}`);
+  // A media type for another resource is malformed for this route, as Mojaloop parses it.
+  if (!match || !CONTENT_VERSION_SYNTAX.test(match[2]) || match[1] !== resource) {
+    return problem(3101, HEADER_WORDING.malformed('content-type'));
   }
-  if (match[1] !== resource) return problem(3101, `Content-Type names resource ${match[1]}, this route serves ${resource}`);
   if (!CONTENT_VERSIONS.includes(match[2])) {
-    return problem(3001, `Content-Type version ${match[2]} is not supported`, { supportedVersions: CONTENT_VERSIONS });
+    return problem(3001, HEADER_WORDING.contentTypeVersion, { supportedVersions: CONTENT_VERSIONS });
   }
   return null;
 }
@@ -56,15 +71,10 @@ export function checkContentType(value, resource) {
  */
 export function checkAccept(value, resource) {
   const entries = String(value).split(',').map((entry) => ACCEPT_ENTRY.exec(entry.trim()));
-  const malformed = entries.some((match) => !match || (match[2] !== undefined && !ACCEPT_VERSION_SYNTAX.test(match[2])));
-  if (malformed) return problem(3101, `Accept must be application/vnd.interoperability.${resource}+json;version={major}[.{minor}]`);
-  const stranger = entries.find((match) => match[1] !== resource);
-  if (stranger) return problem(3101, `Accept names resource ${stranger[1]}, this route serves ${resource}`);
+  const malformed = entries.some((match) => !match || match[1] !== resource || (match[2] !== undefined && !ACCEPT_VERSION_SYNTAX.test(match[2])));
+  if (malformed) return problem(3101, HEADER_WORDING.malformed('accept'));
   const acceptable = entries.some((match) => match[2] === undefined || ACCEPT_VERSIONS.includes(match[2]));
-  if (!acceptable) {
-    const asked = entries.map((match) => match[2]).join(', ');
-    return problem(3001, `Accept version ${asked} is not supported`, { supportedVersions: CONTENT_VERSIONS });
-  }
+  if (!acceptable) return problem(3001, HEADER_WORDING.acceptVersion, { supportedVersions: CONTENT_VERSIONS });
   return null;
 }
 
@@ -119,7 +129,7 @@ export function parseHttpDate(value) {
 }
 
 function checkDate(value) {
-  return parseHttpDate(value) === null ? problem(3101, 'Date must be an HTTP date such as Tue, 15 Nov 1994 08:12:31 GMT') : null;
+  return parseHttpDate(value) === null ? problem(3101, HEADER_WORDING.malformed('date')) : null;
 }
 
 // FspId is 1 to 32 characters in the API definition, and the switch onboards only names of
@@ -128,7 +138,7 @@ function checkDate(value) {
 const FSP_ID = /^[A-Za-z0-9_.-]{1,32}$/;
 
 function checkFspId(name) {
-  return (value) => (FSP_ID.test(String(value)) ? null : problem(3101, `${name} must be an FSP identifier of 1 to 32 letters, digits, '.', '_' or '-'`));
+  return (value) => (FSP_ID.test(String(value)) ? null : problem(3101, HEADER_WORDING.malformed(name)));
 }
 
 /**
@@ -142,46 +152,38 @@ function checkForwardedSizes(headers) {
   for (const name of FORWARDED_HEADERS) {
     const value = headers[name];
     if (value !== undefined && String(value).length > FORWARDED_HEADER_CHARS_MAX) {
-      return problem(3100, `${displayName(name)} header is longer than ${FORWARDED_HEADER_CHARS_MAX} characters`);
+      return problem(3100, HEADER_WORDING.oversized(name, FORWARDED_HEADER_CHARS_MAX));
     }
   }
   return null;
-}
-
-const DISPLAY_NAMES = Object.freeze({
-  'content-type': 'Content-Type', accept: 'Accept', date: 'Date', 'fspiop-source': 'FSPIOP-Source',
-  'fspiop-destination': 'FSPIOP-Destination',
-});
-
-function displayName(name) {
-  return DISPLAY_NAMES[name] ?? name.replace(/(^|-)([a-z])/g, (_, dash, letter) => dash + letter.toUpperCase());
 }
 
 /**
  * Applies the header rules to lower-cased request headers. `required` lists the header
  * names (lower-case) the OpenAPI operation marks as required. Returns null, or the first
  * problem found as `{ code, detail, supportedVersions? }`: an oversized forwarded header
- * first, then Content-Type, Accept and Date before the others, so that the answer does not
- * depend on header order. FSPIOP-Source and FSPIOP-Destination, when present, must be FspIds.
+ * first, then Accept, Date and Content-Type in the order Mojaloop checks them, then the
+ * others, so that the answer does not depend on header order. FSPIOP-Source and
+ * FSPIOP-Destination, when present, must be FspIds.
  */
 export function checkFspiopHeaders(headers, { resource, required }) {
   const checks = {
     'content-type': (v) => checkContentType(v, resource),
     accept: (v) => checkAccept(v, resource),
     date: checkDate,
-    'fspiop-source': checkFspId('FSPIOP-Source'),
-    'fspiop-destination': checkFspId('FSPIOP-Destination'),
+    'fspiop-source': checkFspId('fspiop-source'),
+    'fspiop-destination': checkFspId('fspiop-destination'),
   };
   const oversized = checkForwardedSizes(headers);
   if (oversized) return oversized;
-  const names = [...new Set(['content-type', 'accept', 'date', ...required, 'fspiop-destination'])];
+  const names = [...new Set(['accept', 'date', 'content-type', ...required, 'fspiop-destination'])];
   for (const name of names) {
     const value = headers[name];
     // A callback (PUT, PATCH) expects no answer body, so its Accept means nothing; HTTP
     // clients send `*/*` by default, and refusing that would refuse correct callbacks.
     if (name === 'accept' && !required.includes('accept')) continue;
     if (isBlank(value)) {
-      if (required.includes(name)) return problem(3102, `${displayName(name)} header is required`);
+      if (required.includes(name)) return problem(3102, HEADER_WORDING.missing(name));
       continue;
     }
     const found = checks[name]?.(value);

@@ -260,12 +260,12 @@ const ERROR_CASES = [
   ['body not JSON', { body: () => '{"transferId": "oops",' }, 400, '3101'],
   ['body empty', { body: () => '' }, 400, '3102'],
   ['condition missing', { body: (id) => transferBody(id, { condition: undefined }) }, 400, '3102'],
-  ['amount breaking the Amount pattern', { body: (id) => transferBody(id, { amount: { amount: '1.23456', currency: 'USD' } }) }, 400, '3100'],
+  ['amount breaking the Amount pattern', { body: (id) => transferBody(id, { amount: { amount: '1.23456', currency: 'USD' } }) }, 400, '3101'],
   ['payload over the limit', { body: (id) => transferBody(id, { ilpPacket: 'A'.repeat(PAYLOAD_LIMIT) }) }, 413, '3104'],
-  ['PUT with a transfer ID that is not a CorrelationId', { method: 'PUT', path: () => '/transfers/not-a-uuid', headers: jsonHeaders({ accept: false }), body: () => '{"transferState":"COMMITTED"}' }, 400, '3100'],
+  ['PUT with a transfer ID that is not a CorrelationId', { method: 'PUT', path: () => '/transfers/not-a-uuid', headers: jsonHeaders({ accept: false }), body: () => '{"transferState":"COMMITTED"}' }, 400, '3101'],
   ['PUT without transferState', { method: 'PUT', path: (id) => `/transfers/${id}`, headers: jsonHeaders({ accept: false }), body: () => '{"fulfilment":"uU0nuZNNPgilLlLX2n2r-sSE7-N6U4DukIj3rOLvzek"}' }, 400, '3102'],
   ['PUT /error without errorInformation', { method: 'PUT', path: (id) => `/transfers/${id}/error`, headers: jsonHeaders({ accept: false }), body: () => '{}' }, 400, '3102'],
-  ['GET with a transfer ID that is not a CorrelationId', { method: 'GET', path: () => '/transfers/12345', body: () => undefined }, 400, '3100'],
+  ['GET with a transfer ID that is not a CorrelationId', { method: 'GET', path: () => '/transfers/12345', body: () => undefined }, 400, '3101'],
   ['GET without Accept', { method: 'GET', path: (id) => `/transfers/${id}`, headers: jsonHeaders({ accept: false }), body: () => undefined }, 400, '3102'],
   ['an unknown route', { path: () => '/transfer' }, 404, '3002'],
   ['PATCH /transfers/{ID}', { method: 'PATCH', path: (id) => `/transfers/${id}`, body: () => '{"transferState":"COMMITTED","completedTimestamp":"2026-11-21T10:00:00.123Z"}' }, 501, '2002'],
@@ -289,9 +289,22 @@ for (const [name, request, status, code] of ERROR_CASES) {
   });
 }
 
-test('the answer names the field that broke the schema', async () => {
-  const response = await send({ method: 'POST', path: '/transfers', headers: fspiopHeaders(), body: transferBody(randomUUID(), { condition: undefined }) });
-  assert.match(response.json.errorInformation.errorDescription, /condition/);
+test('the answer names the field that broke the schema, and a header in lower case, in Mojaloop\'s words', async () => {
+  const describe = async (request) => {
+    const response = await send({ method: 'POST', path: '/transfers', headers: fspiopHeaders(), body: transferBody(randomUUID()), ...request });
+    return [response.status, response.json.errorInformation.errorCode, response.json.errorInformation.errorDescription];
+  };
+  assert.deepEqual(await describe({ body: transferBody(randomUUID(), { condition: undefined }) }),
+    [400, '3102', "Missing mandatory element - /requestBody must have required property 'condition'"]);
+  assert.deepEqual(await describe({ headers: jsonHeaders({ 'FSPIOP-Source': undefined }) }),
+    [400, '3102', "Missing mandatory element - /header must have required property 'fspiop-source'"]);
+  assert.deepEqual(await describe({ headers: jsonHeaders({ Date: undefined }) }),
+    [400, '3102', "Missing mandatory element - /header must have required property 'date'"]);
+  assert.deepEqual(await describe({ headers: jsonHeaders({ 'Content-Type': 'application/json' }) }),
+    [400, '3101', 'Malformed syntax - Invalid content-type header']);
+  assert.deepEqual(await describe({ headers: jsonHeaders({ accept: false, Accept: 'text/html' }) }),
+    [400, '3101', 'Malformed syntax - Invalid accept header']);
+  assert.deepEqual(await describe({ body: '{"transferId": "oops",' }), [400, '3101', 'Malformed syntax - Invalid request payload JSON format']);
 });
 
 test('/health reports Kafka and /metrics counts the events produced by topic', async () => {

@@ -145,11 +145,11 @@ test('an FSPIOP-Source of a thousand commas is 3101; a 20 KB header is 400 with 
   const big = randomUUID();
   env.refused.push(commas, big);
   const path = '/transfers';
-  assertRefused(await send({ port: env.transfers.port, method: 'POST', path, headers: transferHeaders({ 'FSPIOP-Source': ','.repeat(1000) }), body: JSON.stringify(transferBody(commas)) }), '3101', /FSPIOP-Source/);
+  assertRefused(await send({ port: env.transfers.port, method: 'POST', path, headers: transferHeaders({ 'FSPIOP-Source': ','.repeat(1000) }), body: JSON.stringify(transferBody(commas)) }), '3101', /fspiop-source/);
   const oversized = await send({ port: env.transfers.port, method: 'POST', path, headers: transferHeaders({ 'X-Padding': 'a'.repeat(20 * 1024) }), body: JSON.stringify(transferBody(big)) });
   assertRefused(oversized, '3100', /headers exceed/);
   const quotes = await send({ port: env.quotes.port, method: 'POST', path: '/quotes', headers: quoteHeaders('payerfsp', 'payeefsp', { tracestate: 'x'.repeat(5000) }), body: JSON.stringify(quoteRequestBody()) });
-  assertRefused(quotes, '3100', /Tracestate/);
+  assertRefused(quotes, '3100', /tracestate/);
 });
 
 test('a valid transfer after the refused ones reaches its topic; none of the refused did', { timeout: 30_000 }, async () => {

@@ -102,9 +102,14 @@ test('happy path: the payee gets the payer\'s bytes, the payer gets the payee\'s
   assert.equal(row.ilp_condition, answer.body.condition);
 });
 
-test('POST without FSPIOP-Destination goes to the payee party\'s FSP', async () => {
+test('POST without FSPIOP-Destination is refused 400 3102 naming the header, as Mojaloop\'s quoting service answers, and reaches no one', async () => {
   const body = quoteRequestBody();
-  await postQuote(body, { destination: null });
+  const response = await fetch(`${quotingUrl}/quotes`, { method: 'POST', headers: quoteHeaders('payerfsp', null), body: JSON.stringify(body) });
+  assert.equal(response.status, 400);
+  assert.deepEqual((await response.json()).errorInformation,
+    { errorCode: '3102', errorDescription: "Missing mandatory element - /header must have required property 'fspiop-destination'" });
+  // The same quote with its destination is relayed: nothing of the refused one was kept.
+  await postQuote(body);
   await payee.waitFor((call) => call.method === 'POST' && call.body?.quoteId === body.quoteId);
   await answerTo(payer, body.quoteId);
 });
@@ -280,9 +285,10 @@ const BAD_REQUESTS = [
   ['FSPIOP-Source missing', { headers: quoteHeaders(undefined, 'payeefsp') }, 400, '3102'],
   ['body not JSON', { body: '{"quoteId":' }, 400, '3101'],
   ['body without payer', { body: JSON.stringify({ ...quoteRequestBody(), payer: undefined }) }, 400, '3102'],
-  ['amount breaking the Amount pattern', { body: JSON.stringify(quoteRequestBody({ amount: '1.23456' })) }, 400, '3100'],
-  ['quoteId not a CorrelationId', { body: JSON.stringify(quoteRequestBody({ quoteId: 'quote-1' })) }, 400, '3100'],
-  ['PUT with an ID that is not a CorrelationId', { method: 'PUT', path: '/quotes/12345', headers: quoteHeaders('payeefsp', 'payerfsp', { accept: false }), body: answerBody }, 400, '3100'],
+  ['amount breaking the Amount pattern', { body: JSON.stringify(quoteRequestBody({ amount: '1.23456' })) }, 400, '3101'],
+  ['quoteId not a CorrelationId', { body: JSON.stringify(quoteRequestBody({ quoteId: 'quote-1' })) }, 400, '3101'],
+  ['PUT with an ID that is not a CorrelationId', { method: 'PUT', path: '/quotes/12345', headers: quoteHeaders('payeefsp', 'payerfsp', { accept: false }), body: answerBody }, 400, '3101'],
+  ['POST without FSPIOP-Destination', { headers: quoteHeaders('payerfsp', null) }, 400, '3102'],
   ['PUT without condition', { method: 'PUT', path: `/quotes/${randomUUID()}`, headers: quoteHeaders('payeefsp', 'payerfsp', { accept: false }), body: JSON.stringify({ ...JSON.parse(answerBody), condition: undefined }) }, 400, '3102'],
   ['PUT /error without errorInformation', { method: 'PUT', path: `/quotes/${randomUUID()}/error`, headers: quoteHeaders('payeefsp', 'payerfsp', { accept: false }), body: '{}' }, 400, '3102'],
   ['GET without Accept', { method: 'GET', path: `/quotes/${randomUUID()}`, headers: quoteHeaders('payerfsp', 'payeefsp', { accept: false }) }, 400, '3102'],
