@@ -36,6 +36,11 @@ test('a forwarded lookup keeps the payer\'s headers and goes to the payee\'s PAR
     id: 'MSISDN/27713803912', type: 'notification', action: 'lookup', from: 'payerfsp', to: 'payeefsp',
     callback: { endpointType: 'FSPIOP_CALLBACK_URL_PARTIES_GET', templateParams: { partyIdType: 'MSISDN', partyIdentifier: '27713803912' }, method: 'GET', resource: 'parties' },
     headers: HEADERS, rawBody: undefined, at: 1234,
+    // If the payee cannot be reached, the payer hears it on its PARTIES_PUT_ERROR endpoint.
+    ifUndeliverable: {
+      to: 'payerfsp',
+      callback: { endpointType: 'FSPIOP_CALLBACK_URL_PARTIES_PUT_ERROR', templateParams: { partyIdType: 'MSISDN', partyIdentifier: '27713803912' }, method: 'PUT', resource: 'parties' },
+    },
   });
   const template = 'http://payee.example/parties/{{partyIdType}}/{{partyIdentifier}}';
   assert.equal(callbackUrl(template, event.callback).href, 'http://payee.example/parties/MSISDN/27713803912');
