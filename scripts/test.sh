@@ -11,5 +11,5 @@ npm run test:unit
 npm run test:repositories
 npm run test:integration
 # A short fuzz run (test/fuzz/): no 5xx, no process lost, every handler still consuming, gate.
-FUZZ_SECONDS="${TEST_FUZZ_SECONDS:-100}" bash scripts/fuzz.sh
+FUZZ_SECONDS="${TEST_FUZZ_SECONDS:-80}" bash scripts/fuzz.sh
 npm run test:charts
