@@ -20,7 +20,7 @@ function usageError(message) {
 }
 
 function summary(letter) {
-  const preview = letter.value.toString('utf8').slice(0, 160);
+  const preview = letter.value === null ? `(value left out: ${letter.valueBytes} bytes at the source offset)` : letter.value.toString('utf8').slice(0, 160);
   return `${letter.handler}\t#${letter.deadLetterOffset}\t${letter.deadLetteredAt}\t${letter.topic}[${letter.partition}]@${letter.offset}\tkey=${letter.key}\t`
     + `failures=${letter.failures}\t${letter.error.name}: ${letter.error.message.slice(0, 200)}\n\t${preview}\n`;
 }
@@ -35,8 +35,12 @@ async function list(config, handlers) {
 
 async function replay(config, handler, selectors) {
   const letters = await readDeadLetters({ kafka: config.kafka, handler });
-  const wanted = selectors.includes('all') ? letters : letters.filter((letter) => selectors.includes(String(letter.deadLetterOffset)));
+  let wanted = selectors.includes('all') ? letters : letters.filter((letter) => selectors.includes(String(letter.deadLetterOffset)));
   if (wanted.length === 0) usageError(`no dead letter of ${handler} matches ${selectors.join(' ')}`);
+  const withoutValue = wanted.filter((letter) => letter.value === null);
+  for (const letter of withoutValue) process.stdout.write(`#${letter.deadLetterOffset} has no value to replay: read it at ${letter.topic}[${letter.partition}]@${letter.offset}\n`);
+  wanted = wanted.filter((letter) => letter.value !== null);
+  if (wanted.length === 0) return;
   const logger = createLogger(config);
   const producer = createProducer({ kafka: config.kafka, logger, metrics: createMetrics(config) });
   await producer.connect();

@@ -7,8 +7,12 @@ import { isTransientFailure } from '../transient-failures.js';
 
 const ERROR_MESSAGE_LENGTH_MAX = 2_000;
 
-/** The dead-letter record's value for `message` ({ topic, partition, offset, key, value, timestamp }). */
-export function encodeDeadLetter({ handler, message, error, failures, at = new Date() }) {
+/**
+ * The dead-letter record's value for `message` ({ topic, partition, offset, key, value,
+ * timestamp }). Without `withValue` the original bytes are left out and only their length
+ * kept: the operator finds them at the source offset while the topic retains them.
+ */
+export function encodeDeadLetter({ handler, message, error, failures, at = new Date(), withValue = true }) {
   const value = Buffer.isBuffer(message.value) ? message.value : Buffer.from(message.value ?? '');
   return Buffer.from(JSON.stringify({
     handler,
@@ -20,15 +24,15 @@ export function encodeDeadLetter({ handler, message, error, failures, at = new D
     failures,
     error: { name: error?.name ?? 'Error', code: error?.code ?? null, message: String(error?.message ?? error).slice(0, ERROR_MESSAGE_LENGTH_MAX) },
     deadLetteredAt: at.toISOString(),
-    valueBase64: value.toString('base64'),
+    ...(withValue ? { valueBase64: value.toString('base64') } : { valueOmitted: true, valueBytes: value.length }),
   }), 'utf8');
 }
 
-/** Parses a dead-letter record's value; `value` is the original message value as a Buffer. */
+/** Parses a dead-letter record's value; `value` is the original message value as a Buffer, or null if it was left out. */
 export function decodeDeadLetter(buffer) {
   const record = JSON.parse(Buffer.isBuffer(buffer) ? buffer.toString('utf8') : String(buffer));
   const { valueBase64, ...rest } = record;
-  return { ...rest, value: Buffer.from(valueBase64 ?? '', 'base64') };
+  return { ...rest, value: valueBase64 === undefined ? null : Buffer.from(valueBase64, 'base64') };
 }
 
 export function deadLetterTopic(topicPrefix, handler) {
@@ -53,8 +57,17 @@ export function createDeadLetterSink({ handler, producer, topicPrefix, logger, f
       if (isTransientFailure(finishError)) throw finishError;
       logger.error({ err: finishError, topic: message.topic, partition: message.partition, offset: message.offset }, 'could not finish what a dead letter concerned');
     }
-    const record = { topic, key: message.key, value: encodeDeadLetter({ handler, message, error, failures }) };
-    await producer.produce([record, ...closing]);
+    const letter = (withValue) => ({ topic, key: message.key, value: encodeDeadLetter({ handler, message, error, failures, withValue }) });
+    try {
+      await producer.produce([letter(true), ...closing]);
+    } catch (produceError) {
+      // The original bytes, a third larger as base64, may not fit under the broker's message
+      // size when the original nearly did; a letter the broker refuses for good would hold
+      // the partition forever, so it goes without them.
+      if (isTransientFailure(produceError)) throw produceError;
+      logger.warn({ err: produceError, topic: message.topic, partition: message.partition, offset: message.offset }, 'dead letter refused with its value; writing it without');
+      await producer.produce([letter(false), ...closing]);
+    }
     onDeadLetter(message);
   };
 }

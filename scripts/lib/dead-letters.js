@@ -11,7 +11,7 @@ function call(target, method, ...args) {
   return new Promise((resolve, reject) => target[method](...args, (error, result) => (error ? reject(error) : resolve(result))));
 }
 
-/** Every dead letter of `handler`, oldest first, each with `deadLetterOffset` and `value` (a Buffer). */
+/** Every dead letter of `handler`, oldest first, each with `deadLetterOffset` and `value` (a Buffer, or null when it was left out). */
 export async function readDeadLetters({ kafka, handler }) {
   const topic = deadLetterTopic(kafka.topicPrefix, handler);
   const consumer = new Kafka.KafkaConsumer({

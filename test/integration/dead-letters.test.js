@@ -135,6 +135,19 @@ test('a prepare the database cannot store is dead-lettered, its payer told 2001,
   assert.equal(JSON.parse(letter.value.toString('utf8')).id, poisonId, 'the original message is kept byte for byte');
 });
 
+test('a poison too large to keep as base64 under Kafka\'s message size is dead-lettered without its bytes, not retried forever', { timeout: 60_000 }, async () => {
+  const poisonId = randomUUID();
+  // About 800 KB as an event (body and raw body): under the 1 MB a record may have, over it as base64.
+  const body = { ...prepareBody(poisonId), expiration: YEAR_10000, note: 'x'.repeat(400_000) };
+  await produceRaw(TOPIC.transferPrepare, poisonId, transferEvent('prepare', { id: poisonId, from: payer.name, to: payee.name, body }));
+  await assertNextPaymentCommits('oversized prepare poison');
+  await errorCallback(payer, `/transfers/${poisonId}`);
+  const [letter] = await deadLettersOf('prepare', (record) => record.key === poisonId);
+  assert.ok(letter, 'the poison is on the prepare dead-letter topic');
+  assert.equal(letter.value, null, 'its bytes were left out');
+  assert.ok(letter.valueBytes > 750_000, `its size is kept (${letter.valueBytes})`);
+});
+
 test('a fulfil the database cannot store is dead-lettered; the reserved transfer is released and both parties told 2001', { timeout: 60_000 }, async () => {
   const transferId = await pay({ behaviour: 'late' });
   await waitForState(transferId, ['RESERVED']);

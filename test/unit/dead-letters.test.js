@@ -96,3 +96,11 @@ test('a dead letter keeps the original bytes, key and origin', () => {
   assert.deepEqual([record.handler, record.topic, record.partition, record.offset, record.key, record.failures], ['prepare', 'p', 2, 41, 'k', 3]);
   assert.deepEqual(record.error, { name: 'RangeError', code: null, message: 'bad' });
 });
+
+test('a dead letter written without its value says how large the value was', () => {
+  const record = decodeDeadLetter(encodeDeadLetter({
+    handler: 'prepare', message: { topic: 'p', partition: 0, offset: 1, key: 'k', value: Buffer.alloc(900) }, error: new Error('x'), failures: 3, withValue: false,
+  }));
+  assert.equal(record.value, null);
+  assert.deepEqual([record.valueOmitted, record.valueBytes], [true, 900]);
+});
