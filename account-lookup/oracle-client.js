@@ -9,6 +9,7 @@
 // kept alive in one pool per oracle origin.
 import { Pool } from 'undici';
 import { operatorHeaders } from '../platform/http/operator-auth.js';
+import { metricOnce } from '../platform/metrics.js';
 
 const ORACLE_METRIC = 'account_lookup_oracle_request_duration_seconds';
 const MEDIA_TYPE = 'application/vnd.interoperability.participants+json';
@@ -33,12 +34,11 @@ export class OracleRefusalError extends Error {
 }
 
 function durationHistogram(metrics) {
-  return metrics.registry.getSingleMetric(ORACLE_METRIC) ?? new metrics.client.Histogram({
+  return metricOnce(metrics, metrics.client.Histogram, {
     name: ORACLE_METRIC,
     help: 'Time an oracle took to answer account lookup, by operation and outcome.',
     labelNames: ['operation', 'outcome'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [metrics.registry],
   });
 }
 

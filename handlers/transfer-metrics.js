@@ -4,6 +4,7 @@
 // replays outputs without new rows) is not counted twice.
 import { fspiopCodeOf } from '../platform/fspiop/errors.js';
 import { isFinal } from '../ledger/domain/transfer-states.js';
+import { metricOnce } from '../platform/metrics.js';
 
 const FOUR_DIGITS = /^\d{4}$/;
 
@@ -18,18 +19,16 @@ function errorCodeLabel(code) {
   return FOUR_DIGITS.test(text) ? text : 'other';
 }
 
-export function createTransferMetrics({ registry, client }) {
-  const finished = registry.getSingleMetric('transfers_finished_total') ?? new client.Counter({
+export function createTransferMetrics(metrics) {
+  const finished = metricOnce(metrics, metrics.client.Counter, {
     name: 'transfers_finished_total',
     help: 'Transfers that reached a final state, by state and FSPIOP error code ("none" when committed).',
     labelNames: ['state', 'error_code'],
-    registers: [registry],
   });
-  const positionChanges = registry.getSingleMetric('position_changes_total') ?? new client.Counter({
+  const positionChanges = metricOnce(metrics, metrics.client.Counter, {
     name: 'position_changes_total',
     help: 'Position changes applied, by reason (PREPARE reserves, COMMIT moves to the payee, ABORT and TIMEOUT release).',
     labelNames: ['reason'],
-    registers: [registry],
   });
   return {
     /**

@@ -4,7 +4,7 @@
 import { loadConfig } from './config.js';
 import { createDatabase } from './db.js';
 import { createLogger } from './logger.js';
-import { createMetrics, registerConsumerLag } from './metrics.js';
+import { createMetrics, metricOnce, registerConsumerLag } from './metrics.js';
 import { createHttpServer } from './http/server.js';
 import { createProducer } from './kafka/producer.js';
 import { startBatchConsumer } from './kafka/consumer.js';
@@ -98,9 +98,8 @@ export async function consumeEvents({ name, subscribeTo, config, logger, metrics
  * the settings, the failure classification, and a counter the alert rules watch.
  */
 export function deadLetterOptions({ name, subscribeTo, config, logger, metrics, producer, finishDeadLetter }) {
-  const deadLetters = metrics.registry.getSingleMetric('handler_dead_letters_total') ?? new metrics.client.Counter({
-    name: 'handler_dead_letters_total', help: 'Messages a handler set aside as dead letters, by handler and source topic.',
-    labelNames: ['handler', 'topic'], registers: [metrics.registry],
+  const deadLetters = metricOnce(metrics, metrics.client.Counter, {
+    name: 'handler_dead_letters_total', help: 'Messages a handler set aside as dead letters, by handler and source topic.', labelNames: ['handler', 'topic'],
   });
   const baseTopic = (topic) => topic.slice(config.kafka.topicPrefix.length);
   // Zero from the start, so the alert's expression has data before anything goes wrong.

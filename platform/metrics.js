@@ -19,6 +19,14 @@ export function createMetrics({ serviceName }) {
 }
 
 /**
+ * The registry's metric named `spec.name`, made on first use: several parts of one process
+ * (two consumers, two edges' routes) may ask for the same one, and prom-client refuses a second.
+ */
+export function metricOnce(metrics, Type, spec) {
+  return metrics.registry.getSingleMetric(spec.name) ?? new Type({ ...spec, registers: [metrics.registry] });
+}
+
+/**
  * Kafka consumer lag of one handler's consumer, per topic, read at scrape time (see
  * lagByTopic in kafka/consumer.js). Summed over replicas in PromQL it is the handler's
  * backlog; the chart's lag alert and KEDA's scaler look at the same quantity.

@@ -44,7 +44,7 @@ export function createCircuitBreaker({ threshold, openMs, now = Date.now, onOpen
  * not implement this callback at all (Mojaloop's SDK answers it to PUT /participants), a final
  * word like a 4xx that no retry changes.
  */
-function isRetryableStatus(status) {
+export function isRetryableStatus(status) {
   return status >= 500 && status !== 501;
 }
 

@@ -11,7 +11,7 @@
 // learn by GET; delaying every later callback behind a failed one would instead let one dead
 // endpoint hold up the rest of that transfer's calls.
 import { encodeEvent } from '../../platform/kafka/envelope.js';
-import { OUTCOME } from './deliver.js';
+import { OUTCOME, isRetryableStatus } from './deliver.js';
 import { EndpointLookupError } from './endpoints.js';
 import { createLaneScheduler, runInLanes } from './lanes.js';
 import { decodeNotifications, notify } from './notify.js';
@@ -30,8 +30,9 @@ export class RetryWaitStoppedError extends Error {
  * an unrenderable URL never renders, so those are not retried.
  */
 export function isRetryable(result) {
-  if (result?.outcome !== OUTCOME.failed) return false;
-  return result.reason !== 'bad_template' && !/^http_(4\d\d|501)$/.test(result.reason ?? '');
+  if (result?.outcome !== OUTCOME.failed || result.reason === 'bad_template') return false;
+  // The last HTTP answer, if any, decides, by the same rule as the attempts in deliver.js.
+  return result.status === undefined || isRetryableStatus(result.status);
 }
 
 /** The `expiration` the callback's body states (a transfer or quote request), as epoch ms. */

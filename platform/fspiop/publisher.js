@@ -7,6 +7,7 @@
 // from KAFKA_PRODUCE_TIMEOUT_MS in platform/config.js, so the deadline here is only a backstop.
 import { encodeEvent } from '../kafka/envelope.js';
 import { topicName } from '../kafka/topics.js';
+import { metricOnce } from '../metrics.js';
 import { fspiopFailure } from './edge.js';
 
 const PRODUCED_METRIC = 'fspiop_edge_events_produced_total';
@@ -28,13 +29,8 @@ function within(promise, timeoutMs) {
 }
 
 function producedCounter(metrics) {
-  const existing = metrics.registry.getSingleMetric(PRODUCED_METRIC);
-  if (existing) return existing;
-  return new metrics.client.Counter({
-    name: PRODUCED_METRIC,
-    help: 'Events an FSPIOP edge produced and Kafka acknowledged, by topic (base name).',
-    labelNames: ['topic'],
-    registers: [metrics.registry],
+  return metricOnce(metrics, metrics.client.Counter, {
+    name: PRODUCED_METRIC, help: 'Events an FSPIOP edge produced and Kafka acknowledged, by topic (base name).', labelNames: ['topic'],
   });
 }
 

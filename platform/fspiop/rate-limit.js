@@ -10,6 +10,7 @@
 // proven ones. Bucket keys come from request headers, so both sets of buckets are bounded.
 import { fspiopFailure } from './edge.js';
 import { createThrottledWarn } from '../throttled-log.js';
+import { metricOnce } from '../metrics.js';
 
 export const RATE_LIMITED_METRIC = 'fspiop_edge_rate_limited_total';
 // Only these characters are a DFSP name (as the key store accepts them); anything else shares
@@ -89,13 +90,10 @@ export function senderProven(request, { clientIdentityMode, jwsVerification }) {
 }
 
 function rateLimitedCounter(metrics) {
-  const existing = metrics.registry.getSingleMetric(RATE_LIMITED_METRIC);
-  if (existing) return existing;
-  return new metrics.client.Counter({
+  return metricOnce(metrics, metrics.client.Counter, {
     name: RATE_LIMITED_METRIC,
     help: 'FSPIOP requests an edge refused because their DFSP was over its rate limit, by DFSP (a proven or configured name, else other).',
     labelNames: ['fsp'],
-    registers: [metrics.registry],
   });
 }
 

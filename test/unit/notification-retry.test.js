@@ -16,10 +16,14 @@ import { createRetryScheduler, createRetryWaiter, isRetryable, nextRetry, RetryW
 const SETTINGS = { backoffMs: 1_000, backoffMaxMs: 8_000, ageMaxMs: 60_000 };
 
 test('5xx, no answer, a full queue and an open circuit are retried; a 4xx and a bad template are final', () => {
-  for (const reason of ['http_503', 'CALLBACK_TIMEOUT', 'ECONNREFUSED', 'queue_full', 'circuit_open', 'deadline']) {
-    assert.equal(isRetryable({ outcome: OUTCOME.failed, reason }), true, reason);
-  }
-  for (const reason of ['http_400', 'http_404', 'http_501', 'bad_template']) assert.equal(isRetryable({ outcome: OUTCOME.failed, reason }), false, reason);
+  // As deliver.js reports them: an HTTP answer carries its status, a deadline or open circuit the last one seen.
+  const retried = [
+    { reason: 'http_503', status: 503 }, { reason: 'CALLBACK_TIMEOUT' }, { reason: 'ECONNREFUSED' }, { reason: 'queue_full' },
+    { reason: 'circuit_open' }, { reason: 'deadline', status: 502 },
+  ];
+  for (const result of retried) assert.equal(isRetryable({ outcome: OUTCOME.failed, ...result }), true, result.reason);
+  const final = [{ reason: 'http_400', status: 400 }, { reason: 'http_404', status: 404 }, { reason: 'http_501', status: 501 }, { reason: 'bad_template' }];
+  for (const result of final) assert.equal(isRetryable({ outcome: OUTCOME.failed, ...result }), false, result.reason);
   assert.equal(isRetryable({ outcome: OUTCOME.delivered }), false);
   assert.equal(isRetryable({ outcome: OUTCOME.noEndpoint }), false);
 });
