@@ -1,6 +1,8 @@
-// The notification events account lookup produces (handlers/README.md, "one event, one
-// callback"): which DFSP is called, at which of its endpoints, with whose headers and body.
-// Pure: every function builds a value from its arguments.
+// The notification events of account lookup (handlers/README.md, "one event, one callback"):
+// which DFSP is called, at which of its endpoints, with whose headers and body. The
+// /participants ones are produced to Kafka for the notification handler; the /parties ones are
+// sent by the edge itself (party-callbacks.js). Pure: every function builds a value from its
+// arguments.
 
 const PARTY_ENDPOINTS = Object.freeze({
   get: ['FSPIOP_CALLBACK_URL_PARTIES_GET', 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_GET'],
@@ -63,7 +65,8 @@ export function forwardEvent({ accepted, party, action, to, endpointType, method
     at: accepted.receivedAt,
   };
   // A lookup that cannot reach the payee is answered to the payer with the hub's PUT …/error
-  // (handlers/notification/requester-errors.js), so the payer is never left waiting.
+  // (party-callbacks.js, with handlers/notification/requester-errors.js's codes and words),
+  // so the payer is never left waiting.
   if (action !== 'lookup') return event;
   return { ...event, ifUndeliverable: { to: event.from, callback: { ...event.callback, endpointType: partyEndpoint('error', party), method: 'PUT' } } };
 }

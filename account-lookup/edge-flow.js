@@ -1,7 +1,9 @@
 // How every account-lookup request is answered (DESIGN.md, "Processing contract"): checks
 // that need no more than an indexed read or one oracle call are made first; what they decide
-// becomes notification events, which Kafka must acknowledge before the DFSP hears 202 or 200.
-// A request that cannot be decided or stored is answered at once, so nothing accepted is lost.
+// becomes notification events. The /participants answers go through Kafka, which must
+// acknowledge them before the DFSP hears 202, so nothing accepted is lost. The /parties calls
+// are sent by this process itself once the DFSP has its answer (party-callbacks.js says why
+// discovery does without Kafka). A request that cannot be decided or stored is answered at once.
 import { FAILURE, failure } from '../platform/domain/failures.js';
 import { fspiopErrorResponse } from '../platform/fspiop/edge.js';
 import { emptyResponse, failureResponse } from '../platform/http/server.js';
@@ -36,12 +38,30 @@ export async function activeDfsps(directory, names) {
   return unique.filter((_, index) => active[index]);
 }
 
+/** Where a route leaves the calls to make once its DFSP has been answered (see callbacksAfterAnswer). */
+const AFTER_ANSWER = 'callbacksAfterAnswer';
+
+/**
+ * Hands the calls a request decided to `send(event)` once hapi has sent that request's answer,
+ * so that a DFSP hears 202 before the forward leaves, as with Mojaloop's ALS. Registered once
+ * per server; a request that decided no such calls costs one property read.
+ */
+export function sendCallbacksAfterAnswer(server, send) {
+  server.events.on('response', (request) => {
+    const callbacks = request.app[AFTER_ANSWER];
+    if (!callbacks) return;
+    request.app[AFTER_ANSWER] = undefined;
+    for (const event of callbacks) send(event);
+  });
+}
+
 /**
  * Creates `respond(status, decide)`: a route handler for fspiopRoute. `decide(accepted, request)`
- * resolves to `{ failure }` (a domain failure), answered at once, or `{ events }`, produced to
- * the notification topic and acknowledged before `status` is answered. An oracle that cannot
- * be reached makes the answer 503 with 2003: the request was not accepted and the DFSP may
- * send it again.
+ * resolves to `{ failure }` (a domain failure), answered at once; `{ events }`, produced to
+ * the notification topic and acknowledged before `status` is answered; or `{ callbacks }`,
+ * notification events this process sends itself after answering `status`
+ * (sendCallbacksAfterAnswer). An oracle that cannot be reached makes the answer 503 with
+ * 2003: the request was not accepted and the DFSP may send it again.
  */
 export function createResponder({ publisher, logger }) {
   const warn = createThrottledWarn(logger);
@@ -60,6 +80,10 @@ export function createResponder({ publisher, logger }) {
     return async (accepted, h, request) => {
       const outcome = await decideSafely(decide, accepted, request);
       if (outcome.failure) return failureResponse(h, outcome.failure);
+      if (outcome.callbacks) {
+        request.app[AFTER_ANSWER] = outcome.callbacks;
+        return emptyResponse(h, status);
+      }
       const published = await Promise.all(outcome.events.map((event) => publisher.publish(TOPIC.notificationEvent, event)));
       // The publisher reports an unacknowledged event as an FSPIOP answer already (2003).
       const unstored = published.find(Boolean);

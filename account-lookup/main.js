@@ -1,7 +1,9 @@
 // Composition root of the account-lookup edge (FSPIOP /parties and /participants, PORT
-// default 4002). It reads participants and the oracle registry from MySQL, asks oracles over
-// HTTP and produces notification events. Its one state, the pending lookups, is in MySQL, so
-// it scales by replicas.
+// default 4002). It reads participants and the oracle registry from MySQL, reads the built-in
+// oracle's table in process and asks other oracles over HTTP, sends the /parties calls to DFSPs
+// itself (reading their endpoints from the admin API and signing its own as the hub), and
+// produces the /participants answers as notification events. Its one state, the pending
+// lookups, is in MySQL, so it scales by replicas.
 // It has the shape of platform/fspiop/edge-process.js, which it cannot use as it stands: that
 // runner has no database, and /health here also reports the database the edge reads.
 import { loadConfig } from '../platform/config.js';
@@ -19,8 +21,15 @@ import { createAccountLookupServer } from './server.js';
 import { datastoreHealth } from './datastore-health.js';
 import { createPendingLookups } from './pending-lookups.js';
 import { exitOnSignal } from '../platform/shutdown.js';
+import { findParty } from './oracle/repository.js';
+import { createPartyCallbackMetrics, createPartyCallbackSender } from './party-callbacks.js';
+import { createEndpointCache } from '../handlers/notification/endpoints.js';
+import { createDeliverer } from '../handlers/notification/deliver.js';
+import { createHubSigner, readHubSigningKey } from '../handlers/notification/hub-signature.js';
 
-const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, { defaultPort: 4002, operatorTokens: ['readWrite'] });
+// The read-write token registers parties with the built-in oracle and reads DFSP endpoints
+// from the admin API; the process signs its own /parties errors as the hub.
+const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, { defaultPort: 4002, operatorTokens: ['readWrite'], signsAsHub: true });
 const settings = config.accountLookup;
 const logger = createLogger(config);
 const metrics = createMetrics(config);
@@ -36,7 +45,23 @@ const registry = createOracleRegistry({
 });
 const client = createOracleClient({
   timeoutMs: settings.oracleRequestTimeoutMs, connectionsMax: settings.oracleConnectionsMax, metrics,
-  builtIn: { url: settings.oracleBuiltInUrl, token: config.operatorAuth.tokens.readWrite },
+  builtIn: { url: settings.oracleBuiltInUrl, token: config.operatorAuth.tokens.readWrite, findParty: (query) => findParty(db, query) },
+});
+// The /parties calls go out with the notification handler's settings and pieces (party-callbacks.js).
+const delivery = config.notification;
+const deliverer = createDeliverer({
+  timeoutMs: delivery.callbackTimeoutMs, maxInFlightPerFsp: delivery.callbackInFlightMaxPerFsp, queueMaxPerFsp: delivery.callbackQueueMaxPerFsp,
+  retries: delivery.callbackRetries, retryBackoffMs: delivery.callbackRetryBackoffMs,
+  breakerFailures: delivery.breakerFailures, breakerOpenMs: delivery.breakerOpenMs, logger: logger.child({ component: 'callback-delivery' }),
+});
+const callbacks = createPartyCallbackSender({
+  endpoints: createEndpointCache({
+    adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.readOnly ?? config.operatorAuth.tokens.readWrite,
+    ttlMs: delivery.endpointCacheTtlMs, failureTtlMs: delivery.endpointFailureTtlMs, entriesMax: delivery.endpointCacheEntriesMax,
+  }),
+  deliverer, signCallback: createHubSigner(readHubSigningKey(config.jws)), hubName: config.hubName,
+  metrics: createPartyCallbackMetrics(metrics), logger: logger.child({ component: 'party-callbacks' }),
+  deadlineMs: delivery.batchDeadlineMs, bytesHeldMax: delivery.inFlightBytesMax,
 });
 const lookups = createPendingLookups({ db, ttlMs: settings.partyLookupTtlMs });
 const EXPIRED_LOOKUPS_PURGED_MAX = 10_000;
@@ -49,16 +74,19 @@ purgeTimer.unref();
 await producer.connect();
 await probe.connect();
 const server = createAccountLookupServer({
-  config, logger, metrics, producer, directory, registry, client, lookups,
+  config, logger, metrics, producer, callbacks, directory, registry, client, lookups,
   health: async () => ({ kafka: await probe.check(), datastore: await datastoreHealth(db) }),
 });
 await server.start();
 logger.info({ port: server.info.port, builtInOracle: settings.oracleBuiltInUrl }, 'account-lookup listening');
 
-// Requests in flight finish their oracle call and produce before the producer is closed.
+// Requests in flight finish their oracle call and produce before the producer is closed, and
+// the calls they handed over end (each within its deadline) before the connections close.
 exitOnSignal(logger, async () => {
   clearInterval(purgeTimer);
   await server.stop({ timeout: 5000 });
+  await callbacks.drain();
+  await deliverer.close();
   await producer.disconnect();
   await probe.disconnect();
   await client.close();

@@ -3,6 +3,8 @@
 // PUT …/error go back to the payer named by FSPIOP-Destination, but only while a lookup of
 // that party by that payer is pending at that payee (pending-lookups.js). Both travel with
 // the sending DFSP's own headers and bytes; problems the switch finds come from the hub.
+// Every call is sent by this process over HTTP once the DFSP has its answer, not through
+// Kafka (party-callbacks.js).
 import { FAILURE, failure } from '../platform/domain/failures.js';
 import { fspiopRoute } from '../platform/fspiop/edge.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
@@ -17,7 +19,7 @@ import { activeDfsps, pathSchemasOf, refuseUnknownSource } from './edge-flow.js'
 export function partyRoutes({ respond, directory, registry, client, lookups, hubName }) {
   /** The hub's PUT …/error to `to` about `problem`, a domain failure. */
   const errorTo = (to, accepted, party, problem) => ({
-    events: [partyErrorEvent({
+    callbacks: [partyErrorEvent({
       party, resource: 'parties', hubName, to, errorBody: failureToFspiop(problem).body, at: accepted.receivedAt,
     })],
   });
@@ -42,10 +44,10 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
         ? errorTo(source, accepted, party, failure(FAILURE.destinationUnroutable, `FSPIOP-Destination ${named} is not an active DFSP`))
         : errorTo(source, accepted, party, failure(FAILURE.partyNotFound));
     }
-    // Recorded before the GET is produced, so that no answer can arrive before its lookup.
+    // Recorded before the GET is sent, so that no answer can arrive before its lookup.
     await lookups.record(party, source, payees);
     return {
-      events: payees.map((to) => forwardEvent({
+      callbacks: payees.map((to) => forwardEvent({
         accepted, party, action: 'lookup', to, endpointType: partyEndpoint('get', party), method: 'GET',
       })),
     };
@@ -67,7 +69,7 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
       return errorTo(source, accepted, party, failure(FAILURE.unsolicitedPartyAnswer, detail));
     }
     const action = kind === 'put' ? 'answer' : 'error';
-    return { events: [forwardEvent({ accepted, party, action, to: destination, endpointType: partyEndpoint(kind, party), method: 'PUT' })] };
+    return { callbacks: [forwardEvent({ accepted, party, action, to: destination, endpointType: partyEndpoint(kind, party), method: 'PUT' })] };
   };
 
   const route = (method, path, handle) => fspiopRoute({ resource: 'parties', method, path, pathSchemas: pathSchemasOf(path), handle });
