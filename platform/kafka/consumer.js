@@ -8,6 +8,14 @@ const { ERRORS } = Kafka.CODES;
 const BACKOFF_FIRST_MS = 100;
 const BACKOFF_MAX_MS = 5_000;
 const SEEK_TIMEOUT_MS = 5_000;
+// How long a consumer with nothing to do waits for the first record of its next batch, and
+// how long the broker holds an empty fetch (fetch.wait.max.ms). Both waits end the moment a
+// record arrives, so they cost no latency; they only set how often an idle consumer wakes up
+// (and how long stop() may take to return).
+const IDLE_WAIT_MS = 100;
+// While a pipelined consumer has batches in flight and nothing new arrives, it waits this
+// much at a time, so that a batch that finishes meanwhile is committed within this bound.
+const PIPELINE_IDLE_WAIT_MS = 10;
 // How long a revoke waits for the batch in flight; a hung handler must not hold the whole
 // group's rebalance hostage, so past this the partitions are given up uncommitted.
 const REVOKE_WAIT_MAX_MS = 10_000;
@@ -37,7 +45,7 @@ function consumerConfig({ kafka, groupId, sessionTimeoutMs, rebalance }) {
     'partition.assignment.strategy': 'range',
     // The broker answers a fetch as soon as one byte is there (fetch.min.bytes), so a long
     // wait costs no latency; it only sets how often an idle consumer asks again.
-    'fetch.wait.max.ms': 100,
+    'fetch.wait.max.ms': IDLE_WAIT_MS,
     'fetch.min.bytes': 1,
     'socket.nagle.disable': true,
     // Heartbeats run on librdkafka's own thread, so a busy event loop does not trip this;
@@ -99,10 +107,49 @@ function isAssigned(consumer, { topic, partition }) {
   }
 }
 
-function consumeBatch(consumer, size) {
+/**
+ * Takes up to `count` records. node-rdkafka's consume(count) waits up to `timeoutMs` for each
+ * record in turn, restarting the wait after every one, so with a count above 1 and a non-zero
+ * timeout a steady stream holds the call until `count` records are there. The callers below
+ * therefore ask either for one record with a wait (the call returns as soon as it arrives) or
+ * for many with a timeout of 0 (the call returns at once with what librdkafka has already
+ * fetched). consume() takes its timeout only from setDefaultConsumeTimeout, which it reads
+ * when called; a consumer's loop never has two consume() calls under way at once.
+ */
+function consumeUpTo(consumer, count, timeoutMs) {
   return new Promise((resolve, reject) => {
-    consumer.consume(size, (error, messages) => (error ? reject(error) : resolve(messages)));
+    consumer.setDefaultConsumeTimeout(timeoutMs);
+    consumer.consume(count, (error, messages) => (error ? reject(error) : resolve(messages)));
   });
+}
+
+/**
+ * Forms one batch: waits up to `firstWaitMs` for a first record, then keeps taking what has
+ * arrived until the batch holds `batchSizeMax` records or `batchWaitMs` have passed since the
+ * first one. A backlog is drained in full batches without waiting; a trickle is handed over
+ * at most `batchWaitMs` after its first record, with whatever arrived meanwhile. Resolves to
+ * an empty batch when nothing arrived within `firstWaitMs`.
+ */
+async function formBatch(ctx, firstWaitMs) {
+  const batch = await consumeUpTo(ctx.consumer, 1, firstWaitMs);
+  if (batch.length === 0) return batch;
+  const deadlineMs = Date.now() + ctx.batchWaitMs;
+  try {
+    while (batch.length < ctx.batchSizeMax && !ctx.stopping) {
+      batch.push(...await consumeUpTo(ctx.consumer, ctx.batchSizeMax - batch.length, 0));
+      const remainingMs = deadlineMs - Date.now();
+      if (batch.length >= ctx.batchSizeMax || remainingMs <= 0) break;
+      const next = await consumeUpTo(ctx.consumer, 1, remainingMs);
+      if (next.length === 0) break;
+      batch.push(...next);
+    }
+  } catch (error) {
+    // The records already taken have moved the consumer's position past them: dropping them
+    // here would let a later commit acknowledge records never handled. The batch goes on as
+    // it is; the error, if it persists, fails the next consume, which backs off.
+    ctx.log.debug({ err: error, code: error.code, size: batch.length }, 'consume failed while filling a batch; handing over what was taken');
+  }
+  return batch;
 }
 
 function seek(consumer, topicPartitionOffset) {
@@ -248,9 +295,9 @@ async function deadLetterMessage(ctx, message, error, failures) {
 }
 
 /** Consumes; a consume error (broker unreachable, say) backs off rather than spinning. */
-async function nextBatch(ctx, failures) {
+async function nextBatch(ctx, failures, firstWaitMs = IDLE_WAIT_MS) {
   try {
-    return { messages: await consumeBatch(ctx.consumer, ctx.batchSizeMax), failed: false };
+    return { messages: await formBatch(ctx, firstWaitMs), failed: false };
   } catch (error) {
     if (!ctx.stopping) {
       ctx.log.warn({ err: error, code: error.code }, 'consume failed; backing off');
@@ -302,7 +349,9 @@ async function runPipelinedLoop(ctx) {
       await Promise.race(pending.filter((entry) => !entry.settled).map((entry) => entry.done));
       continue;
     }
-    const { messages, failed } = await nextBatch(ctx, failures);
+    // A batch that finishes while the loop waits here is committed only once the wait ends.
+    const firstWaitMs = pending.length > 0 ? PIPELINE_IDLE_WAIT_MS : IDLE_WAIT_MS;
+    const { messages, failed } = await nextBatch(ctx, failures, firstWaitMs);
     if (failed || messages.length === 0 || ctx.stopping) continue;
     if (!pending.some((entry) => entry.failed)) failures = 0;
     pending.push(startPipelinedBatch(ctx, messages.map(toMessage)));
@@ -415,7 +464,8 @@ function disconnect(consumer) {
 
 /**
  * Starts a consumer-group member that feeds `handleBatch(messages)` with batches of at most
- * `batchSizeMax` messages, waiting at most `batchWaitMs` for one to fill. `groupId` is the
+ * `batchSizeMax` messages, each handed over at most `batchWaitMs` after its first message
+ * arrived (see formBatch; 0 takes only what has already been fetched). `groupId` is the
  * full group name. `onRebalance({ event, assignment })`, optional, observes assignments.
  * With `pipelineDepthMax` above 1 the next batches are consumed while earlier ones are
  * still being handled (see runPipelinedLoop); the default, 1, handles one batch at a time,
@@ -435,7 +485,7 @@ export async function startBatchConsumer({
 }) {
   const ctx = {
     log: logger.child({ component: 'kafka-consumer', groupId, topics }),
-    handleBatch, batchSizeMax, onRebalance, pipelineDepthMax, inFlightBytesMax,
+    handleBatch, batchSizeMax, batchWaitMs, onRebalance, pipelineDepthMax, inFlightBytesMax,
     deadLetter, isTransient, deadLetterAfterFailures,
     stopping: false, revoking: false, inFlight: null, pending: [], busySinceMs: null, failingSinceMs: null,
     counters: { batches: 0, messages: 0, lastBatchSize: 0, failedBatches: 0, deadLetters: 0 },
@@ -447,9 +497,6 @@ export async function startBatchConsumer({
   );
   ctx.consumer.on('event.error', (error) => ctx.log.warn({ err: error, code: error.code }, 'kafka consumer error'));
   await connect(ctx.consumer);
-  // Consume returns as soon as the batch is full or no message arrived within the wait,
-  // so a backlog is drained at full speed and an idle topic costs one short poll per wait.
-  ctx.consumer.setDefaultConsumeTimeout(Math.max(1, batchWaitMs));
   ctx.consumer.subscribe(topics);
   const run = pipelineDepthMax > 1 ? runPipelinedLoop : runLoop;
   const loop = run(ctx).catch((error) => ctx.log.error({ err: error }, 'consumer loop crashed'));
