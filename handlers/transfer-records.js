@@ -1,7 +1,9 @@
 // Turns the transfer decisions' position events and outcomes into Kafka records: position
 // events keyed by the account they move, notification events (one callback each, as
 // handlers/README.md describes) keyed by transferId so one transfer's callbacks stay in order.
-import { encodeEvent } from '../platform/kafka/envelope.js';
+// A DFSP's message goes on with its rawBody alone (platform/kafka/envelope.js): its body is
+// neither parsed nor serialised again on the way to the callback.
+import { carriedBody, copyForRelay, encodeEvent } from '../platform/kafka/envelope.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
 import { OUTCOME } from '../ledger/domain/outcomes.js';
 import { fspiopTransferState, isFinal } from '../ledger/domain/transfer-states.js';
@@ -10,7 +12,7 @@ export function positionRecords(topics, positionEvents) {
   return positionEvents.map(({ accountId, action, message, fulfilAction, failure }) => ({
     topic: topics.transferPositionBatch,
     key: String(accountId),
-    value: encodeEvent({ ...message, type: 'position', action, accountId, fulfilAction, failure }),
+    value: encodeEvent(copyForRelay(message, { type: 'position', action, accountId, fulfilAction, failure })),
   }));
 }
 
@@ -52,7 +54,7 @@ export function notificationEvent(outcome, hubName) {
   };
   if (spec.forward) {
     const { message } = outcome;
-    const forward = { ...event, from: message.from, headers: message.headers ?? {}, body: message.body, rawBody: message.rawBody, at: message.at };
+    const forward = { ...event, from: message.from, headers: message.headers ?? {}, ...carriedBody(message), at: message.at };
     // A prepare that cannot reach the payee is answered to the payer with the hub's PUT
     // /transfers/{ID}/error (handlers/notification/requester-errors.js); the reservation is
     // released when the transfer expires, as Mojaloop does.

@@ -10,7 +10,7 @@
 // receiver and what counts is the final state, which a late PUT repeats and a DFSP can always
 // learn by GET; delaying every later callback behind a failed one would instead let one dead
 // endpoint hold up the rest of that transfer's calls.
-import { encodeEvent } from '../../platform/kafka/envelope.js';
+import { copyForRelay, encodeEvent, isMalformedEvent } from '../../platform/kafka/envelope.js';
 import { OUTCOME, isRetryableStatus } from './deliver.js';
 import { EndpointLookupError } from './endpoints.js';
 import { createLaneScheduler, runInLanes } from './lanes.js';
@@ -35,9 +35,18 @@ export function isRetryable(result) {
   return result.status === undefined || isRetryableStatus(result.status);
 }
 
-/** The `expiration` the callback's body states (a transfer or quote request), as epoch ms. */
+/**
+ * The `expiration` the callback's body states (a transfer or quote request), as epoch ms. A
+ * forwarded body is parsed here, on the retry path only; one that is not JSON states none
+ * and is still retried until NOTIFICATION_RETRY_AGE_MAX_MS, its bytes sent as they came.
+ */
 function expirationMs(event) {
-  const stated = event.body?.expiration;
+  let stated;
+  try {
+    stated = event.body?.expiration;
+  } catch (error) {
+    if (!isMalformedEvent(error)) throw error;
+  }
   const ms = typeof stated === 'string' ? Date.parse(stated) : NaN;
   return Number.isFinite(ms) ? ms : Infinity;
 }
@@ -69,7 +78,7 @@ export function createRetryScheduler({ producer, topic, settings, metrics, throt
     for (const { item: event, result } of failures) {
       const retry = nextRetry(event, { nowMs: now(), ...settings });
       if (retry) {
-        records.push({ topic, key: event.id, value: encodeEvent({ ...event, retry }) });
+        records.push({ topic, key: event.id, value: encodeEvent(copyForRelay(event, { retry })) });
         scheduledFsps.push(result.fsp);
         continue;
       }

@@ -2,7 +2,7 @@
 // event, one callback), keyed by quoteId so that one quote's callbacks stay in order. Every
 // quote callback goes to the DFSP's FSPIOP_CALLBACK_URL_QUOTES, a base URL, plus the
 // resource path.
-import { encodeEvent } from '../../platform/kafka/envelope.js';
+import { carriedBody, encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { QUOTE_OUTCOME } from '../domain/quotes.js';
 
@@ -40,7 +40,7 @@ export function quoteNotificationEvent(outcome, hubName) {
   };
   if (spec.forward) {
     const { message } = outcome;
-    const forward = { ...event, from: message.from, headers: message.headers ?? {}, body: message.body, rawBody: message.rawBody, at: message.at };
+    const forward = { ...event, from: message.from, headers: message.headers ?? {}, ...carriedBody(message), at: message.at };
     return outcome.type === QUOTE_OUTCOME.forwardRequest ? { ...forward, ifUndeliverable: payerErrorIfUndeliverable(forward) } : forward;
   }
   return { ...event, from: hubName, headers: {}, body: failureToFspiop(outcome.failure).body };
