@@ -106,3 +106,47 @@ test('remove treats 404 as done; batch registration returns the oracle\'s result
   await assert.rejects(client.registerBatch(baseUrl, { requestId: 'r', partyList: [], source: 'a' }), OracleUnavailableError);
   await client.close();
 });
+
+test('a find at the built-in oracle\'s URL is read in process, filtered as its HTTP answer; others still go over HTTP', async () => {
+  const reads = [];
+  const rows = { 'MSISDN/5': { fspId: 'payeefsp', currency: 'USD' }, 'MSISDN/6': { fspId: 'payeefsp', partySubIdOrType: 'w' } };
+  const metrics = createMetrics({ serviceName: 'test' });
+  const client = createOracleClient({
+    timeoutMs: 5000, connectionsMax: 4, metrics,
+    builtIn: { url: baseUrl, token: 'a-token-of-sixteen-chars', findParty: async (query) => { reads.push(query); return rows[`${query.type}/${query.id}`] ?? null; } },
+  });
+  const sentBefore = requests.length;
+  assert.deepEqual(await client.find(baseUrl, { party: { type: 'MSISDN', id: '5' }, currency: 'USD', source: 'payerfsp' }), [{ fspId: 'payeefsp', currency: 'USD' }]);
+  assert.deepEqual(await client.find(`${baseUrl}/`, { party: { type: 'MSISDN', id: '6', subId: 'w' }, source: 'payerfsp' }), [{ fspId: 'payeefsp', partySubIdOrType: 'w' }]);
+  assert.deepEqual(await client.find(baseUrl, { party: { type: 'MSISDN', id: '6' }, source: 'payerfsp' }), [], 'an entry for another sub-id is not this party');
+  assert.deepEqual(await client.find(baseUrl, { party: { type: 'MSISDN', id: '7' }, source: 'payerfsp' }), []);
+  assert.deepEqual(reads, [
+    { type: 'MSISDN', id: '5', subId: undefined, currency: 'USD' }, { type: 'MSISDN', id: '6', subId: 'w', currency: undefined },
+    { type: 'MSISDN', id: '6', subId: undefined, currency: undefined }, { type: 'MSISDN', id: '7', subId: undefined, currency: undefined },
+  ]);
+  assert.equal(requests.length, sentBefore, 'no HTTP request reached the oracle server');
+  const observed = (await metrics.registry.getSingleMetric('account_lookup_oracle_request_duration_seconds').get()).values
+    .find((value) => value.metricName.endsWith('_count') && value.labels.operation === 'find' && value.labels.outcome === 'ok');
+  assert.equal(observed.value, 4);
+
+  script = () => [200, { partyList: [{ fspId: 'otherfsp' }] }];
+  const elsewhere = baseUrl.replace('/oracle', '/other');
+  assert.deepEqual(await client.find(elsewhere, { party: { type: 'MSISDN', id: '5' }, source: 'payerfsp' }), [{ fspId: 'otherfsp' }]);
+  assert.equal(requests.at(-1).url, '/other/participants/MSISDN/5');
+  await client.close();
+});
+
+test('a built-in oracle read that fails or does not finish in time makes the oracle unavailable', async () => {
+  const party = { type: 'MSISDN', id: '5' };
+  const failing = createOracleClient({
+    timeoutMs: 5000, connectionsMax: 4, metrics: createMetrics({ serviceName: 'test' }),
+    builtIn: { url: baseUrl, findParty: async () => { throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); } },
+  });
+  await assert.rejects(failing.find(baseUrl, { party, source: 'x' }), (error) => error instanceof OracleUnavailableError && /ECONNREFUSED/.test(error.message));
+  const hanging = createOracleClient({
+    timeoutMs: 50, connectionsMax: 4, metrics: createMetrics({ serviceName: 'test' }),
+    builtIn: { url: baseUrl, findParty: () => new Promise(() => {}) },
+  });
+  await assert.rejects(hanging.find(baseUrl, { party, source: 'x' }), (error) => error instanceof OracleUnavailableError && /no answer within 50 ms/.test(error.message));
+  await Promise.all([failing.close(), hanging.close()]);
+});
