@@ -1,6 +1,7 @@
 // Account lookup end to end: the account-lookup edge and its admin process (ALS admin API and
-// built-in oracle) as child processes, the notification handler, real Kafka and MariaDB, and
-// three test DFSPs over real HTTP that answer discovery as payees do.
+// built-in oracle) as child processes, the notification handler (for the /participants
+// answers; the edge sends the /parties calls itself), real Kafka and MariaDB, and three test
+// DFSPs over real HTTP that answer discovery as payees do.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -337,8 +338,9 @@ test('bulk load: 100,000 MSISDNs in one command, then found by lookups', async (
   await payer.send('GET', '/participants/MSISDN/2000054321');
   assert.deepEqual((await putTo(payer, '/participants/MSISDN/2000054321')).body, { fspId: 'payeefsp' });
 
-  // Latency of discovery over the loaded range: the edge's 202 (participant check, oracle
-  // read, Kafka acknowledgement) and the payee's receipt of the GET through the notification handler.
+  // Latency of discovery over the loaded range: the edge's 202 (participant check, the
+  // built-in oracle's read in process, the pending lookup stored) and the payee's receipt of
+  // the GET the edge sends once it has answered.
   const accepted = [];
   const delivered = [];
   for (let index = 0; index < 200; index += 1) {

@@ -85,6 +85,8 @@ test('a DFSP answering 501 to PUT /participants still receives the GET /parties 
     assert.equal((await sdk.send('POST', `/participants/MSISDN/2779000000${i}`, { body: { fspId: 'sdkfsp' } })).status, 202);
   }
   // Five confirmations answered 501 were enough to open the DFSP's circuit for 10 s before.
+  // The confirmations go through the notification handler and the GET /parties from the
+  // account-lookup edge, each with its own breaker, under the same rule (deliver.js).
   for (let waitedMs = 0; sdkParticipants.received.length < 5 && waitedMs < 10_000; waitedMs += 100) await sleep(100);
   assert.ok(sdkParticipants.received.length >= 5, `the confirmations reached the DFSP: ${sdkParticipants.received.join(', ')}`);
   sdk.parties.add('MSISDN/27790000000');
