@@ -14,6 +14,54 @@ export class CallbackTimeoutError extends Error {
 }
 
 /**
+ * undici's dispatch handler for a call of which only the status matters: the answer's body
+ * is read and dropped as it arrives. undici's request() would build an AbortController, a
+ * readable stream for the body and their listeners for every callback; this is the same
+ * call without them. The timer aborts the request through the abort function undici hands
+ * over when the request is written, as request() does with its signal.
+ */
+class StatusOnlyCall {
+  constructor(timeoutMs, resolve, reject) {
+    this.timeoutMs = timeoutMs;
+    this.resolve = resolve;
+    this.reject = reject;
+    this.abortRequest = null;
+    this.timedOut = false;
+    this.status = 0;
+    this.timer = setTimeout(() => this.onTimeout(), timeoutMs);
+  }
+
+  onTimeout() {
+    this.timedOut = true;
+    this.abortRequest?.(new CallbackTimeoutError(this.timeoutMs));
+  }
+
+  onConnect(abort) {
+    if (this.timedOut) abort(new CallbackTimeoutError(this.timeoutMs));
+    else this.abortRequest = abort;
+  }
+
+  onHeaders(statusCode) {
+    this.status = statusCode;
+    return true;
+  }
+
+  onData() {
+    return true;
+  }
+
+  onComplete() {
+    clearTimeout(this.timer);
+    this.resolve({ status: this.status });
+  }
+
+  onError(error) {
+    clearTimeout(this.timer);
+    this.reject(this.timedOut ? new CallbackTimeoutError(this.timeoutMs) : error);
+  }
+}
+
+/**
  * Creates the pools. `maxSocketsPerOrigin` caps the connections to one origin; the per-DFSP
  * limiter keeps the calls in flight within it, so a pool never queues more than that.
  */
@@ -34,21 +82,10 @@ export function createHttpPools({ maxSocketsPerOrigin, keepAliveTimeoutMs = 30_0
    * connection goes back to the pool), or rejects with the connection error or with
    * CallbackTimeoutError when connect, answer and body together took longer than `timeoutMs`.
    */
-  async function send({ url, method, headers, body, timeoutMs }) {
-    const abort = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; abort.abort(); }, timeoutMs);
-    try {
-      const response = await poolFor(url).request({
-        path: `${url.pathname}${url.search}`, method, headers, body, signal: abort.signal,
-      });
-      await response.body.dump();
-      return { status: response.statusCode };
-    } catch (error) {
-      throw timedOut ? new CallbackTimeoutError(timeoutMs) : error;
-    } finally {
-      clearTimeout(timer);
-    }
+  function send({ url, method, headers, body, timeoutMs }) {
+    return new Promise((resolve, reject) => {
+      poolFor(url).dispatch({ path: `${url.pathname}${url.search}`, method, headers, body }, new StatusOnlyCall(timeoutMs, resolve, reject));
+    });
   }
 
   return {
