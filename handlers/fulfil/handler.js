@@ -1,19 +1,22 @@
 // The fulfil handler: the payee's PUT /transfers/{ID} and PUT …/error, and GET
 // /transfers/{ID} from either party. Checks are decided on locked transfers; commits go to
-// the payee's position account, aborts to the payer's.
+// the payee's position account, aborts to the payer's. One batch is two round trips: the
+// transfers locked, then their state updates sent with the COMMIT.
 import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
-import { applyStateUpdates, findTransfers } from '../../ledger/repositories/transfers.js';
+import { applyStateUpdates, selectTransfers, transfersFromRows } from '../../ledger/repositories/hot-path-sql.js';
+import { inTransaction } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
 
-export function createFulfilHandler({ db, producer, topics, hubName, metrics, clock = () => new Date() }) {
+/** `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). */
+export function createFulfilHandler({ pool, producer, topics, hubName, metrics, clock = () => new Date() }) {
   const transferMetrics = createTransferMetrics(metrics);
   return async function handleFulfils(events) {
     const now = clock();
-    const decision = await db.transaction(async (trx) => {
-      const transfers = await findTransfers(trx, events.map((event) => event.id), { forUpdate: true });
-      const decided = decideFulfilBatch({ events, transfers, now });
-      await applyStateUpdates(trx, decided.stateUpdates, now);
+    const decision = await inTransaction(pool, async (tx) => {
+      const [rows] = await tx.read(selectTransfers(events.map((event) => event.id), { forUpdate: true }));
+      const decided = decideFulfilBatch({ events, transfers: transfersFromRows(rows), now });
+      tx.write(...applyStateUpdates(decided.stateUpdates, now));
       return decided;
     });
     transferMetrics.countFinished(decision.stateUpdates);

@@ -1,17 +1,28 @@
 // The position-batch handler: reserves, commits and releases positions. Its topic is keyed
-// by position account, so each account is moved by one consumer; a batch locks its
-// transfers and positions once, decides in memory, and writes one UPDATE per account.
+// by position account, so each account is moved by one consumer. A batch is two round trips
+// to the database: its transfers (id order) and positions with their net debit caps (account
+// order) locked together, then every write sent with the COMMIT: one journal INSERT and one
+// UPDATE for all positions, one UPDATE and one journal INSERT for all transfers.
 import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
 import { planPositionChanges } from '../../ledger/domain/position.js';
-import { applyPositionPlan, lockPositions } from '../../ledger/repositories/positions.js';
-import { applyStateUpdates, findNetDebitCaps, findTransfers, findSettlementAccounts } from '../../ledger/repositories/transfers.js';
+import {
+  applyPositionPlan, applyStateUpdates, lockPositionsWithNetDebitCaps, positionsWithNetDebitCapsFromRows, selectSettlementAccounts,
+  selectTransfers, settlementAccountsFromRows, transfersFromRows,
+} from '../../ledger/repositories/hot-path-sql.js';
+import { inTransaction } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords } from '../transfer-records.js';
 
+/**
+ * The events with their account as a number. An event without a valid account id can never
+ * be applied: it fails here, before any statement, and is set aside as a dead letter.
+ */
 function positionEventsOf(events) {
-  return events.map((event) => ({
-    action: event.action, accountId: Number(event.accountId), fulfilAction: event.fulfilAction, failure: event.failure, message: event,
-  }));
+  return events.map((event) => {
+    const accountId = Number(event.accountId);
+    if (!Number.isSafeInteger(accountId) || accountId <= 0) throw new Error(`position event ${event.id} has no valid account id (${event.accountId})`);
+    return { action: event.action, accountId, fulfilAction: event.fulfilAction, failure: event.failure, message: event };
+  });
 }
 
 /**
@@ -21,22 +32,31 @@ function positionEventsOf(events) {
  */
 function createSettlementAccounts() {
   const known = new Map();
-  return async function settlementAccountsOf(trx, positionIds) {
+  return async function settlementAccountsOf(tx, positionIds) {
     const missing = positionIds.filter((id) => !known.has(id));
-    if (missing.length > 0) for (const [positionId, settlementId] of await findSettlementAccounts(trx, missing)) known.set(positionId, settlementId);
+    if (missing.length > 0) {
+      const [rows] = await tx.read(selectSettlementAccounts(missing));
+      for (const [positionId, settlementId] of settlementAccountsFromRows(rows)) known.set(positionId, settlementId);
+    }
     return new Map(positionIds.filter((id) => known.has(id)).map((id) => [id, known.get(id)]));
   };
 }
 
-/** Prefetch under lock: transfers (id order), then every position involved (account order). */
-async function prefetchLocked(trx, events, settlementAccountsOf) {
-  const transfers = await findTransfers(trx, events.map((event) => event.message.id), { forUpdate: true });
-  const payerIds = [...transfers.values()].map((transfer) => transfer.payerAccountId).filter((id) => id !== null);
-  const settlementOf = await settlementAccountsOf(trx, payerIds);
-  const positions = await lockPositions(trx, [...events.map((event) => event.accountId), ...settlementOf.values()]);
+/**
+ * Prefetch under lock, in one round trip: transfers (id order), then every position involved
+ * (account order) with its net debit cap. The positions are known from the events alone: a
+ * prepare arrives on its payer's position account (checked by the decision), whose settlement
+ * account holds its liquidity cover.
+ */
+async function prefetchLocked(tx, events, settlementAccountsOf) {
+  const settlementOf = await settlementAccountsOf(tx, events.filter((event) => event.action === 'prepare').map((event) => event.accountId));
+  const [transferRows, positionRows] = await tx.read(
+    selectTransfers(events.map((event) => event.message.id), { forUpdate: true }),
+    lockPositionsWithNetDebitCaps([...events.map((event) => event.accountId), ...settlementOf.values()]),
+  );
+  const { positions, limits } = positionsWithNetDebitCapsFromRows(positionRows);
   const settlements = new Map([...settlementOf].map(([positionId, settlementId]) => [positionId, positions.get(settlementId)]));
-  const limits = await findNetDebitCaps(trx, payerIds);
-  return { transfers, positions, settlements, limits };
+  return { transfers: transfersFromRows(transferRows), positions, settlements, limits };
 }
 
 /** The payee's own error code, for an abort the payee asked for (its PUT …/error). */
@@ -48,17 +68,17 @@ function payeeErrorCodes(events) {
   return (update) => codes.get(update.transferId);
 }
 
-export function createPositionHandler({ db, producer, topics, hubName, metrics, clock = () => new Date() }) {
+/** `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). */
+export function createPositionHandler({ pool, producer, topics, hubName, metrics, clock = () => new Date() }) {
   const transferMetrics = createTransferMetrics(metrics);
   const settlementAccountsOf = createSettlementAccounts();
   return async function handlePositions(rawEvents) {
     const events = positionEventsOf(rawEvents);
     const now = clock();
-    const decision = await db.transaction(async (trx) => {
-      const state = await prefetchLocked(trx, events, settlementAccountsOf);
+    const decision = await inTransaction(pool, async (tx) => {
+      const state = await prefetchLocked(tx, events, settlementAccountsOf);
       const decided = decidePositionBatch({ events, ...state, now });
-      await applyPositionPlan(trx, planPositionChanges(state.positions, decided.positionChanges), now);
-      await applyStateUpdates(trx, decided.stateUpdates, now);
+      tx.write(...applyPositionPlan(planPositionChanges(state.positions, decided.positionChanges), now), ...applyStateUpdates(decided.stateUpdates, now));
       return decided;
     });
     transferMetrics.countPositionChanges(decision.positionChanges);

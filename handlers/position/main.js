@@ -1,14 +1,21 @@
-// Composition root of the position handler process.
+// Composition root of the position handler process. The hot path runs on a mysql2 pool of its
+// own (platform/db.js createSqlPool); the knex instance in `deps.db` serves the rest (health,
+// dead letters).
 import { createPositionHandler } from './handler.js';
 import { consumeEvents, runHandlerProcess } from '../../platform/handler-runtime.js';
+import { createSqlPool } from '../../platform/db.js';
 import { createTransferDeadLetterFinisher } from '../dead-letters.js';
 
 await runHandlerProcess({
   name: 'position',
   defaultPort: 4211,
-  start: (deps) => consumeEvents({
-    ...deps, name: 'position', subscribeTo: [deps.topics.transferPositionBatch],
-    finishDeadLetter: createTransferDeadLetterFinisher({ ...deps, hubName: deps.config.hubName }),
-    handleEvents: createPositionHandler({ ...deps, hubName: deps.config.hubName }),
-  }),
+  start: async (deps) => {
+    const pool = createSqlPool(deps.config.db);
+    const work = await consumeEvents({
+      ...deps, name: 'position', subscribeTo: [deps.topics.transferPositionBatch],
+      finishDeadLetter: createTransferDeadLetterFinisher({ ...deps, hubName: deps.config.hubName }),
+      handleEvents: createPositionHandler({ ...deps, pool, hubName: deps.config.hubName }),
+    });
+    return { ...work, stop: async () => { await work.stop(); await pool.end(); } };
+  },
 });

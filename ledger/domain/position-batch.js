@@ -70,6 +70,8 @@ function update(transfer, toState, extra = {}) {
  */
 function reserve(event, transfer, { running, settlements, limits, now }) {
   if (!canTransition(transfer.kind, transfer.state, S.reserved)) return null;
+  // The handler locks the positions the events name, so a reservation must arrive on its payer's account.
+  assertAccount(event, transfer.payerAccountId);
   const payer = transfer.payerAccountId;
   if (transfer.expiresAt.getTime() <= now.getTime()) {
     const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);

@@ -10,7 +10,8 @@ import { bulkUpdate } from '../../platform/db.js';
 
 const accountIdFromColumn = (value) => (value === null ? null : Number(value));
 
-function toTransfer(row) {
+/** A `transfer` row as the domain sees it (the knex and the hot-path readers share it). */
+export function toTransfer(row) {
   return {
     transferId: row.transfer_id,
     kind: row.kind,
@@ -31,7 +32,7 @@ function toTransfer(row) {
   };
 }
 
-const TRANSFER_COLUMNS = ['transfer_id', 'kind', 'state', 'payer_fsp', 'payee_fsp', 'payer_account_id', 'payee_account_id', 'amount',
+export const TRANSFER_COLUMNS = ['transfer_id', 'kind', 'state', 'payer_fsp', 'payee_fsp', 'payer_account_id', 'payee_account_id', 'amount',
   'currency', 'ilp_condition', 'expires_at', 'request_hash', 'completion_hash', 'fulfilment', 'completed_at', 'failure_code', 'failure_detail'];
 
 /** Transfers by id; `forUpdate` locks them in id order (so handlers never deadlock). */
@@ -89,7 +90,13 @@ export async function findNetDebitCaps(trx, positionAccountIds) {
  */
 export async function insertTransfers(trx, rows, now) {
   if (rows.length === 0) return;
-  await trx('transfer').insert(rows.map((row) => ({
+  await trx('transfer').insert(rows.map((row) => transferInsertRow(row, now)));
+  await insertStateChanges(trx, rows.map((row) => ({ transferId: row.transferId, statePath: row.statePath, reason: row.reason })), now);
+}
+
+/** The columns of a new transfer row, cut to their column sizes. */
+export function transferInsertRow(row, now) {
+  return {
     transfer_id: row.transferId,
     kind: row.kind,
     payer_fsp: row.payerFsp?.slice(0, 32) ?? null,
@@ -109,31 +116,37 @@ export async function insertTransfers(trx, rows, now) {
     external_reference: row.externalReference ?? null,
     created_at: now,
     completed_at: isFinal(row.state) ? now : null,
+  };
+}
+
+/** Journal rows for updates: one per step of each update's statePath, in order. */
+export function stateChangeRows(updates, now) {
+  return updates.flatMap((update) => update.statePath.map((state) => ({
+    transfer_id: update.transferId, state, reason: update.reason?.slice(0, 512) ?? update.failure?.detail?.slice(0, 512) ?? null, created_at: now,
   })));
-  await insertStateChanges(trx, rows.map((row) => ({ transferId: row.transferId, statePath: row.statePath, reason: row.reason })), now);
 }
 
 async function insertStateChanges(trx, updates, now) {
-  const rows = updates.flatMap((update) => update.statePath.map((state) => ({
-    transfer_id: update.transferId, state, reason: update.reason?.slice(0, 512) ?? update.failure?.detail?.slice(0, 512) ?? null, created_at: now,
-  })));
+  const rows = stateChangeRows(updates, now);
   if (rows.length > 0) await trx('transfer_state_change').insert(rows);
+}
+
+/** The columns a decided state update changes on its transfer row. */
+export function stateUpdateChanges(update) {
+  const changes = { state: update.statePath.at(-1) };
+  if (update.completionHash) changes.completion_hash = update.completionHash;
+  if (update.fulfilment) changes.fulfilment = update.fulfilment;
+  if (update.completedAt) changes.completed_at = update.completedAt;
+  if (update.failure) Object.assign(changes, { failure_code: update.failure.code, failure_detail: update.failure.detail.slice(0, 512) });
+  if (update.payeeError) {
+    Object.assign(changes, { payee_error_code: update.payeeError.errorCode ?? null, payee_error_description: update.payeeError.errorDescription?.slice(0, 128) ?? null });
+  }
+  return changes;
 }
 
 /** Applies decided state updates: one UPDATE per group of alike changes, one journal insert. */
 export async function applyStateUpdates(trx, updates, now) {
-  const rows = updates.map((update) => {
-    const changes = { state: update.statePath.at(-1) };
-    if (update.completionHash) changes.completion_hash = update.completionHash;
-    if (update.fulfilment) changes.fulfilment = update.fulfilment;
-    if (update.completedAt) changes.completed_at = update.completedAt;
-    if (update.failure) Object.assign(changes, { failure_code: update.failure.code, failure_detail: update.failure.detail.slice(0, 512) });
-    if (update.payeeError) {
-      Object.assign(changes, { payee_error_code: update.payeeError.errorCode ?? null, payee_error_description: update.payeeError.errorDescription?.slice(0, 128) ?? null });
-    }
-    return { key: update.transferId, changes };
-  });
-  await bulkUpdate(trx, 'transfer', 'transfer_id', rows);
+  await bulkUpdate(trx, 'transfer', 'transfer_id', updates.map((update) => ({ key: update.transferId, changes: stateUpdateChanges(update) })));
   await insertStateChanges(trx, updates, now);
 }
 

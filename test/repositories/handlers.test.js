@@ -11,6 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, createTestTopics, testConfig, uniqueSuffix } from '../support/environment.js';
+import { createSqlPool } from '../../platform/db.js';
 import { createLogger } from '../../platform/logger.js';
 import { createMetrics } from '../../platform/metrics.js';
 import { createProducer } from '../../platform/kafka/producer.js';
@@ -36,6 +37,7 @@ const READ_DEADLINE_MS = 20_000;
 
 let env;
 let db;
+let pool;
 let config;
 let topics;
 let producer;
@@ -80,6 +82,7 @@ async function startReader(logger) {
 before(async () => {
   env = await createTestDatabase();
   db = env.db;
+  pool = createSqlPool(testConfig().db, { database: env.name });
   const prefix = await createTestTopics(() => createAdminClient(testConfig().kafka));
   config = testConfig({ KAFKA_TOPIC_PREFIX: prefix, SERVICE_NAME: 'repositories-test', LOG_LEVEL: 'error' });
   topics = topicsOf(config);
@@ -88,7 +91,7 @@ before(async () => {
   producer = createProducer({ kafka: config.kafka, logger, metrics });
   await producer.connect();
   reader = await startReader(logger);
-  const deps = { db, producer, topics, hubName: HUB_NAME, metrics, clock };
+  const deps = { db, pool, producer, topics, hubName: HUB_NAME, metrics, clock };
   handlers = {
     prepare: createPrepareHandler(deps),
     position: createPositionHandler(deps),
@@ -101,6 +104,7 @@ before(async () => {
 after(async () => {
   await reader?.stop();
   await producer?.disconnect();
+  await pool?.end();
   if (config) {
     const admin = createAdminClient(config.kafka);
     try {
@@ -334,4 +338,28 @@ test('position handler: a refused prepare and its duplicate in one batch refuse 
   assert.equal((await stateOf(prepare.id)).state, S.abortedRejected);
   const told = await notificationsOf(2, [prepare.id], 'error');
   assert.deepEqual(told.map((record) => record.event.body.errorInformation.errorCode), ['4200', '4200']);
+});
+
+// The position handler reads each payer's net debit cap with its locked position (one JOIN);
+// an account whose cap the operator has not set yet gets no cap from it, and must be refused
+// 4200, while another payer's prepare in the same batch is reserved against its own cap.
+test('position handler: a batch with a payer whose net debit cap is missing refuses that payer with 4200 and reserves the other', async () => {
+  clockNow = T0;
+  const capped = await newPair({ netDebitCap: '500', liquidity: '1000' });
+  const uncapped = await newPair({ netDebitCap: '500', liquidity: '1000' });
+  await db('participant_limit').where({ account_id: uncapped.payer.positionAccountId }).delete();
+  const prepares = [prepareEvent(uncapped), prepareEvent(capped)];
+  await handlers.prepare(prepares);
+  const ids = prepares.map((event) => event.id);
+  const records = await positionRecordsOf(ids, 'prepare');
+  await handlers.position(records.map((record) => record.event));
+
+  const stored = await findTransfers(db, ids);
+  assert.equal(stored.get(prepares[0].id).state, S.abortedRejected);
+  assert.equal(stored.get(prepares[0].id).failure.code, FAILURE.limitMissing);
+  assert.equal(stored.get(prepares[1].id).state, S.reserved);
+  assert.equal((await positionOf(db, uncapped.payer.positionAccountId)).value, 0n);
+  assert.equal((await positionOf(db, capped.payer.positionAccountId)).value, units('100'));
+  const [refusal] = await notificationsOf(1, [prepares[0].id], 'error');
+  assert.deepEqual([refusal.event.to, refusal.event.body.errorInformation.errorCode], [uncapped.payer.name, '4200']);
 });

@@ -1,0 +1,216 @@
+// The statements of the prepare, position and fulfil handlers' hot path, for a mysql2
+// connection (platform/db.js, inTransaction) rather than knex: each builder returns
+// `{ sql, values }` and each reader maps rows back exactly as the knex repositories do
+// (transfers.js, positions.js), so the domain cannot tell the two apart. The SQL text of a
+// statement depends only on how many rows or ids it carries, so it is built once per arity
+// and reused; values always travel as placeholders.
+//
+// Locks are taken in one fixed order by every writer of these tables: transfers by id, then
+// positions by account id. Each locking read sorts its keys, and the server locks an IN list
+// on the primary key in key order.
+import { amountFromColumn, amountToColumn } from '../domain/money.js';
+import { ACCOUNT_TYPE, LIMIT_TYPE } from '../domain/participants.js';
+import { TRANSFER_COLUMNS, stateChangeRows, stateUpdateChanges, toTransfer, transferInsertRow } from './transfers.js';
+
+// Batches are bounded by the consumer's batch size, so the texts a process keeps are few;
+// the bound only guards against a caller with unusual arities growing the cache forever.
+const CACHED_TEXTS_MAX = 4096;
+
+/** `build(key)` once per key: the SQL text of a statement shape. */
+function textCache(build) {
+  const texts = new Map();
+  return (key) => {
+    let text = texts.get(key);
+    if (text === undefined) {
+      if (texts.size >= CACHED_TEXTS_MAX) texts.clear();
+      text = build(key);
+      texts.set(key, text);
+    }
+    return text;
+  };
+}
+
+const quoted = (column) => `\`${column}\``;
+const placeholders = (count) => Array(count).fill('?').join(',');
+const rowPlaceholders = (columns, count) => Array(count).fill(`(${placeholders(columns)})`).join(',');
+const uniqueSorted = (values, compare) => [...new Set(values)].sort(compare);
+const byNumber = (a, b) => a - b;
+
+const TRANSFER_SELECT = `SELECT ${TRANSFER_COLUMNS.map(quoted).join(',')} FROM \`transfer\``;
+const transfersText = textCache((key) => {
+  const [count, lock] = key.split(':');
+  return `${TRANSFER_SELECT} WHERE \`transfer_id\` IN (${placeholders(Number(count))}) ORDER BY \`transfer_id\`${lock === 'lock' ? ' FOR UPDATE' : ''}`;
+});
+
+/** Transfers by id; `forUpdate` locks them in id order. Null when there is nothing to read. */
+export function selectTransfers(transferIds, { forUpdate = false } = {}) {
+  if (transferIds.length === 0) return null;
+  const ids = uniqueSorted(transferIds);
+  return { sql: transfersText(`${ids.length}:${forUpdate ? 'lock' : 'read'}`), values: ids };
+}
+
+export function transfersFromRows(rows = []) {
+  return new Map(rows.map((row) => [row.transfer_id, toTransfer(row)]));
+}
+
+const participantsText = textCache((count) => 'SELECT p.`name`, p.`is_active`, a.`id` AS `account_id`, a.`currency`, a.`is_active` AS `account_active`'
+  + ' FROM `participant` p LEFT JOIN `account` a ON a.`participant_id` = p.`id` AND a.`type` = ?'
+  + ` WHERE p.\`name\` IN (${placeholders(count)})`);
+
+/**
+ * Participants by name with their position accounts, read in the batch's transaction (an
+ * operator may deactivate either at any time, so neither is cached).
+ */
+export function selectParticipantsWithPositionAccounts(names) {
+  if (names.length === 0) return null;
+  const unique = [...new Set(names)];
+  return { sql: participantsText(unique.length), values: [ACCOUNT_TYPE.position, ...unique] };
+}
+
+/** name → { isActive, positionAccounts: Map(currency → { id, isActive }) }, as transfers.js returns it. */
+export function participantsFromRows(rows = []) {
+  const participants = new Map();
+  for (const row of rows) {
+    if (!participants.has(row.name)) participants.set(row.name, { isActive: Boolean(row.is_active), positionAccounts: new Map() });
+    if (row.account_id !== null) {
+      participants.get(row.name).positionAccounts.set(row.currency, { id: Number(row.account_id), isActive: Boolean(row.account_active) });
+    }
+  }
+  return participants;
+}
+
+const settlementAccountsText = textCache((count) => 'SELECT pa.`id` AS `position_id`, sa.`id` AS `settlement_id` FROM `account` pa'
+  + ' JOIN `account` sa ON sa.`participant_id` = pa.`participant_id` AND sa.`currency` = pa.`currency` AND sa.`type` = ?'
+  + ` WHERE pa.\`id\` IN (${placeholders(count)})`);
+
+/** positionAccountId → settlementAccountId: the same participant's account in the same currency. */
+export function selectSettlementAccounts(positionAccountIds) {
+  if (positionAccountIds.length === 0) return null;
+  const ids = uniqueSorted(positionAccountIds, byNumber);
+  return { sql: settlementAccountsText(ids.length), values: [ACCOUNT_TYPE.settlement, ...ids] };
+}
+
+export function settlementAccountsFromRows(rows = []) {
+  return new Map(rows.map((row) => [Number(row.position_id), Number(row.settlement_id)]));
+}
+
+const lockPositionsText = textCache((count) => 'SELECT p.`account_id`, p.`value`, l.`value` AS `net_debit_cap` FROM `position` p'
+  + ' LEFT JOIN `participant_limit` l ON l.`account_id` = p.`account_id` AND l.`type` = ?'
+  + ` WHERE p.\`account_id\` IN (${placeholders(count)}) ORDER BY p.\`account_id\` FOR UPDATE`);
+
+/**
+ * Locks the positions of the accounts in account order and reads each one's net debit cap
+ * with it, in one statement. The cap's row is locked too (InnoDB locks every row a locking
+ * read reads), so an operator's change of the cap waits for the batch or the batch for it,
+ * and the batch always checks the cap committed last. The admin API changes a cap with a
+ * single UPDATE holding no other lock, so this cannot deadlock with it.
+ */
+export function lockPositionsWithNetDebitCaps(accountIds) {
+  if (accountIds.length === 0) return null;
+  const ids = uniqueSorted(accountIds, byNumber);
+  return { sql: lockPositionsText(ids.length), values: [LIMIT_TYPE.netDebitCap, ...ids] };
+}
+
+/** { positions: accountId → value, limits: accountId → net debit cap (only where one is set) }, scaled BigInt. */
+export function positionsWithNetDebitCapsFromRows(rows = []) {
+  const positions = new Map();
+  const limits = new Map();
+  for (const row of rows) {
+    const accountId = Number(row.account_id);
+    positions.set(accountId, amountFromColumn(row.value));
+    if (row.net_debit_cap !== null) limits.set(accountId, amountFromColumn(row.net_debit_cap));
+  }
+  return { positions, limits };
+}
+
+// The columns transferInsertRow fills, in its order (a blank row names them all).
+const TRANSFER_INSERT_COLUMNS = Object.keys(transferInsertRow({ amount: 0n, state: '' }, null));
+const insertTransfersText = textCache((count) => `INSERT INTO \`transfer\` (${TRANSFER_INSERT_COLUMNS.map(quoted).join(',')})`
+  + ` VALUES ${rowPlaceholders(TRANSFER_INSERT_COLUMNS.length, count)}`);
+
+const STATE_CHANGE_COLUMNS = ['transfer_id', 'state', 'reason', 'created_at'];
+const insertStateChangesText = textCache((count) => `INSERT INTO \`transfer_state_change\` (${STATE_CHANGE_COLUMNS.map(quoted).join(',')})`
+  + ` VALUES ${rowPlaceholders(STATE_CHANGE_COLUMNS.length, count)}`);
+
+function insertStateChanges(updates, now) {
+  const rows = stateChangeRows(updates, now);
+  if (rows.length === 0) return null;
+  return { sql: insertStateChangesText(rows.length), values: rows.flatMap((row) => STATE_CHANGE_COLUMNS.map((column) => row[column])) };
+}
+
+/**
+ * New transfers, each in the last state of its `statePath`, and their journal: two
+ * statements, the same rows transfers.js insertTransfers writes.
+ */
+export function insertTransfers(rows, now) {
+  if (rows.length === 0) return [];
+  const values = rows.flatMap((row) => {
+    const columns = transferInsertRow(row, now);
+    return TRANSFER_INSERT_COLUMNS.map((column) => columns[column]);
+  });
+  const journal = rows.map((row) => ({ transferId: row.transferId, statePath: row.statePath, reason: row.reason }));
+  return [{ sql: insertTransfersText(rows.length), values }, insertStateChanges(journal, now)];
+}
+
+// Every column a state update may change, in the order the statement sets them.
+const UPDATABLE_TRANSFER_COLUMNS = ['state', 'completion_hash', 'fulfilment', 'completed_at', 'failure_code', 'failure_detail',
+  'payee_error_code', 'payee_error_description'];
+
+/** `shape` is "rows|count of rows setting each column": one CASE per column, ELSE keeps the rest. */
+const updateTransfersText = textCache((shape) => {
+  const [rows, ...counts] = shape.split('|').map(Number);
+  const assignments = UPDATABLE_TRANSFER_COLUMNS.flatMap((column, index) => {
+    if (counts[index] === 0) return [];
+    const cases = Array(counts[index]).fill('WHEN ? THEN ?').join(' ');
+    return [`${quoted(column)} = CASE \`transfer_id\` ${cases} ELSE ${quoted(column)} END`];
+  });
+  return `UPDATE \`transfer\` SET ${assignments.join(', ')} WHERE \`transfer_id\` IN (${placeholders(rows)})`;
+});
+
+/**
+ * Decided state updates as one UPDATE of every transfer they touch (each column set only on
+ * the rows whose update sets it) and one journal INSERT. Several updates of one transfer in
+ * a batch apply in order, the later one winning a column, as separate UPDATEs would.
+ */
+export function applyStateUpdates(updates, now) {
+  if (updates.length === 0) return [];
+  const changesById = new Map();
+  for (const update of updates) changesById.set(update.transferId, { ...changesById.get(update.transferId), ...stateUpdateChanges(update) });
+  const values = [];
+  const counts = UPDATABLE_TRANSFER_COLUMNS.map((column) => {
+    let count = 0;
+    for (const [transferId, changes] of changesById) {
+      if (!(column in changes)) continue;
+      values.push(transferId, changes[column]);
+      count += 1;
+    }
+    return count;
+  });
+  values.push(...changesById.keys());
+  const update = { sql: updateTransfersText([changesById.size, ...counts].join('|')), values };
+  return [update, insertStateChanges(updates, now)];
+}
+
+const POSITION_CHANGE_COLUMNS = ['account_id', 'transfer_id', 'reason', 'change', 'value', 'created_at'];
+const insertPositionChangesText = textCache((count) => `INSERT INTO \`position_change\` (${POSITION_CHANGE_COLUMNS.map(quoted).join(',')})`
+  + ` VALUES ${rowPlaceholders(POSITION_CHANGE_COLUMNS.length, count)}`);
+const updatePositionsText = textCache((count) => `UPDATE \`position\` SET \`value\` = CASE \`account_id\` ${Array(count).fill('WHEN ? THEN ?').join(' ')} END,`
+  + ` \`changed_at\` = ? WHERE \`account_id\` IN (${placeholders(count)})`);
+
+/**
+ * A plan from planPositionChanges as two statements: the journal in one INSERT, and every
+ * changed account's final value in one UPDATE (the rows are locked by this transaction, so
+ * the values computed from them are the ones to write).
+ */
+export function applyPositionPlan(plan, now) {
+  if (plan.journal.length === 0) return [];
+  const journalValues = plan.journal.flatMap((entry) => [
+    entry.accountId, entry.transferId ?? null, entry.reason, amountToColumn(entry.change), amountToColumn(entry.value), now,
+  ]);
+  const accountIds = plan.changedAccountIds;
+  const cases = accountIds.flatMap((accountId) => [accountId, amountToColumn(plan.finalValues.get(accountId))]);
+  return [
+    { sql: insertPositionChangesText(plan.journal.length), values: journalValues },
+    { sql: updatePositionsText(accountIds.length), values: [...cases, now, ...accountIds] },
+  ];
+}
