@@ -39,12 +39,15 @@ fuzz: deps ## Schemathesis against the FSPIOP edges and the admin API of a switc
 bench-transfers: deps infra-up ## transfers benchmark: MODE=kafka|http TRANSFERS=20000 IN_FLIGHT=1000 REPLICAS=1
 	@node perf/bench-transfers.js --mode=$(or $(MODE),kafka) --transfers=$(or $(TRANSFERS),20000) --in-flight=$(or $(IN_FLIGHT),1000) --replicas=$(or $(REPLICAS),1)
 
-.PHONY: perf soak
-perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (this machine's sustainable rate, 2 minutes) MODE=full|quote-transfer|transfer FRESH=1 (own switch)
-	@source scripts/env.sh && node perf/run.js --profile load --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),5400) --mode $(or $(MODE),full) $(if $(FRESH),--fresh)
+.PHONY: perf soak rate-search
+perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (2 minutes) MODE=full|quote-transfer|transfer JWS_ALG=ES256|RS256|none DASHBOARD=1 (k6's live dashboard) FRESH=1 (own switch)
+	@source scripts/env.sh && node perf/run.js --profile load --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),5400) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) $(if $(DASHBOARD),--dashboard) $(if $(FRESH),--fresh)
 
-soak: deps up ## 1,000,000 transfers at TPS=45 (this machine's sustainable rate) against `make up` (perf/run.js --profile soak)
-	@source scripts/env.sh && node perf/run.js --profile soak --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),1000000) --mode $(or $(MODE),full)
+soak: deps up ## 1,000,000 transfers at TPS=45 against `make up` (perf/run.js --profile soak; p95 and RSS per process over time in the report) JWS_ALG=ES256|RS256|none
+	@source scripts/env.sh && node perf/run.js --profile soak --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),1000000) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256)
+
+rate-search: deps up ## one run per rate against `make up` until one fails (perf/rate-search.js): RATES=150,200,250,300 RUN_SECONDS=60 MODE=full JWS_ALG=ES256|RS256|none BEYOND=0
+	@source scripts/env.sh && node perf/rate-search.js --rates $(or $(RATES),150,200,250,300) --seconds $(or $(RUN_SECONDS),60) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --beyond $(or $(BEYOND),0)
 
 .PHONY: dead-letters
 dead-letters: ## list dead letters (ARGS="list [handler]"), or replay them after a fix (ARGS="replay <handler> all|<offset> ...")

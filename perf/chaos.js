@@ -163,7 +163,7 @@ async function runFault(target, fault, { tps, infraEnv, ports, log }) {
   const metric = (name) => result.summary.metrics[name]?.values.count ?? 0;
   const completed = metric('completed_transactions');
   const started = completed + metric('failed_transactions');
-  const buckets = await readBuckets(`${result.dir}/k6.json.gz`);
+  const buckets = await readBuckets(result.k6Output);
   const figures = faultFigures(buckets, result.faults, tps);
   return {
     name: fault.name, label: fault.label, dir: result.dir, completed, started, dropped: metric('dropped_iterations'), success: started ? completed / started : 0,

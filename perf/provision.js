@@ -1,17 +1,29 @@
 // Provisioning for a performance run, idempotent (run it again and nothing doubles): the hub,
-// N DFSPs onboarded through the admin API (scripts/lib/onboarding.js, endpoints at the
-// simulators' /fsp/<name>), each DFSP's MSISDN range bulk-loaded into the built-in oracle
-// (scripts/oracle-load.js), and funds and net debit caps sized for the run. Each DFSP gets a
-// JWS key pair in `keysDirectory` (made once, then reused), whose public key is registered
-// at onboarding and whose private key the simulators sign with. Returns the DFSP names and
-// the weighted payer/payee pairs k6 uses.
-//   node perf/provision.js --dfsps 4 --msisdns 100000 --transfers 100000 [--sim-base URL] [--load-parties=false]
+// N DFSPs onboarded through the admin API (scripts/lib/onboarding.js), each DFSP's MSISDN
+// range bulk-loaded into the built-in oracle (scripts/oracle-load.js), and net debit caps and
+// funds large enough for the run on top of the positions the DFSPs already hold (a switch
+// that stays up accumulates positions run after run: nothing settles them).
+//
+// DFSP i's callback endpoints point at the simulator process that owns it as payer: port
+// `simBase`'s + (i mod simWorkers), path /fsp/<name> (perf/simulators/main.js); the returned
+// `payerWorkers` tells k6 which bridge to call for each payer.
+//
+// Each DFSP gets a JWS key pair in `keysDirectoryFor(jwsAlg)` (made once, then reused): RSA
+// 2048 for RS256, P-256 for ES256. Its public key is registered as the DFSP's whole key set,
+// so a DFSP that signed with the other algorithm before is switched over. The switch's edges
+// cache a DFSP's keys (JWS_KEY_CACHE_TTL_MS) and the notification handler its endpoints
+// (ENDPOINT_CACHE_TTL_MS): when either changed, provisioning waits that long before it
+// returns, so the run's first requests do not meet the old ones.
+//   node perf/provision.js --dfsps 4 --msisdns 100000 --transfers 100000 [--sim-base URL] [--sim-workers N]
+//     [--jws-alg RS256|ES256] [--load-parties=false]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { adminClient, ensureDfsp, ensureHub } from '../scripts/lib/onboarding.js';
+import { adminClient, ensureDfsp, ensureHub, standardEndpoints } from '../scripts/lib/onboarding.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
-import { dfspKeyPairFiles } from '../scripts/lib/jws-key-files.js';
+import { ensureKeyPairFiles } from '../scripts/lib/jws-key-files.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 export const MSISDN_BASE = 2_000_000_000;
@@ -19,6 +31,18 @@ export const MSISDN_STRIDE = 10_000_000;
 
 /** Where the simulated DFSPs' key pairs live: DFSP_JWS_KEYS_DIR (scripts/env.sh) or .run/jws/dfsps. */
 export const DFSP_KEYS_DIR = process.env.DFSP_JWS_KEYS_DIR ?? `${ROOT}.run/jws/dfsps`;
+
+/** The signing algorithms the simulated DFSPs can use, with the key type each needs. */
+export const JWS_KEY_TYPES = Object.freeze({ RS256: 'rsa', ES256: 'ec' });
+
+/**
+ * The directory of the DFSPs' keys for `jwsAlg`: RS256 keeps the RSA pairs where they always
+ * were (the chart and earlier runs use them), ES256 has a subdirectory of P-256 pairs.
+ */
+export function keysDirectoryFor(jwsAlg, base = DFSP_KEYS_DIR) {
+  if (!JWS_KEY_TYPES[jwsAlg]) throw new Error(`jwsAlg must be one of ${Object.keys(JWS_KEY_TYPES).join(', ')}, got ${jwsAlg}`);
+  return jwsAlg === 'RS256' ? base : join(base, jwsAlg.toLowerCase());
+}
 
 export const dfspNames = (count) => Array.from({ length: count }, (_, index) => `perffsp${index + 1}`);
 
@@ -31,9 +55,92 @@ export function allPairs(names, msisdnCount) {
   return pairs;
 }
 
-/** Funds and cap: enough for every transfer of the run to come from one payer, twice over. */
+/** The simulator process that owns each DFSP as payer: `{ name: index }`, DFSP i → i mod workers. */
+export function payerWorkersOf(names, simWorkers) {
+  return Object.fromEntries(names.map((name, index) => [name, index % simWorkers]));
+}
+
+/** DFSP `name`'s endpoint base: `simBase` with the port of the process that owns it. */
+export function endpointBaseOf(simBase, worker) {
+  const url = new URL(simBase);
+  url.port = String(Number(url.port) + worker);
+  return `${url.origin}`;
+}
+
+/**
+ * Headroom of net debit cap and liquidity cover each DFSP needs for the run: enough for every
+ * transfer of the run to come from one payer, twice over (1,000,000 transfers of 1 spread over
+ * the pairs move each DFSP's position by far less).
+ */
 export function fundsFor({ transfers, amount }) {
   return String(Math.max(1_000_000, Math.ceil(transfers * Number(amount) * 2)));
+}
+
+/**
+ * What a DFSP still needs for a run of `headroom`, from its current position, net debit cap
+ * and liquidity cover (all whole currency units as decimal strings): `{ cap, deposit }`, each
+ * undefined when nothing needs to change. The target is the position (when it is a debit)
+ * plus the headroom, for the cap and for the cover alike.
+ */
+export function topUpFor({ position, cap, cover, headroom }) {
+  const whole = (text) => BigInt(String(text ?? '0').split('.')[0] || '0');
+  const debit = whole(position) > 0n ? whole(position) : 0n;
+  const target = debit + whole(headroom);
+  return {
+    cap: whole(cap) < target ? String(target) : undefined,
+    deposit: whole(cover) < target ? String(target - whole(cover)) : undefined,
+    target: String(target),
+  };
+}
+
+/** A stable funds-in id for bringing a DFSP's cover up to `target`: provisioning again with the same target deposits once. */
+function topUpTransferId(name, currency, target) {
+  const hex = createHash('sha256').update(`perf-top-up:${name}:${currency}:${target}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+const INITIAL_FUNDS = '1000000';
+
+function expectStatus(result, statuses, step) {
+  if (!statuses.includes(result.status)) throw new Error(`${step}: HTTP ${result.status} ${result.text}`);
+  return result.body;
+}
+
+/** Raises the DFSP's net debit cap and liquidity cover to its position plus `headroom` where they fall short. */
+async function topUp(request, { name, currency, headroom, log }) {
+  const position = expectStatus(await request('GET', `/participants/${name}/positions?currency=${currency}`), [200], `position of ${name}`).value;
+  const limits = expectStatus(await request('GET', `/participants/${name}/limits?currency=${currency}&type=NET_DEBIT_CAP`), [200], `limits of ${name}`);
+  const accounts = expectStatus(await request('GET', `/participants/${name}/accounts?currency=${currency}`), [200], `accounts of ${name}`);
+  const settlement = accounts.find((account) => account.ledgerAccountType === 'SETTLEMENT');
+  // The settlement account holds the deposits as a negative balance (README, funds movements).
+  const balance = String(settlement.value);
+  const cover = balance.startsWith('-') ? balance.slice(1) : `-${balance}`;
+  const needed = topUpFor({ position, cap: limits[0]?.limit.value, cover, headroom });
+  if (needed.cap) {
+    expectStatus(await request('PUT', `/participants/${name}/limits`, { currency, limit: { type: 'NET_DEBIT_CAP', value: needed.cap } }), [200], `net debit cap of ${name}`);
+    log(`${name}: net debit cap raised to ${needed.cap} (position ${position})`);
+  }
+  if (needed.deposit) {
+    expectStatus(await request('POST', `/participants/${name}/accounts/${settlement.id}`, {
+      transferId: topUpTransferId(name, currency, needed.target), externalReference: `${name}-perf-top-up`,
+      action: 'recordFundsIn', reason: 'Load test top-up', amount: { amount: needed.deposit, currency },
+    }), [202], `top-up of ${name}`);
+    log(`${name}: ${needed.deposit} ${currency} deposited (cover ${cover}, position ${position})`);
+  }
+}
+
+/** Whether the DFSP is registered already with other endpoints or another key set than these (caches may hold the old ones). */
+async function registrationChanges(request, name, endpointBase, publicKey) {
+  const endpoints = await request('GET', `/participants/${name}/endpoints`);
+  if (endpoints.status !== 200) return { endpoints: false, keys: false };
+  const registered = new Map((endpoints.body ?? []).map(({ type, value }) => [type, value]));
+  const keys = await request('GET', `/participants/${name}/jwsKeys`);
+  const registeredKeys = keys.status === 200 ? keys.body ?? [] : [];
+  const normalise = (pem) => pem.replace(/\s+/g, '');
+  return {
+    endpoints: registered.size > 0 && standardEndpoints(endpointBase).some(([type, value]) => registered.get(type) !== value),
+    keys: registeredKeys.length > 0 && !(registeredKeys.length === 1 && normalise(registeredKeys[0].publicKey) === normalise(publicKey)),
+  };
 }
 
 async function loadOracle({ name, from, count, env }) {
@@ -48,36 +155,61 @@ async function loadOracle({ name, from, count, env }) {
   return output.trim();
 }
 
+// How long the switch may keep a DFSP's old keys and endpoints (platform/config.js defaults,
+// or the values this environment gives the switch), plus a second for the request in flight.
+const cacheWaitMs = ({ endpoints, keys }) => Math.max(
+  endpoints ? Number(process.env.ENDPOINT_CACHE_TTL_MS ?? 60_000) + 1_000 : 0,
+  keys ? Number(process.env.JWS_KEY_CACHE_TTL_MS ?? 5_000) + 1_000 : 0,
+);
+
 export async function provision({
-  adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1', currency = 'USD',
-  dbEnv = {}, loadParties = true, keysDirectory = DFSP_KEYS_DIR, log = () => {},
+  adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, simWorkers = 1, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1', currency = 'USD',
+  dbEnv = {}, loadParties = true, jwsAlg = 'RS256', keysBase = DFSP_KEYS_DIR, log = () => {},
 }) {
   const request = adminClient(adminUrl, { token: adminToken });
   const names = dfspNames(dfsps);
-  const funds = fundsFor({ transfers, amount });
+  const payerWorkers = payerWorkersOf(names, simWorkers);
+  const headroom = fundsFor({ transfers, amount });
+  const keysDirectory = keysDirectoryFor(jwsAlg, keysBase);
+  const changed = { endpoints: false, keys: false };
   await ensureHub(request, currency);
   for (const name of names) {
-    const jwsPublicKey = dfspKeyPairFiles(keysDirectory, name).publicKey;
-    await ensureDfsp(request, { name, currency, netDebitCap: funds, fundsIn: funds, endpointBase: `${simBase}/fsp/${name}`, jwsPublicKey });
+    const endpointBase = `${endpointBaseOf(simBase, payerWorkers[name])}/fsp/${name}`;
+    const { publicKey } = ensureKeyPairFiles({ privateKeyPath: join(keysDirectory, `${name}.key`), publicKeyPath: join(keysDirectory, `${name}.pem`), type: JWS_KEY_TYPES[jwsAlg] });
+    const changes = await registrationChanges(request, name, endpointBase, publicKey);
+    changed.endpoints ||= changes.endpoints;
+    changed.keys ||= changes.keys;
+    // The first deposit has a fixed id (a second onboarding is a duplicate of it) and so a
+    // fixed amount; what a longer run needs beyond it comes from the top-up.
+    await ensureDfsp(request, { name, currency, netDebitCap: INITIAL_FUNDS, fundsIn: INITIAL_FUNDS, endpointBase, jwsPublicKey: publicKey });
+    await topUp(request, { name, currency, headroom, log });
   }
   if (loadParties) {
     for (const [index, name] of names.entries()) {
       log(await loadOracle({ name, from: MSISDN_BASE + index * MSISDN_STRIDE, count: msisdns, env: dbEnv }));
     }
   }
-  return { names, pairs: allPairs(names, msisdns) };
+  const waitMs = cacheWaitMs(changed);
+  if (waitMs > 0) {
+    log(`the DFSPs' ${[changed.endpoints && 'endpoints', changed.keys && 'JWS keys'].filter(Boolean).join(' and ')} changed: waiting ${waitMs / 1000} s for the switch's caches`);
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+  return { names, pairs: allPairs(names, msisdns), payerWorkers, keysDirectory };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: {
     dfsps: { type: 'string', default: '4' }, msisdns: { type: 'string', default: '100000' }, transfers: { type: 'string', default: '100000' },
     'sim-base': { type: 'string', default: 'http://127.0.0.1:7000' }, 'admin-url': { type: 'string', default: process.env.ADMIN_API_URL ?? 'http://127.0.0.1:3001' },
+    // One simulator process unless told otherwise: the in-cluster load test's simulators
+    // take every DFSP's callbacks on the one port its Service exposes.
+    'sim-workers': { type: 'string', default: '1' }, 'jws-alg': { type: 'string', default: 'RS256' },
     // Discovery needs the MSISDNs in the oracle only when it goes through the switch (mode full).
     'load-parties': { type: 'string', default: 'true' },
   } });
   const result = await provision({
-    adminUrl: values['admin-url'], simBase: values['sim-base'], dfsps: Number(values.dfsps), msisdns: Number(values.msisdns),
-    transfers: Number(values.transfers), loadParties: values['load-parties'] !== 'false', log: (line) => console.log(line),
+    adminUrl: values['admin-url'], simBase: values['sim-base'], simWorkers: Number(values['sim-workers']), dfsps: Number(values.dfsps), msisdns: Number(values.msisdns),
+    transfers: Number(values.transfers), jwsAlg: values['jws-alg'], loadParties: values['load-parties'] !== 'false', log: (line) => console.log(line),
   });
-  console.log(JSON.stringify(result.names));
+  console.log(JSON.stringify({ names: result.names, payerWorkers: result.payerWorkers }));
 }

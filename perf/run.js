@@ -1,13 +1,19 @@
 // One performance run end to end: provision (perf/provision.js) → FSP simulators
-// (perf/simulators, several processes) → k6 (perf/k6/transfers.js, web dashboard export and
-// JSON output) → the validity gate (perf/gate.js) → the report (perf/report.js) and each
-// service's /metrics, all in perf/results/<run>/. Against the switch `make up` runs:
+// (perf/simulators, several processes) → k6 (perf/k6/transfers.js; its samples as CSV on its
+// standard output, of which only the few metrics the report charts are kept, in k6.csv) →
+// the validity gate (perf/gate.js) → the report (perf/report.js: summary.md, chart.svg and
+// dashboard.html) and each service's /metrics, all in perf/results/<run>/. While k6 runs,
+// CPU (every 2 s) and RSS (every 10 s) of every component are sampled from /proc. Against
+// the switch `make up` runs:
 //   node perf/run.js --profile load --tps 45 --transfers 5400 [--mode full|quote-transfer|transfer]
-// (--skip-discovery-quote is --mode transfer.)
+//     [--jws-alg ES256|RS256|none] [--dashboard]
+// (--skip-discovery-quote is --mode transfer; --jws-alg none is SIM_JWS_SIGN=false, for a
+// switch with JWS_VERIFICATION=off; --dashboard turns k6's live web dashboard on, which costs
+// k6 about a third more CPU.)
 // The smoke test (test/integration/perf-smoke.test.js) calls runPerf with its own switch.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { provision } from './provision.js';
@@ -17,17 +23,22 @@ import { freePortRange } from '../scripts/lib/ports.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 // Notification-topic messages per transfer prepare, by mode (the gate's expected multiple):
-// a transfer makes 2 (prepare to the payee, commit to the payer), a quote 2, a lookup 2.
-export const NOTIFICATION_RATIO = Object.freeze({ transfer: 2, 'quote-transfer': 4, full: 6 });
+// a transfer makes 2 (prepare to the payee, commit to the payer), a quote 2. A lookup makes
+// none: account-lookup sends the GET to the payee and the PUT back to the payer itself.
+export const NOTIFICATION_RATIO = Object.freeze({ transfer: 2, 'quote-transfer': 4, full: 4 });
 export const MODES = Object.keys(NOTIFICATION_RATIO);
 
 export const PROFILES = Object.freeze({
   smoke: { tps: 10, transfers: 250, dfsps: 4, msisdns: 1000, simWorkers: 2, expirationMs: 30_000, callbackWaitMs: 15_000 },
   load: { tps: 45, transfers: 5_400, dfsps: 4, msisdns: 10_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000 },
-  // k6's JSON output of a million iterations would be ~10 GB: the soak's charts over time are
-  // the web dashboard's (dashboard.html) only.
-  soak: { tps: 45, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, jsonOutput: false },
+  // k6.csv keeps two short lines per iteration (about 125 MB for a million); the report
+  // reads it window by window.
+  soak: { tps: 45, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000 },
 });
+
+// ES256 signs in a tenth of RS256's time (DESIGN.md); RS256 is what Mojaloop's SDKs sign with.
+// 'none' sends nothing signed, for a switch with JWS_VERIFICATION=off.
+export const JWS_ALGS = Object.freeze(['ES256', 'RS256', 'none']);
 
 // CPU accounting: CPU seconds each component's processes (with their children) used between
 // two samples of /proc/<pid>/stat, as a percentage of one core.
@@ -38,7 +49,8 @@ function statOf(pid) {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+    // Fields 4, 14, 15 and 24 of proc(5): ppid, utime, stime and rss (in pages).
+    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), rssPages: Number(fields[21]) };
   } catch {
     return undefined;
   }
@@ -66,10 +78,13 @@ export function pidsMatching(text) {
   return pids;
 }
 
+const PAGE_BYTES = 4096;
+
 /**
- * `{ at, ticks: { component: { pid: ticks } } }` for `{ component: [pid, ...] }`, each pid
- * with its descendants. Ticks are kept per PID because a process restarted during a run
- * (a fault, a Kafka restart) has a new PID whose counter starts again from zero.
+ * `{ at, ticks: { component: { pid: ticks } }, rssBytes: { component: bytes } }` for
+ * `{ component: [pid, ...] }`, each pid with its descendants. Ticks are kept per PID because
+ * a process restarted during a run (a fault, a Kafka restart) has a new PID whose counter
+ * starts again from zero.
  */
 export function sampleCpu(components) {
   const stats = allStats();
@@ -78,38 +93,65 @@ export function sampleCpu(components) {
     if (!children.has(ppid)) children.set(ppid, []);
     children.get(ppid).push(pid);
   }
-  const treeTicks = (pid) => (stats.get(pid)?.ticks ?? 0) + (children.get(pid) ?? []).reduce((sum, child) => sum + treeTicks(child), 0);
+  const treeSum = (pid, field) => (stats.get(pid)?.[field] ?? 0) + (children.get(pid) ?? []).reduce((sum, child) => sum + treeSum(child, field), 0);
   const live = (pids) => pids.filter((pid) => stats.has(pid));
-  return { at: Date.now(), ticks: Object.fromEntries(Object.entries(components).map(([name, pids]) => [name, Object.fromEntries(live(pids).map((pid) => [pid, treeTicks(pid)]))])) };
+  const entries = Object.entries(components);
+  return {
+    at: Date.now(),
+    ticks: Object.fromEntries(entries.map(([name, pids]) => [name, Object.fromEntries(live(pids).map((pid) => [pid, treeSum(pid, 'ticks')]))])),
+    rssBytes: Object.fromEntries(entries.map(([name, pids]) => [name, live(pids).reduce((sum, pid) => sum + treeSum(pid, 'rssPages') * PAGE_BYTES, 0)])),
+  };
 }
 
 /**
- * `{ component: 'percent of one core' }` between two samples: per PID, the ticks since the
- * first sample that saw it (a PID born after `before` counts from zero), so a replaced
- * process never makes the difference negative.
+ * `{ component: CPU seconds }` between two samples: per PID, the ticks since the first
+ * sample that saw it (a PID born after `before` counts from zero), so a replaced process
+ * never makes the difference negative.
  */
-export function cpuPercent(before, after) {
-  const seconds = (after.at - before.at) / 1000;
+export function cpuSeconds(before, after) {
   return Object.fromEntries(Object.entries(after.ticks).map(([name, byPid]) => {
     const used = Object.entries(byPid).reduce((sum, [pid, ticks]) => sum + Math.max(0, ticks - (before.ticks[name]?.[pid] ?? 0)), 0);
-    return [name, Math.round((used / TICKS_PER_SECOND / seconds) * 100)];
+    return [name, used / TICKS_PER_SECOND];
   }));
 }
 
+/** `{ component: 'percent of one core' }` between two samples (cpuSeconds over the time between them). */
+export function cpuPercent(before, after) {
+  const seconds = (after.at - before.at) / 1000;
+  return Object.fromEntries(Object.entries(cpuSeconds(before, after)).map(([name, used]) => [name, Math.round((used / seconds) * 100)]));
+}
+
 /**
- * Samples CPU every `intervalMs` while a run lasts and keeps, per PID, the last ticks seen:
- * a process killed during the run still counts for what it used until its last sample.
+ * Samples CPU every `intervalMs` and RSS every `rssIntervalMs` while a run lasts. CPU keeps,
+ * per PID, the last ticks seen: a process killed during the run still counts for what it
+ * used until its last sample. `stop()` gives `{ cpu: percent, cpuSeconds, seconds, rss:
+ * [{ at, bytes: { component: bytes } }] }`.
  */
-export function trackCpu(processes, intervalMs = 2000) {
+export function trackResources(processes, { intervalMs = 2000, rssIntervalMs = 10_000 } = {}) {
   const first = sampleCpu(processes());
   const last = { at: first.at, ticks: structuredClone(first.ticks) };
+  const rss = [{ at: first.at, bytes: first.rssBytes }];
   const sample = () => {
     const now = sampleCpu(processes());
     last.at = now.at;
     for (const [name, byPid] of Object.entries(now.ticks)) last.ticks[name] = { ...last.ticks[name], ...byPid };
+    if (now.at - rss.at(-1).at >= rssIntervalMs - intervalMs / 2) rss.push({ at: now.at, bytes: now.rssBytes });
   };
   const timer = setInterval(sample, intervalMs);
-  return { stop() { clearInterval(timer); sample(); return cpuPercent(first, last); } };
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return { cpu: cpuPercent(first, last), cpuSeconds: cpuSeconds(first, last), seconds: (last.at - first.at) / 1000, rss };
+    },
+  };
+}
+
+/** The CPU of run.js's children that have ended and been waited for (cutime + cstime, proc(5)), in ticks. */
+function endedChildrenTicks() {
+  const text = readFileSync('/proc/self/stat', 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[13]) + Number(fields[14]);
 }
 
 async function waitHealthy(url, child, timeoutMs = 20_000) {
@@ -126,6 +168,7 @@ async function waitHealthy(url, child, timeoutMs = 20_000) {
 
 async function startSimulators(env, workers) {
   const child = spawn(process.execPath, ['perf/simulators/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.simPort = Number(env.SIM_PORT);
   child.output = '';
   child.stdout.on('data', (chunk) => { child.output = (child.output + chunk).slice(-5000); });
   child.stderr.on('data', (chunk) => { child.output = (child.output + chunk).slice(-5000); });
@@ -139,25 +182,84 @@ async function startSimulators(env, workers) {
   return child;
 }
 
-async function runK6(dir, env, log, jsonOutput = true) {
+// The k6 metrics the report needs. k6 writes every sample as CSV into a named pipe (about 45
+// lines and 5 KB an iteration, most of them HTTP timings with their URL); run.js keeps only
+// these metrics' lines, in k6.csv, as they arrive, so a million-iteration soak leaves a file of
+// about 125 MB instead of 5 GB, and k6 neither compresses nor writes to disk.
+export const KEPT_METRICS = Object.freeze(['e2e_time', 'completed_transactions', 'failed_transactions', 'dropped_iterations']);
+const KEPT = new Set(KEPT_METRICS);
+
+/**
+ * A line splitter over k6's CSV: the header and the lines of KEPT_METRICS go to `keep`, other
+ * metric lines are dropped, anything else goes to `other`.
+ */
+export function k6OutputFilter(keep, other) {
+  let rest = '';
+  const line = (text) => {
+    if (text.startsWith('metric_name,')) return keep(text);
+    const comma = text.indexOf(',');
+    const name = comma > 0 ? text.slice(0, comma) : '';
+    if (KEPT.has(name)) keep(text);
+    else if (!/^[a-z0-9_]+$/.test(name) && text.trim()) other(text);
+  };
+  return {
+    push(chunk) {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop();
+      for (const text of lines) line(text);
+    },
+    end() { if (rest) line(rest); rest = ''; },
+  };
+}
+
+/**
+ * Runs k6 and returns `{ cpuSeconds, percent, outputPath }`. k6's CPU is exact: what run.js's
+ * ended children used (cutime) grows by k6's total when it is waited for. `dashboard` adds
+ * k6's live web dashboard (exported to k6-dashboard.html), which costs k6 CPU all run long.
+ */
+async function runK6(dir, env, log, { dashboard = false, onStart } = {}) {
   const k6 = process.env.K6_BIN ?? `${ROOT}.tools/bin/k6`;
-  const args = ['run', '--quiet', '--no-usage-report', ...(jsonOutput ? ['--out', `json=${dir}/k6.json.gz`] : []), 'perf/k6/transfers.js'];
+  const fifo = `${dir}/k6.fifo`;
+  rmSync(fifo, { force: true });
+  execFileSync('mkfifo', [fifo]);
+  const args = ['run', '--quiet', '--no-usage-report', '--out', `csv=${fifo}`, 'perf/k6/transfers.js'];
+  const dashboardEnv = dashboard
+    ? { K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_EXPORT: `${dir}/k6-dashboard.html`, K6_WEB_DASHBOARD_PORT: String(await freePortRange(1)) }
+    : { K6_WEB_DASHBOARD: 'false' };
+  const outputPath = `${dir}/k6.csv`;
+  const csv = createWriteStream(outputPath);
+  const ticksBefore = endedChildrenTicks();
+  const started = Date.now();
   const child = spawn(k6, args, {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env, K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_EXPORT: `${dir}/dashboard.html`, K6_WEB_DASHBOARD_PORT: String(await freePortRange(1)), SUMMARY_PATH: `${dir}/summary.json` },
+    env: { ...process.env, ...env, ...dashboardEnv, SUMMARY_PATH: `${dir}/summary.json` },
   });
+  onStart?.(child.pid);
   let output = '';
-  let ticks = 0;
-  const started = Date.now();
-  const poll = setInterval(() => { ticks = statOf(child.pid)?.ticks ?? ticks; }, 1000);
+  const samples = createReadStream(fifo, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+  const filter = k6OutputFilter((line) => csv.write(`${line}\n`), (line) => log(line));
+  samples.on('data', (chunk) => filter.push(chunk));
+  const samplesEnded = once(samples, 'close');
   child.stdout.on('data', (chunk) => { output += chunk; log(String(chunk).trimEnd()); });
   child.stderr.on('data', (chunk) => { output = (output + chunk).slice(-20000); });
   const [code] = await once(child, 'exit');
-  clearInterval(poll);
+  // A k6 that never opened the pipe leaves its reader waiting for a writer: one that opens and
+  // closes it ends the read.
+  if (samples.pending) {
+    try {
+      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch { /* the reader opened meanwhile: it ends with k6 */ }
+  }
+  await samplesEnded;
+  rmSync(fifo, { force: true });
+  filter.end();
+  csv.end();
+  await once(csv, 'finish');
+  const cpuSeconds = (endedChildrenTicks() - ticksBefore) / TICKS_PER_SECOND;
   writeFileSync(`${dir}/k6.log`, output);
   // 99: thresholds crossed, which the gate and the report show; anything else is a failure.
   if (code !== 0 && code !== 99) throw new Error(`k6 exited with ${code}: ${output.slice(-3000)}`);
-  return Math.round((ticks / TICKS_PER_SECOND / ((Date.now() - started) / 1000)) * 100);
+  return { cpuSeconds, percent: Math.round((cpuSeconds / ((Date.now() - started) / 1000)) * 100), outputPath };
 }
 
 async function collectMetrics(dir, metricsUrls) {
@@ -195,9 +297,10 @@ export function runName(profile, tps) {
 }
 
 /** Simulator, k6 and gate settings of a run, as environment variables. */
-function runEnv({ target, settings, runTag, simPort, bridgePort, pairs }) {
+function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory }) {
   return {
     SIM_PORT: String(simPort), BRIDGE_PORT: String(bridgePort), SIM_WORKERS: String(settings.simWorkers), BRIDGE_WORKERS: String(settings.simWorkers),
+    PAYER_WORKERS_JSON: JSON.stringify(payerWorkers), DFSP_JWS_KEYS_DIR: keysDirectory, SIM_JWS_SIGN: String(settings.jwsAlg !== 'none'),
     ALS_URL: target.alsUrl, QUOTING_URL: target.quotingUrl, TRANSFERS_URL: target.transfersUrl, RUN_TAG: runTag,
     CALLBACK_WAIT_MS: String(settings.callbackWaitMs), TRANSFER_EXPIRATION_MS: String(settings.expirationMs),
     SIM_MODE: settings.mode,
@@ -209,33 +312,59 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs }) {
  * Runs k6 against the started simulators with CPU and Kafka samples around it. `during`
  * (the fault campaign, perf/chaos.js) runs beside k6 from its start; it is awaited too.
  */
-async function measure({ target, dir, env, log, jsonOutput, during }) {
-  const processes = () => ({ ...target.processes(), simulators: [target.simulatorPid] });
+async function measure({ target, dir, env, log, dashboard, during }) {
+  let k6Pid;
+  const processes = () => ({ ...target.processes(), simulators: [target.simulatorPid], ...(k6Pid ? { k6: [k6Pid] } : {}) });
   const marksBefore = await topicHighWaterMarks(target.kafka);
-  const cpuTracker = trackCpu(processes);
+  const tracker = trackResources(processes);
   const startedAt = Date.now();
-  const [k6Cpu, faults] = await Promise.all([runK6(dir, env, log, jsonOutput), during?.({ startedAt, env })]);
-  const cpu = { ...cpuTracker.stop(), k6: k6Cpu };
-  return { marksBefore, cpu, startedAt, faults };
+  const [k6, faults] = await Promise.all([runK6(dir, env, log, { dashboard, onStart: (pid) => { k6Pid = pid; } }), during?.({ startedAt, env })]);
+  const resources = tracker.stop();
+  // A fault campaign's scripts are run.js's children too (their CPU would join k6's count):
+  // there the sampled figure stands.
+  if (!during) {
+    resources.cpuSeconds.k6 = k6.cpuSeconds;
+    resources.cpu.k6 = k6.percent;
+  }
+  return { marksBefore, cpu: resources.cpu, resources, startedAt, faults, k6Output: k6.outputPath };
+}
+
+/** What the switch's edges ask of DFSP signatures (JWS_VERIFICATION), read from the api-adapter's environment. */
+export function jwsVerificationOf(target) {
+  const [, pids = []] = Object.entries(target.processes()).find(([name]) => name.startsWith('api-adapter')) ?? [];
+  try {
+    const entry = readFileSync(`/proc/${pids[0]}/environ`, 'utf8').split('\0').find((line) => line.startsWith('JWS_VERIFICATION='));
+    return entry ? entry.slice('JWS_VERIFICATION='.length) : 'required';
+  } catch {
+    return 'unknown';
+  }
 }
 
 export async function runPerf(target, options, log = (line) => process.stdout.write(`${line}\n`)) {
-  const settings = { mode: 'full', ...PROFILES[options.profile ?? 'smoke'], ...options, profile: options.profile ?? 'smoke' };
+  const settings = { mode: 'full', jwsAlg: 'ES256', ...PROFILES[options.profile ?? 'smoke'], ...options, profile: options.profile ?? 'smoke' };
   if (!MODES.includes(settings.mode)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
-  const run = { name: options.name ?? runName(settings.profile, settings.tps), ...settings };
+  if (process.env.SIM_JWS_SIGN === 'false') settings.jwsAlg = 'none';
+  if (!JWS_ALGS.includes(settings.jwsAlg)) throw new Error(`jwsAlg must be one of ${JWS_ALGS.join(', ')}`);
+  const run = { name: options.name ?? runName(settings.profile, settings.tps), ...settings, jwsVerification: options.jwsVerification ?? jwsVerificationOf(target) };
   const dir = `${ROOT}perf/results/${run.name}`;
   mkdirSync(dir, { recursive: true });
   const runTag = randomBytes(3).toString('hex');
-  const simPort = await freePortRange(1, options.simPort);
+  // Each simulator process has its own callback port (simPort + index) and bridge port.
+  const simPort = await freePortRange(settings.simWorkers, options.simPort);
   const bridgePort = await freePortRange(settings.simWorkers, options.bridgePort);
-  const { pairs } = await provision({ adminUrl: target.adminUrl, adminToken: target.adminToken, simBase: `http://127.0.0.1:${simPort}`, dfsps: settings.dfsps, msisdns: settings.msisdns, transfers: settings.transfers, dbEnv: target.dbEnv, loadParties: settings.mode === 'full', log });
-  const env = runEnv({ target, settings, runTag, simPort, bridgePort, pairs });
+  const { pairs, payerWorkers, keysDirectory } = await provision({
+    adminUrl: target.adminUrl, adminToken: target.adminToken, simBase: `http://127.0.0.1:${simPort}`, simWorkers: settings.simWorkers, dfsps: settings.dfsps,
+    msisdns: settings.msisdns, transfers: settings.transfers, dbEnv: target.dbEnv, loadParties: settings.mode === 'full',
+    // Unsigned runs keep ES256 keys registered: the switch's verification is off for them.
+    jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, log,
+  });
+  const env = runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory });
   const simulators = await startSimulators(env, settings.simWorkers);
   target.simulatorPid = simulators.pid;
   let measured;
   let payerRetries;
   try {
-    measured = await measure({ target, dir, env, log, jsonOutput: settings.jsonOutput !== false, during: options.during });
+    measured = await measure({ target, dir, env, log, dashboard: Boolean(settings.dashboard), during: options.during });
     payerRetries = await bridgeCounters(bridgePort, settings.simWorkers);
   } finally {
     await simulators.stop();
@@ -252,20 +381,25 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const toldOtherwise = await committedButToldOtherwise(target.db, payerRetries?.failedTransfers ?? []);
   for (const { transferId, at, outcome } of toldOtherwise) log(`  COMMITTED ${transferId}, but its payer was told ${outcome} at ${at}`);
   const marks = measured.faults?.marks ?? [];
-  writeFileSync(`${dir}/run.json`, JSON.stringify({ run: { ...run, during: undefined }, runTag, gate, toldOtherwise, cpu: measured.cpu, startedAt: measured.startedAt, marks }, null, 2));
-  const markdown = await writeReport(dir, { run, gate, cpu: measured.cpu, marks, startedAt: measured.startedAt });
+  const meta = { run: { ...run, during: undefined }, runTag, gate, toldOtherwise, cpu: measured.cpu, resources: measured.resources, startedAt: measured.startedAt, marks };
+  writeFileSync(`${dir}/run.json`, JSON.stringify(meta, null, 2));
+  const markdown = await writeReport(dir, { ...meta, run });
   log(markdown);
-  return { dir, run, runTag, gate, summary, toldOtherwise, cpu: measured.cpu, startedAt: measured.startedAt, faults: measured.faults };
+  return {
+    dir, run, runTag, gate, summary, toldOtherwise, cpu: measured.cpu, resources: measured.resources, startedAt: measured.startedAt, faults: measured.faults, k6Output: measured.k6Output,
+  };
 }
 
 async function main() {
   const { values } = parseArgs({ options: {
     profile: { type: 'string', default: 'load' }, tps: { type: 'string' }, transfers: { type: 'string' }, dfsps: { type: 'string' },
     'sim-workers': { type: 'string' }, mode: { type: 'string' }, fresh: { type: 'boolean', default: false }, 'skip-discovery-quote': { type: 'boolean', default: false }, name: { type: 'string' },
+    'jws-alg': { type: 'string' }, dashboard: { type: 'boolean', default: false },
   } });
   const overrides = Object.fromEntries(Object.entries({
     profile: values.profile, tps: values.tps && Number(values.tps), transfers: values.transfers && Number(values.transfers), dfsps: values.dfsps && Number(values.dfsps),
     simWorkers: values['sim-workers'] && Number(values['sim-workers']), mode: values['skip-discovery-quote'] ? 'transfer' : values.mode, name: values.name,
+    jwsAlg: values['jws-alg'], dashboard: values.dashboard || undefined,
   }).filter(([, value]) => value !== undefined && value !== ''));
   // --fresh: a switch of the run's own instead of the one `make up` runs.
   const target = values.fresh ? await freshTarget(overrides.mode ?? 'full') : await localTarget();

@@ -3,7 +3,11 @@
 // MSISDN from the payee's range, through the payer bridge (perf/simulators), which answers
 // each phase synchronously. constant-arrival-rate at TPS for ceil(TRANSFERS / TPS) seconds.
 // Env: TPS, TRANSFERS, PAIRS_JSON ([{payer, payee, weight, msisdnFrom, msisdnCount}]),
-// BRIDGE_HOST, BRIDGE_PORT, BRIDGE_WORKERS, AMOUNT, CURRENCY, PROFILE, SUMMARY_PATH.
+// BRIDGE_HOST, BRIDGE_PORT, PAYER_WORKERS_JSON, AMOUNT, CURRENCY, PROFILE, SUMMARY_PATH.
+// An iteration goes to the bridge of the simulator process that owns its payer
+// (PAYER_WORKERS_JSON, {payer: index}, from perf/provision.js): the payer's callbacks are
+// registered on that process's port, so they arrive where the bridge waits for them. A payer
+// missing from it goes to the first process (BRIDGE_PORT).
 import http from 'k6/http';
 import { check } from 'k6';
 import { Counter, Rate, Trend } from 'k6/metrics';
@@ -11,7 +15,7 @@ import { Counter, Rate, Trend } from 'k6/metrics';
 const TPS = Number(__ENV.TPS || 10);
 const TRANSFERS = Number(__ENV.TRANSFERS || 300);
 const PAIRS = JSON.parse(__ENV.PAIRS_JSON || '[]');
-const WORKERS = Number(__ENV.BRIDGE_WORKERS || 1);
+const PAYER_WORKERS = JSON.parse(__ENV.PAYER_WORKERS_JSON || '{}');
 const BRIDGE_HOST = __ENV.BRIDGE_HOST || '127.0.0.1';
 const BRIDGE_PORT = Number(__ENV.BRIDGE_PORT || 7100);
 const AMOUNT = __ENV.AMOUNT || '1';
@@ -72,7 +76,7 @@ function fail(phase, response) {
 export default function iteration() {
   const pair = pickPair();
   const msisdn = String(pair.msisdnFrom + Math.floor(Math.random() * pair.msisdnCount));
-  const bridge = `http://${BRIDGE_HOST}:${BRIDGE_PORT + (Number(msisdn) % WORKERS)}`;
+  const bridge = `http://${BRIDGE_HOST}:${BRIDGE_PORT + (PAYER_WORKERS[pair.payer] || 0)}`;
   const json = { headers: { 'content-type': 'application/json' } };
   const start = Date.now();
 

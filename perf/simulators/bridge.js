@@ -1,8 +1,8 @@
 // The payer bridge k6 calls synchronously: it sends the FSPIOP request to the switch as the
 // payer DFSP and answers k6 when the switch's callback arrives (200 with the callback body),
-// with the payee's or switch's error (502), or after a timeout (504). Each bridge process
-// owns the ids it makes (ownedId) and the MSISDNs that map to it (ownerOf), so a callback
-// that lands on another process is relayed to this one (main.js). Requests with a body go
+// with the payee's or switch's error (502), or after a timeout (504). k6 calls the bridge of
+// the process on whose port the payer's endpoints are registered (main.js), so the callbacks
+// it waits for arrive in this process. Requests with a body go
 // signed with the payer's key (fspiop.js), so k6, which only calls the bridge, needs no key.
 import { randomBytes } from 'node:crypto';
 import { reply, sendAs } from './fspiop.js';

@@ -19,8 +19,9 @@ export function readConfig(env) {
     // payee's secret) itself, so only the transfer goes through the switch.
     mode: env.SIM_MODE ?? 'full',
     // The DFSPs' private keys (`<name>.key`, written by perf/provision.js): every request
-    // with a body is signed, RS256 with RSA keys as Mojaloop's SDKs sign. SIM_JWS_SIGN=false
-    // measures a switch with JWS off.
+    // with a body is signed, with the algorithm of the key: RS256 for RSA keys (as Mojaloop's
+    // SDKs sign), ES256 for P-256 keys (the load test's default, a tenth of the signing cost).
+    // SIM_JWS_SIGN=false measures a switch with JWS off.
     sign: env.SIM_JWS_SIGN !== 'false',
     keysDirectory: env.DFSP_JWS_KEYS_DIR ?? new URL('../../.run/jws/dfsps', import.meta.url).pathname,
   });

@@ -47,13 +47,10 @@ function remove(waiting, key, entry) {
   if (list.length === 0) waiting.delete(key);
 }
 
-/** The bridge process that owns a callback: ids start with the owner's index (2 hex digits). */
-export function ownerOf(kind, id, workers) {
-  if (kind === 'parties') return Number(BigInt(id.replace(/\D/g, '') || '0') % BigInt(workers));
-  return Number.parseInt(id.slice(0, 2), 16) % workers;
-}
-
-/** A UUID v4-shaped id whose first two hex digits name the owning worker and next six the run. */
+/**
+ * A UUID v4-shaped id whose first two hex digits name the simulator process that made it and
+ * the next six the run (the validity gate finds a run's transfers by them, perf/gate.js).
+ */
 export function ownedId(worker, runTag, random) {
   const hex = `${worker.toString(16).padStart(2, '0')}${runTag}${random.toString('hex')}`.slice(0, 32);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;

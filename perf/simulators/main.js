@@ -1,34 +1,34 @@
-// The FSP simulators: SIM_WORKERS processes (node:cluster), each serving every DFSP's
-// callback endpoint on SIM_PORT (shared) and a payer bridge on BRIDGE_PORT + its index. The
-// primary only relays callbacks to the process that owns them. Settings: config.js.
-import cluster from 'node:cluster';
+// The FSP simulators: SIM_WORKERS plain child processes (worker.js). Worker i serves the
+// callback endpoints of the DFSPs it owns as payer on SIM_PORT + i and its payer bridge on
+// BRIDGE_PORT + i; perf/provision.js registers DFSP j's endpoints on the port of worker
+// j mod SIM_WORKERS and k6 calls the bridge of the payer's worker, so every callback a payer
+// waits for lands on the process that waits for it and nothing is relayed between processes.
+// This process only starts the workers, restarts one that dies and stops them all on SIGTERM.
+// Settings: config.js.
+import { fork } from 'node:child_process';
 import { readConfig } from './config.js';
 
 const config = readConfig(process.env);
-cluster.schedulingPolicy = cluster.SCHED_NONE;
-cluster.setupPrimary({ exec: new URL('./worker.js', import.meta.url).pathname });
+const workerScript = new URL('./worker.js', import.meta.url).pathname;
 const workers = [];
 let stopping = false;
 
-function fork(index) {
-  const child = cluster.fork({ SIM_WORKER_INDEX: String(index) });
+function start(index) {
+  const child = fork(workerScript, [], { env: { ...process.env, SIM_WORKER_INDEX: String(index) }, stdio: 'inherit', serialization: 'json' });
   workers[index] = child;
-  child.on('message', (message) => {
-    if (message?.relay) workers[message.owner]?.send(message);
-  });
-  child.on('exit', (code) => {
-    if (!stopping) {
-      process.stderr.write(`simulator worker ${index} exited with ${code}; restarting\n`);
-      fork(index);
-    }
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    process.stderr.write(`simulator worker ${index} exited with ${code ?? signal}; restarting\n`);
+    start(index);
   });
 }
 
-for (let index = 0; index < config.workers; index += 1) fork(index);
+for (let index = 0; index < config.workers; index += 1) start(index);
+
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.on(signal, () => {
     stopping = true;
-    for (const child of workers) child.kill();
+    for (const child of workers) child.kill('SIGTERM');
     setTimeout(() => process.exit(0), 500).unref();
   });
 }

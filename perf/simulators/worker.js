@@ -1,10 +1,10 @@
-// One simulator process: every DFSP's callback endpoint (a port shared by all processes via
-// node:cluster, path /fsp/<dfsp>/...) and this process's payer bridge (its own port,
-// BRIDGE_PORT + index). Callbacks for the payer side are settled here when this process owns
-// them, or relayed through the primary to the owner.
+// One simulator process (main.js starts SIM_WORKERS of them): the callback endpoints of the
+// DFSPs registered on its port, SIM_PORT + index (path /fsp/<dfsp>/...), and its payer bridge
+// on BRIDGE_PORT + index. perf/provision.js registers each DFSP on the port of the process
+// whose bridge k6 calls for that DFSP as payer, so a payer's callbacks always arrive here; the
+// payee side is stateless and answers whatever reaches this port.
 import http from 'node:http';
-import cluster from 'node:cluster';
-import { createCorrelator, ownerOf } from './correlator.js';
+import { createCorrelator } from './correlator.js';
 import { readBody } from './fspiop.js';
 import { answerAsPayee } from './payee.js';
 import { handleBridge } from './bridge.js';
@@ -18,9 +18,11 @@ const faults = createFaultSwitch();
 // What the payers did beyond one request per phase (bridge.js), for the validity gate.
 const counters = { resent: 0, asked: 0, failedTransfers: [] };
 const context = { config, worker, correlator, counters };
-let relayed = 0;
+// Callbacks that settled nothing: late ones (their waiter had timed out), those addressed to
+// a payee (a PATCH's answer, say), or a registration that points at the wrong process.
+let unmatched = 0;
 
-/** A PUT callback to payer `name`: its correlation key, owner and outcome. */
+/** A PUT callback to payer `name`: its correlation key and outcome. */
 function callbackOf(name, parts, text) {
   const isError = parts.at(-1) === 'error';
   const resource = parts[0];
@@ -30,16 +32,12 @@ function callbackOf(name, parts, text) {
   const key = `${resource}:${name}:${id}`;
   const body = text ? JSON.parse(text) : {};
   const failed = isError || (resource === 'transfers' && body.transferState !== 'COMMITTED');
-  return { key, owner: ownerOf(resource, resource === 'parties' ? parts[2] : id, config.workers), outcome: failed ? { error: body.errorInformation?.errorCode ?? body.transferState, body } : { body } };
+  return { key, outcome: failed ? { error: body.errorInformation?.errorCode ?? body.transferState, body } : { body } };
 }
 
 function onCallback(name, parts, text) {
-  const { key, owner, outcome } = callbackOf(name, parts, text);
-  if (owner === worker || !cluster.isWorker) correlator.settle(key, outcome);
-  else {
-    relayed += 1;
-    process.send({ relay: true, owner, key, outcome });
-  }
+  const { key, outcome } = callbackOf(name, parts, text);
+  if (!correlator.settle(key, outcome)) unmatched += 1;
 }
 
 async function onDfspRequest(request, response) {
@@ -66,10 +64,6 @@ async function setFault(request, response) {
   }
 }
 
-process.on('message', (message) => {
-  if (message?.relay) correlator.settle(message.key, message.outcome);
-});
-
 const dfspServer = http.createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
   onDfspRequest(request, response).catch(() => { if (!response.headersSent) response.writeHead(400).end(); });
 });
@@ -79,10 +73,13 @@ const bridgeServer = http.createServer({ keepAliveTimeout: 65_000 }, async (requ
     return;
   }
   if (request.url === '/stats') {
-    response.end(JSON.stringify({ worker, waiting: correlator.size, relayed, ...counters, rss: process.memoryUsage().rss }));
+    response.end(JSON.stringify({ worker, waiting: correlator.size, unmatched, ...counters, rss: process.memoryUsage().rss }));
     return;
   }
   await handleBridge(context, request, response, await readBody(request));
 });
-dfspServer.listen(config.simPort, config.host);
+// The IPC channel to main.js closes when it dies, however it died: no worker outlives it
+// holding its ports.
+process.on('disconnect', () => process.exit(0));
+dfspServer.listen({ port: config.simPort + worker, host: config.host, exclusive: true });
 bridgeServer.listen({ port: config.bridgePort + worker, host: config.host, exclusive: true });

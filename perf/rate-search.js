@@ -1,0 +1,111 @@
+// A rate search: one run per rate, back to back, against the switch `make up` runs (or, with
+// --fresh, one switch of its own for all of them), each with its gate, and one Markdown row
+// per rate: achieved rate, success, dropped iterations, e2e p50/p95/p99 and CPU ms per
+// iteration of each component. It stops after the first rate that fails (success under
+// 99.99 %, e2e p95 of 1 s or more, or more than 1 % of the iterations dropped), or runs
+// --beyond more rates past it. The rows name the JWS setting they were measured with: the
+// DFSPs' signing (--jws-alg) and the switch's JWS_VERIFICATION, read from the api-adapter's
+// environment unless --jws-verification says it.
+//   node perf/rate-search.js --rates 150,200,250,300 --seconds 60 [--mode full] [--jws-alg ES256|RS256|none]
+//     [--jws-verification required|off] [--beyond 1] [--sim-workers 2] [--fresh]
+// Each run's report is in perf/results/<run>/; the table and the runs' output in
+// perf/results/rate-search-<time>/.
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { freshTarget, localTarget, runPerf } from './run.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+// The components of the compact table, in this order; every other process counts in the total.
+export const COLUMNS = Object.freeze(['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'quoting', 'quoting-handler', 'account-lookup', 'kafka', 'mariadb', 'simulators', 'k6']);
+
+export const PASS_RULE = Object.freeze({ successMin: 0.9999, p95MaxMs: 1000, droppedMaxShare: 0.01 });
+
+/** CPU seconds per component with replicas summed (api-adapter-0 and api-adapter-1 are api-adapter). */
+export function byComponent(cpuSeconds) {
+  const totals = {};
+  for (const [name, seconds] of Object.entries(cpuSeconds)) {
+    const component = name.replace(/-\d+$/, '');
+    totals[component] = (totals[component] ?? 0) + seconds;
+  }
+  return totals;
+}
+
+/** One rate's figures from a run's k6 summary and resources. */
+export function rateFigures({ tps, seconds, summary, cpuSeconds, gatePass }) {
+  const metric = (name) => summary.metrics[name]?.values ?? {};
+  const completed = metric('completed_transactions').count ?? 0;
+  const failed = metric('failed_transactions').count ?? 0;
+  const dropped = metric('dropped_iterations').count ?? 0;
+  const e2e = metric('e2e_time');
+  const success = completed + failed > 0 ? completed / (completed + failed) : 0;
+  const components = byComponent(cpuSeconds);
+  const msPerIteration = (cpu) => (completed > 0 ? (cpu * 1000) / completed : null);
+  const figures = {
+    tps, achieved: completed / seconds, success, dropped, droppedShare: dropped / (tps * seconds), p50: e2e.med, p95: e2e['p(95)'], p99: e2e['p(99)'], gatePass,
+    cpuMs: Object.fromEntries(COLUMNS.map((name) => [name, components[name] === undefined ? null : msPerIteration(components[name])])),
+    totalCpuMs: msPerIteration(Object.values(components).reduce((sum, cpu) => sum + cpu, 0)),
+  };
+  figures.pass = success >= PASS_RULE.successMin && (figures.p95 ?? Infinity) < PASS_RULE.p95MaxMs && figures.droppedShare <= PASS_RULE.droppedMaxShare;
+  return figures;
+}
+
+const fixed = (value, digits = 0) => (value === null || value === undefined ? '—' : value.toFixed(digits));
+
+export function tableHeader() {
+  return [`| target/s | achieved/s | success % | dropped | e2e p50 ms | p95 ms | p99 ms | verdict | gate | ${COLUMNS.join(' | ')} | total |`,
+    `|${'---|'.repeat(9 + COLUMNS.length + 1)}`];
+}
+
+/** The row of one rate; the CPU columns are ms per completed iteration. */
+export function tableRow(figures) {
+  return `| ${figures.tps} | ${fixed(figures.achieved, 1)} | ${fixed(figures.success * 100, 2)} | ${figures.dropped} | ${fixed(figures.p50)} | ${fixed(figures.p95)} | ${fixed(figures.p99)} `
+    + `| ${figures.pass ? 'pass' : 'FAIL'} | ${figures.gatePass ? 'PASS' : 'FAIL'} | ${COLUMNS.map((name) => fixed(figures.cpuMs[name], 2)).join(' | ')} | ${fixed(figures.totalCpuMs, 2)} |`;
+}
+
+/** The rates to run: every one up to the first failure, then `beyond` more. */
+export function shouldContinue(results, beyond) {
+  const firstFailure = results.findIndex((figures) => !figures.pass);
+  return firstFailure < 0 || results.length - 1 - firstFailure < beyond;
+}
+
+async function main() {
+  const { values } = parseArgs({ options: {
+    rates: { type: 'string', default: '150,200,250,300' }, seconds: { type: 'string', default: '60' }, mode: { type: 'string', default: 'full' },
+    'jws-alg': { type: 'string', default: 'ES256' }, 'jws-verification': { type: 'string' }, beyond: { type: 'string', default: '0' },
+    'sim-workers': { type: 'string' }, fresh: { type: 'boolean', default: false },
+  } });
+  const rates = values.rates.split(',').map(Number);
+  const seconds = Number(values.seconds);
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
+  const dir = `${ROOT}perf/results/rate-search-${stamp}`;
+  mkdirSync(dir, { recursive: true });
+  const log = (line) => appendFileSync(`${dir}/runs.log`, `${line}\n`);
+  const print = (line) => { process.stdout.write(`${line}\n`); appendFileSync(`${dir}/table.md`, `${line}\n`); };
+  const target = values.fresh ? await freshTarget(values.mode) : await localTarget();
+  const results = [];
+  try {
+    for (const tps of rates) {
+      const result = await runPerf(target, {
+        profile: 'load', mode: values.mode, tps, transfers: tps * seconds, name: `rate-search-${stamp}-${tps}tps`, jwsAlg: values['jws-alg'],
+        jwsVerification: values['jws-verification'], simPort: 7000, bridgePort: 7100, ...(values['sim-workers'] ? { simWorkers: Number(values['sim-workers']) } : {}),
+      }, log);
+      if (results.length === 0) {
+        print(`Rate search ${stamp}: mode ${values.mode}, ${seconds} s per rate, DFSPs sign ${result.run.jwsAlg}, switch JWS_VERIFICATION ${result.run.jwsVerification}, `
+          + `${result.run.simWorkers} simulator processes; CPU columns are ms per completed iteration. Pass: success ≥ 99.99 %, e2e p95 < 1 s, dropped ≤ 1 %.`);
+        print('');
+        for (const line of tableHeader()) print(line);
+      }
+      const figures = rateFigures({ tps, seconds, summary: result.summary, cpuSeconds: result.resources.cpuSeconds, gatePass: result.gate.pass });
+      results.push(figures);
+      print(tableRow(figures));
+      if (!shouldContinue(results, Number(values.beyond))) break;
+    }
+  } finally {
+    await target.close();
+  }
+  writeFileSync(`${dir}/results.json`, JSON.stringify(results, null, 2));
+  process.stdout.write(`\nreports: perf/results/rate-search-${stamp}-<rate>tps/, this table and the runs' output: ${dir}\n`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
