@@ -137,8 +137,9 @@ test('a prepare the database cannot store is dead-lettered, its payer told 2001,
 
 test('a poison too large to keep as base64 under Kafka\'s message size is dead-lettered without its bytes, not retried forever', { timeout: 60_000 }, async () => {
   const poisonId = randomUUID();
-  // About 800 KB as an event (body and raw body): under the 1 MB a record may have, over it as base64.
-  const body = { ...prepareBody(poisonId), expiration: YEAR_10000, note: 'x'.repeat(400_000) };
+  // About 800 KB as an event (written with its raw body alone): under the 1 MB a record may
+  // have, over it as base64.
+  const body = { ...prepareBody(poisonId), expiration: YEAR_10000, note: 'x'.repeat(800_000) };
   await produceRaw(TOPIC.transferPrepare, poisonId, transferEvent('prepare', { id: poisonId, from: payer.name, to: payee.name, body }));
   await assertNextPaymentCommits('oversized prepare poison');
   await errorCallback(payer, `/transfers/${poisonId}`);
