@@ -167,15 +167,30 @@ const updateTransfersText = textCache((shape) => {
   return `UPDATE \`transfer\` SET ${assignments.join(', ')} WHERE \`transfer_id\` IN (${placeholders(rows)})`;
 });
 
-/**
- * Decided state updates as one UPDATE of every transfer they touch (each column set only on
- * the rows whose update sets it) and one journal INSERT. Several updates of one transfer in
- * a batch apply in order, the later one winning a column, as separate UPDATEs would.
- */
-export function applyStateUpdates(updates, now) {
-  if (updates.length === 0) return [];
-  const changesById = new Map();
-  for (const update of updates) changesById.set(update.transferId, { ...changesById.get(update.transferId), ...stateUpdateChanges(update) });
+/** `shape` is "columns|rows": the same values set on every row of an IN list. */
+const updateAlikeTransfersText = textCache((shape) => {
+  const [columns, rows] = shape.split('|');
+  const assignments = columns.split(',').map((column) => `${quoted(column)} = ?`);
+  return `UPDATE \`transfer\` SET ${assignments.join(', ')} WHERE \`transfer_id\` IN (${placeholders(Number(rows))})`;
+});
+
+/** What identifies equal changes: each column's value, or its absence. */
+function changesKey(changes) {
+  return JSON.stringify(UPDATABLE_TRANSFER_COLUMNS.map((column) => {
+    if (!(column in changes)) return 0;
+    const value = changes[column];
+    return [value instanceof Date ? value.getTime() : value];
+  }));
+}
+
+/** Transfers that share their changes (every reservation, every commit) set them with one IN list. */
+function updateAlike(ids, changes) {
+  const columns = UPDATABLE_TRANSFER_COLUMNS.filter((column) => column in changes);
+  return { sql: updateAlikeTransfersText(`${columns.join(',')}|${ids.length}`), values: [...columns.map((column) => changes[column]), ...ids] };
+}
+
+/** Transfers with changes of their own: one CASE per column, each row matched to its own value. */
+function updateEach(changesById) {
   const values = [];
   const counts = UPDATABLE_TRANSFER_COLUMNS.map((column) => {
     let count = 0;
@@ -187,8 +202,31 @@ export function applyStateUpdates(updates, now) {
     return count;
   });
   values.push(...changesById.keys());
-  const update = { sql: updateTransfersText([changesById.size, ...counts].join('|')), values };
-  return [update, insertStateChanges(updates, now)];
+  return { sql: updateTransfersText([changesById.size, ...counts].join('|')), values };
+}
+
+/**
+ * Decided state updates and their journal. Several updates of one transfer in a batch apply
+ * in order, the later one winning a column, as separate UPDATEs would. Transfers whose changes
+ * are equal are updated with one IN list per kind of change; the rest with one CASE statement,
+ * since a CASE costs the server a comparison per WHEN for every row it updates (a batch of
+ * hundreds of reservations took twice as long as the IN list). All of them, and the journal
+ * INSERT, go to the server in the batch's one round trip of writes.
+ */
+export function applyStateUpdates(updates, now) {
+  if (updates.length === 0) return [];
+  const changesById = new Map();
+  for (const update of updates) changesById.set(update.transferId, { ...changesById.get(update.transferId), ...stateUpdateChanges(update) });
+  const alike = new Map();
+  for (const [transferId, changes] of changesById) {
+    const key = changesKey(changes);
+    if (!alike.has(key)) alike.set(key, { changes, ids: [] });
+    alike.get(key).ids.push(transferId);
+  }
+  const shared = [...alike.values()].filter((group) => group.ids.length > 1);
+  const own = new Map([...alike.values()].filter((group) => group.ids.length === 1).map((group) => [group.ids[0], group.changes]));
+  return [...shared.map((group) => updateAlike(group.ids, group.changes)), own.size > 0 ? updateEach(own) : null, insertStateChanges(updates, now)]
+    .filter(Boolean);
 }
 
 const POSITION_CHANGE_COLUMNS = ['account_id', 'transfer_id', 'reason', 'change', 'value', 'created_at'];

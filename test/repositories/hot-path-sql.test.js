@@ -148,6 +148,46 @@ test('one UPDATE gives each transfer its own columns, keeps the columns it does 
     [[S.receivedPrepare, null], [S.abortedRejected, 'over the cap']]);
 });
 
+test('transfers that share their changes are updated together, beside transfers with changes of their own', async (t) => {
+  const reserved = [S.receivedPrepare, S.reserved];
+  const rows = [
+    ...Array.from({ length: 3 }, () => paymentRow({ payer, payee, expiresAt: FAR })),
+    paymentRow({ payer, payee, expiresAt: FAR }),
+    ...Array.from({ length: 2 }, () => paymentRow({ payer, payee, expiresAt: FAR, states: [...reserved, S.receivedFulfil] })),
+    paymentRow({ payer, payee, expiresAt: FAR }),
+  ];
+  const [r1, r2, r3, refused, c1, c2, untouched] = rows;
+  t.after(() => deleteTransfers(db, rows.map((row) => row.transferId)));
+  await db.transaction((trx) => insertTransfers(trx, rows, T0));
+  const [untouchedBefore] = await transferRows([untouched.transferId]);
+  const overTheCap = failure(FAILURE.netDebitCapExceeded, 'over the cap');
+  const reserve = (row) => ({ transferId: row.transferId, statePath: transition(TRANSFER_KIND.payment, S.receivedPrepare, S.reserved) });
+  // Equal dates in distinct objects are equal changes.
+  const commit = (row) => ({ transferId: row.transferId, statePath: transition(TRANSFER_KIND.payment, S.receivedFulfil, S.committed), completedAt: new Date(T1.getTime()) });
+  const statements = hotPath.applyStateUpdates([
+    reserve(r1), commit(c1), reserve(r2),
+    { transferId: refused.transferId, statePath: transition(TRANSFER_KIND.payment, S.receivedPrepare, S.abortedRejected), failure: overTheCap, completedAt: T1 },
+    commit(c2), reserve(r3),
+  ], T1);
+  assert.deepEqual(statements.map((statement) => statement.sql.split(' ')[0]), ['UPDATE', 'UPDATE', 'UPDATE', 'INSERT'], 'reservations, commits, the refusal, the journal');
+  await inTransaction(pool, async (tx) => tx.write(...statements));
+
+  const found = await findTransfers(db, rows.map((row) => row.transferId));
+  for (const row of [r1, r2, r3]) {
+    const stored = found.get(row.transferId);
+    assert.deepEqual([stored.state, stored.completedAt, stored.failure], [S.reserved, null, undefined]);
+  }
+  for (const row of [c1, c2]) {
+    const stored = found.get(row.transferId);
+    assert.deepEqual([stored.state, stored.completedAt.getTime(), stored.failure], [S.committed, T1.getTime(), undefined]);
+  }
+  const r = found.get(refused.transferId);
+  assert.deepEqual([r.state, r.failure, r.completedAt.getTime()], [S.abortedRejected, overTheCap, T1.getTime()]);
+  assert.deepEqual(await transferRows([untouched.transferId]), [untouchedBefore]);
+  assert.deepEqual((await transferJournal(db, c2.transferId)).map((entry) => entry.state), [S.receivedPrepare, S.reserved, S.receivedFulfil, S.committed]);
+  assert.deepEqual((await transferJournal(db, r3.transferId)).map((entry) => entry.state), [S.receivedPrepare, S.reserved]);
+});
+
 test('one UPDATE of several positions gives each account exactly its own final value and leaves the others alone', async () => {
   const a = await newDfsp({ liquidity: '0' });
   const b = await newDfsp({ liquidity: '0' });
