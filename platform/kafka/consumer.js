@@ -44,7 +44,9 @@ function consumerConfig({ kafka, groupId, sessionTimeoutMs, rebalance }) {
     // of eager rebalancing costs little.
     'partition.assignment.strategy': 'range',
     // The broker answers a fetch as soon as one byte is there (fetch.min.bytes), so a long
-    // wait costs no latency; it only sets how often an idle consumer asks again.
+    // wait costs no latency; it only sets how often an idle consumer asks again. A larger
+    // fetch.min.bytes would gather records on the broker instead, but a quiet topic would then
+    // wait the whole fetch.wait.max.ms; batches are gathered here, bounded by KAFKA_BATCH_WAIT_MS.
     'fetch.wait.max.ms': IDLE_WAIT_MS,
     'fetch.min.bytes': 1,
     'socket.nagle.disable': true,
@@ -128,9 +130,11 @@ function consumeUpTo(consumer, count, timeoutMs) {
  * arrived until the batch holds `batchSizeMax` records or `batchWaitMs` have passed since the
  * first one. A backlog is drained in full batches without waiting; a trickle is handed over
  * at most `batchWaitMs` after its first record, with whatever arrived meanwhile. Resolves to
- * an empty batch when nothing arrived within `firstWaitMs`.
+ * an empty batch when nothing arrived within `firstWaitMs`. `ctx` needs `consumer` (a
+ * node-rdkafka KafkaConsumer), `batchSizeMax`, `batchWaitMs`, `stopping` and `log`; it is
+ * exported for the unit test of these rules.
  */
-async function formBatch(ctx, firstWaitMs) {
+export async function formBatch(ctx, firstWaitMs) {
   const batch = await consumeUpTo(ctx.consumer, 1, firstWaitMs);
   if (batch.length === 0) return batch;
   const deadlineMs = Date.now() + ctx.batchWaitMs;
