@@ -70,7 +70,13 @@ function poll(producer) {
 /**
  * Counts records awaiting a delivery report and polls librdkafka only while there are some,
  * so an idle process stays idle while a short interval keeps acknowledgement latency close
- * to the broker's.
+ * to the broker's. The alternatives were measured at 2,000 records/s on one 2-core machine:
+ * node-rdkafka's setPollInterval is the same timer, but it runs while idle too; a 2 ms
+ * interval used a fifth less of the process's CPU (about 9 % of a core instead of 11-12 %)
+ * but added close to a millisecond to the median acknowledgement (4.5 ms instead of 3.5-4.7);
+ * and a flush() kept running on the thread pool while records are pending delivers reports
+ * at once (median 0.8 ms) for slightly more CPU, because librdkafka sends immediately while
+ * a flush is under way, ignoring linger.ms and the batching of produce requests it buys.
  */
 function createReportPoller(producer, intervalMs) {
   let pending = 0;
