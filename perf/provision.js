@@ -80,15 +80,18 @@ export function fundsFor({ transfers, amount }) {
  * What a DFSP still needs for a run of `headroom`, from its current position, net debit cap
  * and liquidity cover (all whole currency units as decimal strings): `{ cap, deposit }`, each
  * undefined when nothing needs to change. The target is the position (when it is a debit)
- * plus the headroom, for the cap and for the cover alike.
+ * plus the headroom, for the cap and for the cover alike; a shortfall within a tenth of the
+ * headroom is left alone (the headroom is twice what a run needs), so that the few units a
+ * run leaves on a position do not make every later run deposit them.
  */
 export function topUpFor({ position, cap, cover, headroom }) {
   const whole = (text) => BigInt(String(text ?? '0').split('.')[0] || '0');
   const debit = whole(position) > 0n ? whole(position) : 0n;
   const target = debit + whole(headroom);
+  const short = (value) => target - whole(value) > whole(headroom) / 10n;
   return {
-    cap: whole(cap) < target ? String(target) : undefined,
-    deposit: whole(cover) < target ? String(target - whole(cover)) : undefined,
+    cap: short(cap) ? String(target) : undefined,
+    deposit: short(cover) ? String(target - whole(cover)) : undefined,
     target: String(target),
   };
 }

@@ -28,7 +28,9 @@ test('RS256 keys stay where they were; ES256 keys have a directory of their own;
 });
 
 test('cap and cover are raised to the debit position plus the headroom, and only when short', () => {
-  assert.deepEqual(topUpFor({ position: '1500.0000', cap: '1000000', cover: '1000000.0000', headroom: '1000000' }), { cap: '1001500', deposit: '1500', target: '1001500' });
+  assert.deepEqual(topUpFor({ position: '150000.0000', cap: '1000000', cover: '1000000.0000', headroom: '1000000' }), { cap: '1150000', deposit: '150000', target: '1150000' });
+  // A few units left on a position by earlier runs are within the slack: nothing changes.
+  assert.deepEqual(topUpFor({ position: '12', cap: '1000000', cover: '1000000', headroom: '1000000' }), { cap: undefined, deposit: undefined, target: '1000012' });
   // A DFSP that is owed money (negative position) needs no more than the headroom.
   assert.deepEqual(topUpFor({ position: '-300', cap: '2000000', cover: '2000000', headroom: '2000000' }), { cap: undefined, deposit: undefined, target: '2000000' });
   // The soak's 2,000,000 over a DFSP onboarded with 1,000,000.
