@@ -319,7 +319,7 @@ function jsFilesUnder(path) {
   return readdirSync(path).flatMap((name) => jsFilesUnder(join(path, name)));
 }
 
-test('JWS: required by default; the hub\'s private key only in the notification handler, its public key only in the admin API, DFSP keys in the edges', { skip }, () => {
+test('JWS: required by default; the hub\'s private key only in the notification handler and account-lookup, its public key only in the admin API, DFSP keys in the edges', { skip }, () => {
   const volumeOf = (d, name) => (d.spec.template.spec.volumes ?? []).find((v) => v.name === name);
   const deployments = (objects) => Object.fromEntries(ofKind(objects, 'Deployment').map((d) => [component(d), d]));
   const generated = render(['--set', 'db.password=x']);
@@ -328,12 +328,14 @@ test('JWS: required by default; the hub\'s private key only in the notification 
   assert.match(Buffer.from(hubSecret.data['hub-private.pem'], 'base64').toString(), /BEGIN RSA PRIVATE KEY/, 'a generated RSA key');
   assert.equal(hubSecret.metadata.annotations['helm.sh/resource-policy'], 'keep');
   const byComponent = deployments(generated);
-  assert.equal(envOf(byComponent.notification.spec.template.spec.containers[0]).JWS_HUB_SIGNING_KEY_PATH, '/etc/fspiop-switch/jws-hub/hub-private.pem');
-  assert.deepEqual(volumeOf(byComponent.notification, 'jws-hub').secret.items, [{ key: 'hub-private.pem', path: 'hub-private.pem' }]);
+  for (const signer of ['notification', 'account-lookup']) {
+    assert.equal(envOf(byComponent[signer].spec.template.spec.containers[0]).JWS_HUB_SIGNING_KEY_PATH, '/etc/fspiop-switch/jws-hub/hub-private.pem', signer);
+    assert.deepEqual(volumeOf(byComponent[signer], 'jws-hub').secret.items, [{ key: 'hub-private.pem', path: 'hub-private.pem' }], signer);
+  }
   assert.equal(envOf(byComponent['admin-api'].spec.template.spec.containers[0]).JWS_HUB_PUBLIC_KEY_PATH, '/etc/fspiop-switch/jws-hub/hub-public.pem');
   assert.deepEqual(volumeOf(byComponent['admin-api'], 'jws-hub').secret.items, [{ key: 'hub-public.pem', path: 'hub-public.pem' }]);
   for (const [name, d] of Object.entries(byComponent)) {
-    if (!['notification', 'admin-api'].includes(name)) assert.equal(volumeOf(d, 'jws-hub'), undefined, `${name} holds no hub key`);
+    if (!['notification', 'account-lookup', 'admin-api'].includes(name)) assert.equal(volumeOf(d, 'jws-hub'), undefined, `${name} holds no hub key`);
   }
 
   const eks = deployments(render(['-f', eksValues]));
