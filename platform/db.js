@@ -1,6 +1,23 @@
 import knex from 'knex';
 import mysql from 'mysql2/promise';
 
+/** mysql2's connection settings, the same for knex and the hot path's pool (see createDatabase). */
+function connectionOptions(dbConfig, database) {
+  return {
+    host: dbConfig.host,
+    port: dbConfig.port,
+    user: dbConfig.user,
+    password: dbConfig.password,
+    database,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    decimalNumbers: false,
+    dateStrings: false,
+    timezone: 'Z',
+    ssl: dbConfig.ssl ? { rejectUnauthorized: true } : undefined,
+  };
+}
+
 /**
  * A knex instance for MySQL/MariaDB. DECIMAL columns come back as strings (mysql2's
  * default), so money never passes through a JavaScript Number; BIGINT ids come back as
@@ -11,19 +28,7 @@ import mysql from 'mysql2/promise';
 export function createDatabase(dbConfig, { database = dbConfig.database, metrics, migrationDirectories = [] } = {}) {
   const db = knex({
     client: 'mysql2',
-    connection: {
-      host: dbConfig.host,
-      port: dbConfig.port,
-      user: dbConfig.user,
-      password: dbConfig.password,
-      database,
-      supportBigNumbers: true,
-      bigNumberStrings: true,
-      decimalNumbers: false,
-      dateStrings: false,
-      timezone: 'Z',
-      ssl: dbConfig.ssl ? { rejectUnauthorized: true } : undefined,
-    },
+    connection: connectionOptions(dbConfig, database),
     // READ COMMITTED: locking reads of rows that do not exist yet take no gap locks, so
     // concurrent inserts of different ids never deadlock on each other.
     pool: {
@@ -51,17 +56,7 @@ export function createDatabase(dbConfig, { database = dbConfig.database, metrics
  */
 export function createSqlPool(dbConfig, { database = dbConfig.database } = {}) {
   const pool = mysql.createPool({
-    host: dbConfig.host,
-    port: dbConfig.port,
-    user: dbConfig.user,
-    password: dbConfig.password,
-    database,
-    supportBigNumbers: true,
-    bigNumberStrings: true,
-    decimalNumbers: false,
-    dateStrings: false,
-    timezone: 'Z',
-    ssl: dbConfig.ssl ? { rejectUnauthorized: true } : undefined,
+    ...connectionOptions(dbConfig, database),
     multipleStatements: true,
     connectionLimit: dbConfig.poolSizeMax,
     maxIdle: dbConfig.poolSizeMax,

@@ -10,7 +10,7 @@
 // on the primary key in key order.
 import { amountFromColumn, amountToColumn } from '../domain/money.js';
 import { ACCOUNT_TYPE, LIMIT_TYPE } from '../domain/participants.js';
-import { TRANSFER_COLUMNS, stateChangeRows, stateUpdateChanges, toTransfer, transferInsertRow } from './transfers.js';
+import { TRANSFER_COLUMNS, participantsFromRows, stateChangeRows, stateUpdateChanges, toTransfer, transferInsertRow } from './transfers.js';
 
 // Batches are bounded by the consumer's batch size, so the texts a process keeps are few;
 // the bound only guards against a caller with unusual arities growing the cache forever.
@@ -67,17 +67,8 @@ export function selectParticipantsWithPositionAccounts(names) {
   return { sql: participantsText(unique.length), values: [ACCOUNT_TYPE.position, ...unique] };
 }
 
-/** name → { isActive, positionAccounts: Map(currency → { id, isActive }) }, as transfers.js returns it. */
-export function participantsFromRows(rows = []) {
-  const participants = new Map();
-  for (const row of rows) {
-    if (!participants.has(row.name)) participants.set(row.name, { isActive: Boolean(row.is_active), positionAccounts: new Map() });
-    if (row.account_id !== null) {
-      participants.get(row.name).positionAccounts.set(row.currency, { id: Number(row.account_id), isActive: Boolean(row.account_active) });
-    }
-  }
-  return participants;
-}
+/** name → { isActive, positionAccounts: Map(currency → { id, isActive }) }, the mapper transfers.js uses. */
+export { participantsFromRows };
 
 const settlementAccountsText = textCache((count) => 'SELECT pa.`id` AS `position_id`, sa.`id` AS `settlement_id` FROM `account` pa'
   + ' JOIN `account` sa ON sa.`participant_id` = pa.`participant_id` AND sa.`currency` = pa.`currency` AND sa.`type` = ?'

@@ -52,6 +52,11 @@ export async function findParticipantsWithPositionAccounts(trx, names) {
     })
     .whereIn('participant.name', [...new Set(names)])
     .select('participant.name', 'participant.is_active', 'account.id as account_id', 'account.currency', 'account.is_active as account_active');
+  return participantsFromRows(rows);
+}
+
+/** Rows of participants joined with their position accounts → name → { isActive, positionAccounts }. */
+export function participantsFromRows(rows = []) {
   const participants = new Map();
   for (const row of rows) {
     if (!participants.has(row.name)) participants.set(row.name, { isActive: Boolean(row.is_active), positionAccounts: new Map() });
