@@ -2,7 +2,7 @@
 // metrics, database, producer), a /health and /metrics server, a batch consumer wired to
 // the processing contract, batch metrics, and an orderly SIGTERM.
 import { loadConfig } from './config.js';
-import { createDatabase } from './db.js';
+import { createDatabase, createSqlPool } from './db.js';
 import { createLogger } from './logger.js';
 import { createMetrics, metricOnce, registerConsumerLag } from './metrics.js';
 import { createHttpServer } from './http/server.js';
@@ -135,4 +135,21 @@ export function decodeEvents(messages, logger) {
     }
   }
   return events;
+}
+
+/**
+ * Starts `start(pool)` with a mysql2 pool of its own for a handler's hot path (prepare,
+ * position, fulfil) and ends the pool after the work it returns has stopped, or at once if
+ * starting failed.
+ */
+export async function withSqlPool(dbConfig, start) {
+  const pool = createSqlPool(dbConfig);
+  let work;
+  try {
+    work = await start(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return { ...work, stop: async () => { await work.stop(); await pool.end(); } };
 }

@@ -1,6 +1,7 @@
 // What an HTTP callback looks like, decided from a notification event alone (handlers/README.md,
 // "Notification events"): the URL rendered from the DFSP's endpoint template, the headers of a
 // forward or of a hub-originated call, and the body bytes. Pure: no I/O, the clock is passed in.
+import { boundedMemo } from '../../platform/bounded-memo.js';
 
 // GET forwards a party lookup (GET /parties) to the DFSP that serves the party.
 export const CALLBACK_METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH']);
@@ -25,7 +26,6 @@ export class TemplateError extends Error {
 // concatenation instead of a regular-expression pass per call. Templates come from the
 // admin API, a few per DFSP; the bound only guards against an endpoint list that churns.
 const COMPILED_TEMPLATES_MAX = 1_000;
-const compiledTemplates = new Map();
 
 function compileTemplate(template) {
   const parts = [];
@@ -38,15 +38,7 @@ function compileTemplate(template) {
   return parts;
 }
 
-function compiledTemplate(template) {
-  let parts = compiledTemplates.get(template);
-  if (parts === undefined) {
-    if (compiledTemplates.size >= COMPILED_TEMPLATES_MAX) compiledTemplates.clear();
-    parts = compileTemplate(template);
-    compiledTemplates.set(template, parts);
-  }
-  return parts;
-}
+const compiledTemplate = boundedMemo(compileTemplate, COMPILED_TEMPLATES_MAX);
 
 /**
  * Replaces `{{name}}` placeholders with URL-encoded values from `params`. An unknown or

@@ -1,21 +1,16 @@
 // Composition root of the position handler process. The hot path runs on a mysql2 pool of its
-// own (platform/db.js createSqlPool); the knex instance in `deps.db` serves the rest (health,
+// own (withSqlPool in platform/handler-runtime.js); the knex instance in `deps.db` serves the rest (health,
 // dead letters).
 import { createPositionHandler } from './handler.js';
-import { consumeEvents, runHandlerProcess } from '../../platform/handler-runtime.js';
-import { createSqlPool } from '../../platform/db.js';
+import { consumeEvents, runHandlerProcess, withSqlPool } from '../../platform/handler-runtime.js';
 import { createTransferDeadLetterFinisher } from '../dead-letters.js';
 
 await runHandlerProcess({
   name: 'position',
   defaultPort: 4211,
-  start: async (deps) => {
-    const pool = createSqlPool(deps.config.db);
-    const work = await consumeEvents({
-      ...deps, name: 'position', subscribeTo: [deps.topics.transferPositionBatch],
-      finishDeadLetter: createTransferDeadLetterFinisher({ ...deps, hubName: deps.config.hubName }),
-      handleEvents: createPositionHandler({ ...deps, pool, hubName: deps.config.hubName }),
-    });
-    return { ...work, stop: async () => { await work.stop(); await pool.end(); } };
-  },
+  start: (deps) => withSqlPool(deps.config.db, (pool) => consumeEvents({
+    ...deps, name: 'position', subscribeTo: [deps.topics.transferPositionBatch],
+    finishDeadLetter: createTransferDeadLetterFinisher({ ...deps, hubName: deps.config.hubName }),
+    handleEvents: createPositionHandler({ ...deps, pool, hubName: deps.config.hubName }),
+  })),
 });

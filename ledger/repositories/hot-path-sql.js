@@ -9,26 +9,13 @@
 // positions by account id. Each locking read sorts its keys, and the server locks an IN list
 // on the primary key in key order.
 import { amountFromColumn, amountToColumn } from '../domain/money.js';
+import { boundedMemo } from '../../platform/bounded-memo.js';
 import { ACCOUNT_TYPE, LIMIT_TYPE } from '../domain/participants.js';
 import { TRANSFER_COLUMNS, participantsFromRows, stateChangeRows, stateUpdateChanges, toTransfer, transferInsertRow } from './transfers.js';
 
-// Batches are bounded by the consumer's batch size, so the texts a process keeps are few;
-// the bound only guards against a caller with unusual arities growing the cache forever.
+// Batches are bounded by the consumer's batch size, so the texts a process keeps are few.
 const CACHED_TEXTS_MAX = 4096;
-
-/** `build(key)` once per key: the SQL text of a statement shape. */
-function textCache(build) {
-  const texts = new Map();
-  return (key) => {
-    let text = texts.get(key);
-    if (text === undefined) {
-      if (texts.size >= CACHED_TEXTS_MAX) texts.clear();
-      text = build(key);
-      texts.set(key, text);
-    }
-    return text;
-  };
-}
+const textCache = (build) => boundedMemo(build, CACHED_TEXTS_MAX);
 
 const quoted = (column) => `\`${column}\``;
 const placeholders = (count) => Array(count).fill('?').join(',');
