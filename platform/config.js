@@ -354,6 +354,12 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
       batchSizeMax: readInteger(env, 'TIMEOUT_BATCH_SIZE_MAX', 500, { min: 1, max: 100000 }),
       staleReleaseAfterMs: readInteger(env, 'TIMEOUT_STALE_RELEASE_AFTER_MS', 30000, { min: 1000, max: 3600000 }),
     },
+    // Continuous gross settlement: how often the settlement API settles the transfers
+    // committed since, and how many it settles per transaction.
+    grossSettlement: {
+      intervalMs: readInteger(env, 'GROSS_SETTLEMENT_INTERVAL_MS', 1000, { min: 10, max: 600000 }),
+      batchSizeMax: readInteger(env, 'GROSS_SETTLEMENT_BATCH_SIZE_MAX', 500, { min: 1, max: 100000 }),
+    },
     kafka: {
       brokers: readString(env, 'KAFKA_BROKERS', '127.0.0.1:9192'),
       topicPrefix: readString(env, 'KAFKA_TOPIC_PREFIX', ''),

@@ -1,13 +1,16 @@
 // The position-batch handler: reserves, commits and releases positions. Its topic is keyed
 // by position account, so each account is moved by one consumer. A batch is two round trips
-// to the database: its transfers (id order) and positions with their net debit caps (account
-// order) locked together, then every write sent with the COMMIT: one journal INSERT and one
-// UPDATE for all positions, one UPDATE and one journal INSERT for all transfers.
+// to the database: its transfers (id order), positions with their net debit caps (account
+// order) and, when it commits transfers, the open settlement window (shared) locked together;
+// then every write sent with the COMMIT: one journal INSERT and one UPDATE for all positions,
+// one UPDATE and one journal INSERT for all transfers, one INSERT recording the committed
+// transfers in the window.
 import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
 import { planPositionChanges } from '../../ledger/domain/position.js';
 import {
-  applyPositionPlan, applyStateUpdates, lockPositionsWithNetDebitCaps, positionsWithNetDebitCapsFromRows, selectSettlementAccounts,
-  selectTransfers, settlementAccountsFromRows, transfersFromRows,
+  applyPositionPlan, applyStateUpdates, insertSettlementWindowTransfers, lockOpenSettlementWindow, lockPositionsWithNetDebitCaps,
+  openSettlementWindowFromRows, positionsWithNetDebitCapsFromRows, selectSettlementAccounts, selectTransfers, settlementAccountsFromRows,
+  transfersFromRows,
 } from '../../ledger/repositories/hot-path-sql.js';
 import { inTransaction } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
@@ -50,13 +53,16 @@ function createSettlementAccounts() {
  */
 async function prefetchLocked(tx, events, settlementAccountsOf) {
   const settlementOf = await settlementAccountsOf(tx, events.filter((event) => event.action === 'prepare').map((event) => event.accountId));
-  const [transferRows, positionRows] = await tx.read(
+  const commits = events.some((event) => event.action === 'commit');
+  const [transferRows, positionRows, windowRows] = await tx.read(
     selectTransfers(events.map((event) => event.message.id), { forUpdate: true }),
     lockPositionsWithNetDebitCaps([...events.map((event) => event.accountId), ...settlementOf.values()]),
+    commits ? lockOpenSettlementWindow() : null,
   );
   const { positions, limits } = positionsWithNetDebitCapsFromRows(positionRows);
   const settlements = new Map([...settlementOf].map(([positionId, settlementId]) => [positionId, positions.get(settlementId)]));
-  return { transfers: transfersFromRows(transferRows), positions, settlements, limits };
+  const settlementWindowId = commits ? openSettlementWindowFromRows(windowRows) : null;
+  return { transfers: transfersFromRows(transferRows), positions, settlements, limits, settlementWindowId };
 }
 
 /** The payee's own error code, for an abort the payee asked for (its PUT …/error). */
@@ -78,7 +84,11 @@ export function createPositionHandler({ pool, producer, topics, hubName, metrics
     const decision = await inTransaction(pool, async (tx) => {
       const state = await prefetchLocked(tx, events, settlementAccountsOf);
       const decided = decidePositionBatch({ events, ...state, now });
-      tx.write(...applyPositionPlan(planPositionChanges(state.positions, decided.positionChanges), now), ...applyStateUpdates(decided.stateUpdates, now));
+      tx.write(
+        ...applyPositionPlan(planPositionChanges(state.positions, decided.positionChanges), now),
+        ...applyStateUpdates(decided.stateUpdates, now),
+        insertSettlementWindowTransfers(state.settlementWindowId, decided.committedTransfers, now),
+      );
       return decided;
     });
     transferMetrics.countPositionChanges(decision.positionChanges);

@@ -24,32 +24,3 @@ export function createTimeoutSweeper({ db, producer, topics, hubName, settings, 
     return decision.claimed;
   };
 }
-
-/** Sweeps every `intervalMs`, at once again while a sweep finds a full batch. */
-export function startSweeping({ sweepOnce, settings, logger }) {
-  let stopped = false;
-  let healthy = true;
-  let timer;
-  let running = Promise.resolve();
-  const loop = async () => {
-    if (stopped) return;
-    let claimed = 0;
-    try {
-      claimed = await sweepOnce();
-      healthy = true;
-    } catch (error) {
-      healthy = false;
-      logger.error({ err: error }, 'timeout sweep failed; retrying next interval');
-    }
-    if (!stopped) timer = setTimeout(() => { running = loop(); }, claimed >= settings.batchSizeMax ? 0 : settings.intervalMs);
-  };
-  running = loop();
-  return {
-    healthy: () => healthy,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
-}

@@ -1,5 +1,6 @@
 // Composition root of the timeout handler process.
-import { createTimeoutSweeper, startSweeping } from './handler.js';
+import { createTimeoutSweeper } from './handler.js';
+import { startSweeping } from '../../platform/periodic-sweep.js';
 import { runHandlerProcess } from '../../platform/handler-runtime.js';
 
 await runHandlerProcess({
@@ -7,6 +8,6 @@ await runHandlerProcess({
   defaultPort: 4231,
   start: async ({ config, logger, metrics, db, producer, topics }) => {
     const sweepOnce = createTimeoutSweeper({ db, producer, topics, metrics, hubName: config.hubName, settings: config.timeout });
-    return startSweeping({ sweepOnce, settings: config.timeout, logger });
+    return startSweeping({ name: 'timeout', sweepOnce, settings: config.timeout, logger });
   },
 });

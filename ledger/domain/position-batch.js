@@ -16,12 +16,13 @@ const S = TRANSFER_STATE;
  * `events`: { action, accountId, message, fulfilAction?, failure? } in consumption order.
  * `transfers`: transferId → transfer (locked). `positions`: accountId → value (locked).
  * `settlements` / `limits`: payer position accountId → settlement value / net debit cap.
- * Returns position changes, state updates and outcomes; anything already applied (a
+ * Returns position changes, state updates, outcomes and the transfers committed (which the
+ * open settlement window records in the same transaction); anything already applied (a
  * redelivered event) is skipped because its transfer is no longer in the expected state.
  */
 export function decidePositionBatch({ events, transfers, positions, settlements, limits, now }) {
   const context = { transfers: new Map(transfers), running: new Map(positions), settlements, limits, now };
-  const result = { positionChanges: [], stateUpdates: [], outcomes: [] };
+  const result = { positionChanges: [], stateUpdates: [], outcomes: [], committedTransfers: [] };
   const ordered = [...events.filter((event) => event.action !== 'prepare'), ...events.filter((event) => event.action === 'prepare')];
   for (const event of ordered) {
     const transfer = context.transfers.get(event.message.id);
@@ -40,6 +41,7 @@ export function decidePositionBatch({ events, transfers, positions, settlements,
     }
     result.stateUpdates.push(decision.update);
     result.outcomes.push(...decision.outcomes);
+    if (decision.committed) result.committedTransfers.push(decision.committed);
   }
   return result;
 }
@@ -100,6 +102,10 @@ function commit(event, transfer, { now }) {
     // The fulfil handler stored the payee's completion time; only a missing one is filled in.
     update: update(transfer, S.committed, transfer.completedAt ? {} : { completedAt: now }),
     outcomes,
+    committed: {
+      transferId: transfer.transferId, payerAccountId: transfer.payerAccountId, payeeAccountId: transfer.payeeAccountId,
+      currency: transfer.currency, amount: transfer.amount,
+    },
   };
 }
 

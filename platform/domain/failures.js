@@ -39,6 +39,12 @@ export const FAILURE = Object.freeze({
   processingFailed: 'PROCESSING_FAILED',
   // The payer's account has no net debit cap or settlement account to check against.
   limitMissing: 'LIMIT_MISSING',
+  // Settlement (central-settlement's API): unknown windows, settlements and models, and a
+  // settlement state change the settlement's progress no longer allows.
+  settlementWindowNotFound: 'SETTLEMENT_WINDOW_NOT_FOUND',
+  settlementNotFound: 'SETTLEMENT_NOT_FOUND',
+  settlementModelNotFound: 'SETTLEMENT_MODEL_NOT_FOUND',
+  settlementStateChangeRefused: 'SETTLEMENT_STATE_CHANGE_REFUSED',
 });
 
 export function failure(code, detail) {

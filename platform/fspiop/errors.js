@@ -66,6 +66,11 @@ const FAILURE_TO_FSPIOP_CODE = Object.freeze({
   [FAILURE.clientIdentityMismatch]: 3100,
   [FAILURE.processingFailed]: 2001,
   [FAILURE.limitMissing]: 4200,
+  // central-settlement answers all four with its generic validation error.
+  [FAILURE.settlementWindowNotFound]: 3100,
+  [FAILURE.settlementNotFound]: 3100,
+  [FAILURE.settlementModelNotFound]: 3100,
+  [FAILURE.settlementStateChangeRefused]: 3100,
 });
 
 // FSPIOP has no authentication codes, so operator API refusals are its generic client error

@@ -1,0 +1,102 @@
+// Settlements: create one over closed windows, list and read them, and the PUT forms that
+// move their accounts or abort them (settlement-updates.js).
+import { bodyRoute, failureResponse, jsonResponse } from '../../platform/http/server.js';
+import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
+import { decideSettlementWindows } from '../domain/settlement-windows.js';
+import { currenciesOfModel, decideSettlementModel, netSettlementAmounts } from '../domain/settlements.js';
+import { listSettlementModels } from '../repositories/onboarding.js';
+import {
+  findSettlement, findSettlementIds, findWindows, insertSettlement, participantsOfAccounts, transferSumsOfContent,
+} from '../repositories/settlements.js';
+import { parseId, readFilters } from './query.js';
+import { validators } from './schemas.js';
+import { abortSettlement, settlementNotFound, updateAccounts } from './settlement-updates.js';
+import { settlementView } from './views.js';
+
+const SETTLEMENT_FILTERS = ['state', 'fromDateTime', 'toDateTime', 'currency', 'settlementWindowId', 'fromSettlementWindowDateTime',
+  'toSettlementWindowDateTime', 'participantId', 'accountId'];
+
+export function settlementRoutes({ db, config, clock }) {
+  const deps = { db, config, clock };
+  const viewOf = async (trx, settlement, options) => settlementView(settlement, await findWindows(trx, { ids: settlement.windowIds }), options);
+
+  async function createSettlement(request, h, body) {
+    const outcome = await db.transaction(async (trx) => {
+      const models = await listSettlementModels(trx);
+      const model = models.find((candidate) => candidate.name === body.settlementModel);
+      const accepted = decideSettlementModel(model, body.settlementModel);
+      if (isFailure(accepted)) return accepted;
+      const requestedIds = body.settlementWindows.map((window) => Number(window.id));
+      const windows = new Map((await findWindows(trx, { ids: requestedIds }, { forUpdate: true })).map((window) => [window.id, window]));
+      const settles = (currency) => currenciesOfModel(model, models, [currency]).length > 0;
+      const taken = decideSettlementWindows({ requestedIds, windows, settles });
+      if (isFailure(taken)) return taken;
+      const nets = netSettlementAmounts(await transferSumsOfContent(trx, taken.content));
+      const owners = await participantsOfAccounts(trx, nets.map((net) => net.accountId));
+      const accounts = nets.map((net) => ({ ...net, participantId: owners.get(net.accountId) }));
+      const id = await insertSettlement(trx, { modelId: model.id, reason: body.reason, windowIds: taken.windowIds, content: taken.content, accounts, now: clock() });
+      return viewOf(trx, await findSettlement(trx, id), { modelName: model.name });
+    });
+    if (isFailure(outcome)) return failureResponse(h, outcome);
+    return jsonResponse(h, outcome);
+  }
+
+  async function listSettlements(request, h) {
+    const filters = readFilters(request, SETTLEMENT_FILTERS);
+    if (isFailure(filters)) return failureResponse(h, filters);
+    const ids = await findSettlementIds(db, filters);
+    if (ids.length === 0) return failureResponse(h, failure(FAILURE.validation, 'Settlements not found'));
+    const views = [];
+    for (const id of ids) views.push(await viewOf(db, await findSettlement(db, id)));
+    return jsonResponse(h, views);
+  }
+
+  async function getSettlement(request, h) {
+    const id = parseId(request.params.id, 'settlement id');
+    if (isFailure(id)) return failureResponse(h, id);
+    const settlement = await findSettlement(db, id);
+    if (!settlement) return failureResponse(h, settlementNotFound());
+    return jsonResponse(h, await viewOf(db, settlement));
+  }
+
+  const answer = (h, outcome) => (isFailure(outcome) ? failureResponse(h, outcome) : jsonResponse(h, outcome));
+  const accountRequests = (participantId, accounts) => accounts.map((account) => ({
+    participantId, accountId: Number(account.id), state: account.state, reason: account.reason, externalReference: account.externalReference,
+  }));
+
+  async function updateSettlement(request, h, body) {
+    const id = parseId(request.params.id, 'settlement id');
+    if (isFailure(id)) return failureResponse(h, id);
+    if (body.participants) {
+      if (body.state || body.reason || body.externalReference) {
+        return failureResponse(h, failure(FAILURE.validation, 'No other properties are allowed when participants is provided'));
+      }
+      return answer(h, await updateAccounts(deps, id, body.participants.flatMap((participant) => accountRequests(Number(participant.id), participant.accounts))));
+    }
+    if (!body.state || !body.reason) return failureResponse(h, failure(FAILURE.missingElement, 'State and reason are mandatory'));
+    return answer(h, await abortSettlement(deps, id, body));
+  }
+
+  async function updateParticipant(request, h, body) {
+    const ids = [parseId(request.params.sid, 'settlement id'), parseId(request.params.pid, 'participant id')];
+    const invalid = ids.find(isFailure);
+    if (invalid) return failureResponse(h, invalid);
+    return answer(h, await updateAccounts(deps, ids[0], accountRequests(ids[1], body.accounts.map((account) => account))));
+  }
+
+  async function updateAccount(request, h, body) {
+    const ids = [parseId(request.params.sid, 'settlement id'), parseId(request.params.pid, 'participant id'), parseId(request.params.aid, 'account id')];
+    const invalid = ids.find(isFailure);
+    if (invalid) return failureResponse(h, invalid);
+    return answer(h, await updateAccounts(deps, ids[0], accountRequests(ids[1], [{ ...body, id: String(ids[2]) }])));
+  }
+
+  return [
+    bodyRoute('POST', '/v2/settlements', validators.createSettlement, createSettlement),
+    { method: 'GET', path: '/v2/settlements', handler: listSettlements },
+    { method: 'GET', path: '/v2/settlements/{id}', handler: getSettlement },
+    bodyRoute('PUT', '/v2/settlements/{id}', validators.updateSettlement, updateSettlement),
+    bodyRoute('PUT', '/v2/settlements/{sid}/participants/{pid}', validators.updateParticipant, updateParticipant),
+    bodyRoute('PUT', '/v2/settlements/{sid}/participants/{pid}/accounts/{aid}', validators.updateAccount, updateAccount),
+  ];
+}

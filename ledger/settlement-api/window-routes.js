@@ -1,0 +1,59 @@
+// Settlement windows: list, read, close. Closing takes the open-window pointer's exclusive
+// lock, so it waits for the position handler's commits in flight (each holds the pointer's
+// shared lock); the window's content is summed and the next window opened in the same
+// transaction, after which no transfer can be recorded in the closed window.
+import { bodyRoute, failureResponse, jsonResponse } from '../../platform/http/server.js';
+import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
+import { decideCloseWindow } from '../domain/settlement-windows.js';
+import { isGrossCurrency } from '../domain/settlements.js';
+import { listSettlementModels } from '../repositories/onboarding.js';
+import { closeWindowAndOpenNext, findWindow, findWindows, openWindowId, windowTotals } from '../repositories/settlements.js';
+import { nothingFound, parseId, readFilters } from './query.js';
+import { validators } from './schemas.js';
+import { windowView } from './views.js';
+
+const WINDOW_FILTERS = ['participantId', 'state', 'fromDateTime', 'toDateTime', 'currency'];
+
+export function windowRoutes({ db, clock, onWindowClosed = () => {} }) {
+  async function listWindows(request, h) {
+    const filters = readFilters(request, WINDOW_FILTERS);
+    if (isFailure(filters)) return failureResponse(h, filters);
+    const windows = await findWindows(db, filters);
+    if (windows.length === 0) return failureResponse(h, nothingFound('settlementWindow', request));
+    return jsonResponse(h, windows.map((window) => windowView(window)));
+  }
+
+  async function getWindow(request, h) {
+    const id = parseId(request.params.id, 'settlementWindowId');
+    if (isFailure(id)) return failureResponse(h, id);
+    const [window] = await findWindows(db, { ids: [id] });
+    if (!window) return failureResponse(h, failure(FAILURE.settlementWindowNotFound, `No record for settlementWindowId: ${id} found`));
+    return jsonResponse(h, windowView(window));
+  }
+
+  async function closeWindow(request, h, body) {
+    const id = parseId(request.params.id, 'settlementWindowId');
+    if (isFailure(id)) return failureResponse(h, id);
+    const outcome = await db.transaction(async (trx) => {
+      const openId = await openWindowId(trx, { forUpdate: true });
+      const window = await findWindow(trx, id);
+      const totals = window && window.id === openId ? await windowTotals(trx, id) : [];
+      const decision = decideCloseWindow({ id, window, openWindowId: openId, transferCount: totals.reduce((sum, total) => sum + total.transferCount, 0) });
+      if (isFailure(decision)) return decision;
+      // Content is what a deferred settlement will take: currencies settled gross are already settled.
+      const models = await listSettlementModels(trx);
+      const contentRows = totals.filter((total) => !isGrossCurrency(models, total.currency));
+      const nextId = await closeWindowAndOpenNext(trx, { id, reason: body.reason, contentRows, now: clock() });
+      return { totals, next: await findWindow(trx, nextId) };
+    });
+    if (isFailure(outcome)) return failureResponse(h, outcome);
+    onWindowClosed(outcome.totals);
+    return jsonResponse(h, windowView(outcome.next, { withContent: false }));
+  }
+
+  return [
+    { method: 'GET', path: '/v2/settlementWindows', handler: listWindows },
+    { method: 'GET', path: '/v2/settlementWindows/{id}', handler: getWindow },
+    bodyRoute('POST', '/v2/settlementWindows/{id}', validators.closeWindow, closeWindow),
+  ];
+}
