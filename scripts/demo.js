@@ -7,6 +7,7 @@
 // registered at onboarding) and checks every callback it gets with the sender's published key.
 import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
+import { closeAndSettle, deferredNetModel } from './lib/settlement.js';
 import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
 import { dfspHeaders, fetchSigned } from './lib/fspiop-headers.js';
@@ -14,6 +15,7 @@ import { dfspKeyPairFiles } from './lib/jws-key-files.js';
 import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
 
 const ADMIN_URL = process.env.ADMIN_API_URL ?? `http://127.0.0.1:${process.env.ADMIN_API_PORT ?? 3001}`;
+const SETTLEMENT_URL = process.env.SETTLEMENT_API_URL ?? 'http://127.0.0.1:3007/v2';
 const TRANSFERS_URL = process.env.TRANSFERS_API_URL ?? 'http://127.0.0.1:3000';
 const QUOTES_URL = process.env.QUOTES_API_URL ?? 'http://127.0.0.1:3002';
 const PARTIES_URL = process.env.ACCOUNT_LOOKUP_URL ?? 'http://127.0.0.1:4002';
@@ -170,10 +172,8 @@ async function runPayments(request) {
   }
 }
 
-async function main() {
-  const request = adminClient(ADMIN_URL, { token: operatorTokensFromEnv().readWrite });
-  await onboard(request);
-  await runPayments(request);
+/** Every account of the hub and the demo DFSPs, with the POSITION accounts' net debit caps. */
+async function accountRows(request) {
   const rows = [];
   for (const name of ['Hub', ...DEMO_DFSPS.map((dfsp) => dfsp.name)]) {
     const accounts = (await request('GET', `/participants/${name}/accounts`)).body;
@@ -186,8 +186,46 @@ async function main() {
       });
     }
   }
+  return rows;
+}
+
+/**
+ * The scheme settles: the open window is closed and every closed window settled under the
+ * deferred net model; each DFSP's net amount and its position and settlement account before
+ * and after are printed.
+ */
+async function settle(request, before) {
+  const settlementRequest = adminClient(SETTLEMENT_URL, { token: operatorTokensFromEnv().readWrite });
+  const modelName = await deferredNetModel(request, CURRENCY);
+  const settled = await closeAndSettle(settlementRequest, { modelName, reason: 'demo settlement' });
+  if (!settled) {
+    console.log('\nSettlement: no committed transfer waits to be settled');
+    return;
+  }
+  const after = await accountRows(request);
+  const valueOf = (rows, id) => rows.find((row) => row.account === id)?.value ?? '';
+  const nameOf = (id) => before.find((row) => row.account === id)?.participant ?? String(id);
+  const rows = settled.settlement.participants.flatMap((participant) => participant.accounts.flatMap((account) => {
+    const settlementAccount = before.find((row) => row.participant === nameOf(account.id) && row.type === 'SETTLEMENT' && row.currency === account.netSettlementAmount.currency);
+    return [{
+      participant: nameOf(account.id), net: `${account.netSettlementAmount.amount} ${account.netSettlementAmount.currency}`,
+      positionBefore: valueOf(before, account.id), positionAfter: valueOf(after, account.id),
+      settlementBefore: valueOf(before, settlementAccount?.account), settlementAfter: valueOf(after, settlementAccount?.account),
+    }];
+  }));
+  console.log(`\nSettlement ${settled.settlement.id} (${modelName}) over window(s) ${settled.windowIds.join(', ')}: ${settled.state}`);
+  console.log('(net > 0: the DFSP paid out more than it received and owes it; its position falls by the net, its settlement account gives it up)\n');
+  console.log(table(rows));
+}
+
+async function main() {
+  const request = adminClient(ADMIN_URL, { token: operatorTokensFromEnv().readWrite });
+  await onboard(request);
+  await runPayments(request);
+  const rows = await accountRows(request);
   console.log(`\nAccounts and positions (POSITION > 0: owed to the scheme; SETTLEMENT -5000: 5000 deposited, the DFSP's liquidity cover)\n`);
   console.log(table(rows));
+  await settle(request, rows);
 }
 
 main().catch((error) => {
