@@ -5,7 +5,10 @@
 //   3. money conserved: the run's position changes sum to zero, the payers' net change and
 //      the payees' commits both equal the committed amount, and every position account's
 //      position equals the sum of its journal;
-//   4. Kafka high-water marks moved consistently: fulfil ≈ prepare, notification ≈ the
+//   4. settlement: every committed transfer of the run is recorded in exactly one settlement
+//      window, and every settlement's journal entries sum to zero; when the run settled on a
+//      schedule, every window holding the run's transfers ended SETTLED;
+//   5. Kafka high-water marks moved consistently: fulfil ≈ prepare, notification ≈ the
 //      expected multiple of prepare (Mojaloop's whitepaper gate: within 2 %); in a fault run
 //      (perf/chaos.js) no fewer, as redelivery may produce a record twice (never apply it
 //      twice: checks 1 and 3 hold exactly).
@@ -106,12 +109,29 @@ function kafkaChecks(before, after, expectedNotificationRatio, { resent = 0, ask
   return { reasons, delta: { ...delta, payerResent: resent, payerAsked: asked } };
 }
 
+async function settlementChecks(db, runTag, committed, settled) {
+  const reasons = [];
+  const [{ n: recorded }] = await db('settlement_window_transfer').where('transfer_id', 'like', runPattern(runTag)).count({ n: '*' });
+  if (Number(recorded) !== committed) reasons.push(`${recorded} of the run's ${committed} committed transfers are recorded in a settlement window`);
+  const unbalanced = await db('position_change').whereIn('reason', ['SETTLEMENT_POSITION', 'SETTLEMENT_FUNDS', 'GROSS_SETTLEMENT']).select('transfer_id').sum({ total: 'change' })
+    .groupBy('transfer_id').havingRaw('SUM(`change`) <> 0');
+  for (const row of unbalanced) reasons.push(`settlement entries ${row.transfer_id} sum to ${row.total}, not 0`);
+  if (settled) {
+    const [{ n: unsettled }] = await db('settlement_window_transfer as t').join('settlement_window as w', 'w.id', 't.settlement_window_id')
+      .where('t.transfer_id', 'like', runPattern(runTag)).whereNull('t.gross_settled_at').whereNot('w.state', 'SETTLED').count({ n: '*' });
+    if (Number(unsettled) > 0) reasons.push(`${unsettled} committed transfers of the run are in windows not SETTLED`);
+    reasons.push(...settled.failures.map((failure) => `settlement on schedule: ${failure}`));
+  }
+  return { reasons };
+}
+
 /** Runs every check; `{ pass, reasons, details }`. */
-export async function runGate({ db, runTag, completed, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false }) {
+export async function runGate({ db, runTag, completed, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled }) {
   const transfers = await transferChecks(db, runTag, completed);
   const money = await moneyChecks(db, runTag, transfers.committedAmount);
+  const settlement = await settlementChecks(db, runTag, transfers.byState.COMMITTED?.n ?? 0, settled);
   const kafka = kafkaChecks(marksBefore, marksAfter, expectedNotificationRatio, payerRetries, failed, duplicatesAllowed);
-  const reasons = [...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...kafka.reasons];
+  const reasons = [...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...settlement.reasons, ...kafka.reasons];
   return { pass: reasons.length === 0, reasons, details: { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta } };
 }
 

@@ -17,9 +17,11 @@ import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, o
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { provision } from './provision.js';
+import { startSettlementSchedule } from './settlement-schedule.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
 import { writeReport } from './report.js';
 import { freePortRange } from '../scripts/lib/ports.js';
+import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 // Notification-topic messages per transfer prepare, by mode (the gate's expected multiple):
@@ -33,7 +35,9 @@ export const PROFILES = Object.freeze({
   load: { tps: 45, transfers: 5_400, dfsps: 4, msisdns: 10_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000 },
   // k6.csv keeps two short lines per iteration (about 125 MB for a million); the report
   // reads it window by window.
-  soak: { tps: 45, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000 },
+  // The soak settles every five minutes (perf/settlement-schedule.js), as a scheme does, so
+  // the DFSPs' caps cover five minutes of payments rather than the whole run.
+  soak: { tps: 45, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, settleEverySeconds: 300 },
 });
 
 // ES256 signs in a tenth of RS256's time (DESIGN.md); RS256 is what Mojaloop's SDKs sign with.
@@ -358,9 +362,12 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   // Each simulator process has its own callback port (simPort + index) and bridge port.
   const simPort = await freePortRange(settings.simWorkers, options.simPort);
   const bridgePort = await freePortRange(settings.simWorkers, options.bridgePort);
+  const settles = Boolean(settings.settleEverySeconds && target.settlementUrl);
   const { pairs, payerWorkers, keysDirectory } = await provision({
     adminUrl: target.adminUrl, adminToken: target.adminToken, simBase: `http://127.0.0.1:${simPort}`, simWorkers: settings.simWorkers, dfsps: settings.dfsps,
-    msisdns: settings.msisdns, transfers: settings.transfers, dbEnv: target.dbEnv, loadParties: settings.mode === 'full',
+    msisdns: settings.msisdns, dbEnv: target.dbEnv, loadParties: settings.mode === 'full',
+    // Caps and cover for the payments between two settlements (three intervals' worth), or for the whole run.
+    transfers: settles ? settings.tps * settings.settleEverySeconds * 3 : settings.transfers,
     // Unsigned runs keep ES256 keys registered: the switch's verification is off for them.
     jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, log,
   });
@@ -369,6 +376,11 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   target.simulatorPid = simulators.pid;
   let measured;
   let payerRetries;
+  const schedule = settles ? startSettlementSchedule({
+    settlementUrl: target.settlementUrl, adminUrl: target.adminUrl, token: target.adminToken ?? operatorTokensFromEnv().readWrite, currency: 'USD',
+    everySeconds: settings.settleEverySeconds, log,
+  }) : undefined;
+  if (settings.settleEverySeconds && !settles) log('this switch runs no settlement API: the run is not settled on a schedule');
   try {
     measured = await measure({ target, dir, env, log, dashboard: Boolean(settings.dashboard), during: options.during });
     payerRetries = await bridgeCounters(bridgePort, settings.simWorkers);
@@ -379,15 +391,20 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   // Transfers still in flight when k6 stopped finish, or expire (timeout handler), first.
   const open = await waitForFinality(target.db, runTag, settings.expirationMs + 15_000);
   if (open > 0) log(`${open} transfers of the run are still not final`);
+  const settled = await schedule?.stop();
+  if (settled) log(`settled on schedule: ${settled.settlements} settlements over ${settled.windows} windows, ${settled.failures.length} failures`);
   const summary = JSON.parse(readFileSync(`${dir}/summary.json`, 'utf8'));
   const completed = summary.metrics.completed_transactions?.values.count ?? 0;
   const failed = summary.metrics.failed_transactions?.values.count ?? 0;
-  const gate = await runGate({ db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka), expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries, duplicatesAllowed: Boolean(options.during) });
+  const gate = await runGate({
+    db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
+    expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries, duplicatesAllowed: Boolean(options.during), settled,
+  });
   printGate(gate, log);
   const toldOtherwise = await committedButToldOtherwise(target.db, payerRetries?.failedTransfers ?? []);
   for (const { transferId, at, outcome } of toldOtherwise) log(`  COMMITTED ${transferId}, but its payer was told ${outcome} at ${at}`);
   const marks = measured.faults?.marks ?? [];
-  const meta = { run: { ...run, during: undefined }, runTag, gate, toldOtherwise, cpu: measured.cpu, resources: measured.resources, startedAt: measured.startedAt, marks };
+  const meta = { run: { ...run, during: undefined }, runTag, gate, settled, toldOtherwise, cpu: measured.cpu, resources: measured.resources, startedAt: measured.startedAt, marks };
   writeFileSync(`${dir}/run.json`, JSON.stringify(meta, null, 2));
   const markdown = await writeReport(dir, { ...meta, run });
   log(markdown);
@@ -400,12 +417,12 @@ async function main() {
   const { values } = parseArgs({ options: {
     profile: { type: 'string', default: 'load' }, tps: { type: 'string' }, transfers: { type: 'string' }, dfsps: { type: 'string' },
     'sim-workers': { type: 'string' }, mode: { type: 'string' }, fresh: { type: 'boolean', default: false }, 'skip-discovery-quote': { type: 'boolean', default: false }, name: { type: 'string' },
-    'jws-alg': { type: 'string' }, dashboard: { type: 'boolean', default: false },
+    'jws-alg': { type: 'string' }, dashboard: { type: 'boolean', default: false }, 'settle-every': { type: 'string' },
   } });
   const overrides = Object.fromEntries(Object.entries({
     profile: values.profile, tps: values.tps && Number(values.tps), transfers: values.transfers && Number(values.transfers), dfsps: values.dfsps && Number(values.dfsps),
     simWorkers: values['sim-workers'] && Number(values['sim-workers']), mode: values['skip-discovery-quote'] ? 'transfer' : values.mode, name: values.name,
-    jwsAlg: values['jws-alg'], dashboard: values.dashboard || undefined,
+    jwsAlg: values['jws-alg'], dashboard: values.dashboard || undefined, settleEverySeconds: values['settle-every'] && Number(values['settle-every']),
   }).filter(([, value]) => value !== undefined && value !== ''));
   // --fresh: a switch of the run's own instead of the one `make up` runs.
   const target = values.fresh ? await freshTarget(overrides.mode ?? 'full') : await localTarget();
@@ -431,7 +448,7 @@ export async function localTarget() {
   const metricsUrls = {};
   for (const { name, port } of services) pidsOf(name).forEach((_, index) => { metricsUrls[`${name}-${index}`] = `http://127.0.0.1:${port + index}`; });
   const target = {
-    adminUrl: 'http://127.0.0.1:3001', alsUrl: 'http://127.0.0.1:4002', quotingUrl: 'http://127.0.0.1:3002', transfersUrl: 'http://127.0.0.1:3000',
+    adminUrl: 'http://127.0.0.1:3001', settlementUrl: 'http://127.0.0.1:3007/v2', alsUrl: 'http://127.0.0.1:4002', quotingUrl: 'http://127.0.0.1:3002', transfersUrl: 'http://127.0.0.1:3000',
     db, dbEnv: {}, kafka: { brokers: config.kafka.brokers, prefix: config.kafka.topicPrefix ?? '' }, metricsUrls,
     processes: () => ({
       ...Object.fromEntries(services.map(({ name }) => [name, pidsOf(name)])),
