@@ -16,7 +16,8 @@ const helm = process.env.HELM ?? join(root, '.tools', 'bin', 'helm');
 const eksValues = join(chart, 'examples', 'values-eks.yaml');
 const skip = existsSync(helm) ? false : `helm not found at ${helm} (run make deps)`;
 
-const TRANSFER_COMPONENTS = ['admin-api', 'api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'timeout'];
+// Always on: the transfer path and the operator APIs beside it.
+const CORE_COMPONENTS = ['admin-api', 'api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'settlement-api', 'timeout'];
 const OPTIONAL_COMPONENTS = ['account-lookup', 'account-lookup-admin', 'oracle', 'quoting', 'quoting-handler'];
 
 function runHelm(args) {
@@ -49,22 +50,22 @@ test('the schema rejects values the switch could not run with', { skip }, () => 
   assert.throws(() => render(['--set', 'db.password=x', '--set', 'components.prepare.replicas=two']), /replicas/);
 });
 
-test('discovery and quotes can be switched off, leaving the transfer components', { skip }, () => {
+test('discovery and quotes can be switched off, leaving the transfer path and the operator APIs', { skip }, () => {
   const off = OPTIONAL_COMPONENTS.flatMap((name) => ['--set', `components.${name}.enabled=false`]);
   const objects = render(['--set', 'db.password=x', ...off]);
-  assert.deepEqual(ofKind(objects, 'Deployment').map(component).sort(), TRANSFER_COMPONENTS);
+  assert.deepEqual(ofKind(objects, 'Deployment').map(component).sort(), CORE_COMPONENTS);
   for (const name of OPTIONAL_COMPONENTS) assert.equal(named(objects, 'Deployment', `sw-fspiop-switch-${name}`), undefined);
   const testPod = ofKind(objects, 'Pod').find((p) => p.metadata.annotations['helm.sh/hook'] === 'test');
-  assert.equal(envOf(testPod.spec.containers[0]).HEALTH_URLS.split(' ').length, TRANSFER_COMPONENTS.length);
+  assert.equal(envOf(testPod.spec.containers[0]).HEALTH_URLS.split(' ').length, CORE_COMPONENTS.length);
 });
 
 test('default values: every component, each from the one image with its own command', { skip }, () => {
   const objects = render(['--set', 'db.password=x']);
   const deployments = ofKind(objects, 'Deployment');
-  assert.deepEqual(deployments.map(component).sort(), [...TRANSFER_COMPONENTS, ...OPTIONAL_COMPONENTS].sort());
+  assert.deepEqual(deployments.map(component).sort(), [...CORE_COMPONENTS, ...OPTIONAL_COMPONENTS].sort());
 
   const entries = {
-    'api-adapter': 'api-adapter/main.js', 'admin-api': 'ledger/admin-api/main.js', prepare: 'handlers/prepare/main.js', position: 'handlers/position/main.js',
+    'api-adapter': 'api-adapter/main.js', 'admin-api': 'ledger/admin-api/main.js', 'settlement-api': 'ledger/settlement-api/main.js', prepare: 'handlers/prepare/main.js', position: 'handlers/position/main.js',
     fulfil: 'handlers/fulfil/main.js', notification: 'handlers/notification/main.js', timeout: 'handlers/timeout/main.js', quoting: 'quoting/main.js',
     'quoting-handler': 'quoting/handler/main.js', 'account-lookup': 'account-lookup/main.js', 'account-lookup-admin': 'account-lookup/admin-main.js',
     oracle: 'account-lookup/oracle-main.js',
@@ -94,8 +95,9 @@ test('default values: every component, each from the one image with its own comm
 
 test('default values: replicas, HPAs capped at partitions, no monitoring objects rendered', { skip }, () => {
   const objects = render(['--set', 'db.password=x']);
-  // Components under an HPA leave replicas to it; admin-api has no HPA and keeps its count.
+  // Components under an HPA leave replicas to it; the operator APIs have none and keep their count.
   assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-admin-api').spec.replicas, 2);
+  assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-settlement-api').spec.replicas, 1);
   assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-prepare').spec.replicas, undefined);
   const hpas = Object.fromEntries(ofKind(objects, 'HorizontalPodAutoscaler').map((h) => [component(h), h.spec]));
   assert.deepEqual(Object.keys(hpas).sort(), ['api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'quoting-handler', 'timeout']);
@@ -127,7 +129,7 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   assert.equal(Buffer.from(named(objects, 'Secret', 'sw-fspiop-switch-secrets').data.DB_PASSWORD, 'base64').toString(), 's3cret');
 
   const policies = ofKind(objects, 'NetworkPolicy');
-  assert.deepEqual(policies.map(component).sort(), ['account-lookup-admin', 'admin-api', 'oracle']);
+  assert.deepEqual(policies.map(component).sort(), ['account-lookup-admin', 'admin-api', 'oracle', 'settlement-api']);
   assert.equal(policies[0].spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/instance'], 'sw');
 
   const jobs = Object.fromEntries(ofKind(objects, 'Job').map((j) => [component(j), j]));
@@ -145,7 +147,7 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
 
   const testPod = ofKind(objects, 'Pod').find((p) => p.metadata.annotations['helm.sh/hook'] === 'test');
   const urls = envOf(testPod.spec.containers[0]).HEALTH_URLS.split(' ');
-  assert.equal(urls.length, TRANSFER_COMPONENTS.length + OPTIONAL_COMPONENTS.length);
+  assert.equal(urls.length, CORE_COMPONENTS.length + OPTIONAL_COMPONENTS.length);
   assert.ok(urls.includes('http://sw-fspiop-switch-position:4211/health'));
 });
 
@@ -165,7 +167,7 @@ test('operator APIs: tokens from a Secret to the servers and their clients only,
     return present;
   };
   const clients = { notification: ['OPERATOR_TOKEN_READ_ONLY'], 'account-lookup': ['OPERATOR_TOKEN_READ_WRITE'] };
-  const expected = { 'admin-api': tokenKeys, 'account-lookup-admin': tokenKeys, oracle: tokenKeys, ...clients };
+  const expected = { 'admin-api': tokenKeys, 'settlement-api': tokenKeys, 'account-lookup-admin': tokenKeys, oracle: tokenKeys, ...clients };
   for (const d of ofKind(objects, 'Deployment')) {
     assert.deepEqual(tokenRefs(d.spec.template.spec), expected[component(d)] ?? [], `${component(d)}'s tokens`);
     const client = d.spec.template.metadata.labels['fspiop-switch.io/operator-client'] === 'true';
@@ -202,9 +204,62 @@ test('operator APIs: tokens from a Secret to the servers and their clients only,
   }
 });
 
+test('settlement API: an internal operator API on 3007 like the admin API, one replica, its dashboard and window-age alert', { skip }, () => {
+  const ops = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'switch-ops' } } };
+  const objects = render(['--set', 'db.password=x', '--set', 'service.type=LoadBalancer', '--set-json', `networkPolicy.adminFrom=${JSON.stringify([ops])}`]);
+  const name = 'sw-fspiop-switch-settlement-api';
+  const deployment = named(objects, 'Deployment', name);
+  const [container] = deployment.spec.template.spec.containers;
+  const env = envOf(container);
+  assert.deepEqual(container.command, ['node', 'ledger/settlement-api/main.js']);
+  assert.deepEqual([deployment.spec.replicas, container.ports[0].containerPort, env.PORT, env.SERVICE_NAME], [1, 3007, '3007', 'settlement-api']);
+  assert.deepEqual(env.DB_PASSWORD, { secretKeyRef: { name: 'sw-fspiop-switch-secrets', key: 'DB_PASSWORD' } });
+  for (const key of ['OPERATOR_TOKEN_READ_WRITE', 'OPERATOR_TOKEN_READ_ONLY']) {
+    assert.deepEqual(env[key], { secretKeyRef: { name: 'sw-fspiop-switch-secrets', key } }, `${key}: it checks both scopes`);
+  }
+  assert.equal(deployment.spec.template.metadata.labels['fspiop-switch.io/operator-client'], undefined, 'a server, not an operator client');
+  assert.equal(deployment.spec.template.metadata.annotations['prometheus.io/port'], '3007');
+  assert.equal(container.readinessProbe.httpGet.path, '/health');
+  assert.equal(named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.GROSS_SETTLEMENT_INTERVAL_MS, '1000', 'its sweep\'s settings in the shared config');
+  assert.equal(ofKind(objects, 'HorizontalPodAutoscaler').find((h) => component(h) === 'settlement-api'), undefined);
+  assert.ok(named(objects, 'PodDisruptionBudget', name));
+
+  const service = named(objects, 'Service', name);
+  assert.deepEqual([service.spec.type, service.spec.ports[0].port, service.spec.ports[0].targetPort], ['ClusterIP', 3007, 'http'], 'internal whatever service.type says');
+  assert.equal(named(objects, 'Service', 'sw-fspiop-switch-api-adapter').spec.type, 'LoadBalancer');
+  const policy = named(objects, 'NetworkPolicy', `${name}-internal`);
+  assert.deepEqual(policy.spec.podSelector.matchLabels['app.kubernetes.io/component'], 'settlement-api');
+  assert.deepEqual(policy.spec.ingress, [{
+    from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'fspiop-switch', 'app.kubernetes.io/instance': 'sw', 'fspiop-switch.io/operator-client': 'true' } } }, ops],
+    ports: [{ port: 'http' }],
+  }], 'this release\'s operator clients and networkPolicy.adminFrom only');
+  const testPod = ofKind(objects, 'Pod').find((p) => p.metadata.annotations['helm.sh/hook'] === 'test');
+  assert.ok(envOf(testPod.spec.containers[0]).HEALTH_URLS.split(' ').includes('http://sw-fspiop-switch-settlement-api:3007/health'));
+
+  // Several replicas are safe (its worker and scheduler take row locks); off removes every object of it.
+  assert.equal(named(render(['--set', 'db.password=x', '--set', 'components.settlement-api.replicas=3']), 'Deployment', name).spec.replicas, 3);
+  const off = render(['--set', 'db.password=x', '--set', 'components.settlement-api.enabled=false']);
+  assert.deepEqual(off.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'settlement-api'), []);
+
+  // The Settlement dashboard reads the settlement API's metrics; the alert's bound is a value.
+  const monitored = render(['--set', 'db.password=x', '--set', 'metrics.dashboards.enabled=true', '--set', 'metrics.prometheusRule.enabled=true']);
+  const board = JSON.parse(named(monitored, 'ConfigMap', 'sw-fspiop-switch-dashboard-settlement').data['settlement.json']);
+  const exprs = board.panels.flatMap((panel) => panel.targets.map((target) => target.expr));
+  for (const metric of ['settlement_window_open_age_seconds', 'settlement_window_open_transfers', 'settlement_window_open_amount',
+    'settlements_pending', 'settlement_windows_closed_total', 'settlement_gross_settled_transfers_total']) {
+    assert.ok(exprs.some((expr) => expr.includes(`${metric}{namespace=~"$namespace"}`)), `a panel shows ${metric}`);
+  }
+  assert.equal(board.panels.find((panel) => panel.title === 'Age of the open settlement window').fieldConfig.defaults.unit, 's');
+  assert.ok(exprs.includes('sum(increase(settlement_windows_closed_total{namespace=~"$namespace"}[1h]))'), 'windows closed per hour');
+  const windowAlert = (values) => ofKind(values, 'PrometheusRule')[0].spec.groups.flatMap((g) => g.rules).find((r) => r.alert === 'FspiopSettlementWindowOpenTooLong');
+  assert.equal(windowAlert(monitored).expr.trim(), 'max(settlement_window_open_age_seconds{namespace="payments"}) > 86400');
+  const hourly = render(['--set', 'db.password=x', '--set', 'metrics.prometheusRule.enabled=true', '--set', 'metrics.prometheusRule.settlementWindowMaxAgeSeconds=3600']);
+  assert.match(windowAlert(hourly).expr, /> 3600\n?$/);
+});
+
 test('EKS values: MSK over SASL/SCRAM + TLS, Aurora over TLS, secrets from existing Secrets', { skip }, () => {
   const objects = render(['-f', eksValues]);
-  assert.deepEqual(ofKind(objects, 'Deployment').map(component).sort(), [...TRANSFER_COMPONENTS, ...OPTIONAL_COMPONENTS].sort());
+  assert.deepEqual(ofKind(objects, 'Deployment').map(component).sort(), [...CORE_COMPONENTS, ...OPTIONAL_COMPONENTS].sort());
   assert.equal(ofKind(objects, 'Secret').length, 0, 'both secrets are existing ones');
   const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
   assert.equal(config.DB_SSL, 'true');
@@ -231,7 +286,7 @@ test('EKS values: MSK over SASL/SCRAM + TLS, Aurora over TLS, secrets from exist
   }
   const admin = named(objects, 'Deployment', 'sw-fspiop-switch-account-lookup-admin');
   assert.equal(envOf(admin.spec.template.spec.containers[0]).ORACLE_PORT, 'off');
-  assert.deepEqual(ofKind(objects, 'NetworkPolicy').map(component).sort(), ['account-lookup-admin', 'admin-api', 'oracle']);
+  assert.deepEqual(ofKind(objects, 'NetworkPolicy').map(component).sort(), ['account-lookup-admin', 'admin-api', 'oracle', 'settlement-api']);
 });
 
 test('EKS values: KEDA on lag replaces the HPA, capped at partitions; monitoring rendered', { skip }, () => {
@@ -254,9 +309,9 @@ test('EKS values: KEDA on lag replaces the HPA, capped at partitions; monitoring
   assert.equal(ofKind(objects, 'ServiceMonitor')[0].spec.endpoints[0].honorLabels, true);
   assert.equal(ofKind(objects, 'ServiceMonitor')[0].metadata.labels.release, 'kube-prometheus-stack');
   const alerts = ofKind(objects, 'PrometheusRule')[0].spec.groups.flatMap((g) => g.rules.map((r) => r.alert));
-  assert.deepEqual(alerts, ['FspiopHttpP99LatencyHigh', 'FspiopTransferEndToEndP99High', 'FspiopHttpServerErrors', 'FspiopCallbacksFailing', 'FspiopTransfersFailing', 'FspiopConsumerLagHigh', 'FspiopDeadLetters', 'FspiopPositionNearNetDebitCap']);
+  assert.deepEqual(alerts, ['FspiopHttpP99LatencyHigh', 'FspiopTransferEndToEndP99High', 'FspiopHttpServerErrors', 'FspiopCallbacksFailing', 'FspiopTransfersFailing', 'FspiopConsumerLagHigh', 'FspiopDeadLetters', 'FspiopPositionNearNetDebitCap', 'FspiopSettlementWindowOpenTooLong']);
   const dashboards = ofKind(objects, 'ConfigMap').filter((c) => c.metadata.labels.grafana_dashboard === '1');
-  assert.deepEqual(dashboards.map((c) => Object.keys(c.data)[0]).sort(), ['dfsp.json', 'handlers.json', 'kafka.json', 'mysql.json', 'overview.json']);
+  assert.deepEqual(dashboards.map((c) => Object.keys(c.data)[0]).sort(), ['dfsp.json', 'handlers.json', 'kafka.json', 'mysql.json', 'overview.json', 'settlement.json']);
   for (const c of dashboards) assert.ok(JSON.parse(Object.values(c.data)[0]).panels.length > 0);
 });
 

@@ -4,17 +4,26 @@
 // drives discovery → quote → transfer with its failures through the switch, and then every
 // Grafana panel's query, every dashboard variable and every alert expression must return
 // data: a renamed metric or label, or a broken query, fails here rather than on a dashboard.
+// The demo ends each run by settling its window through the settlement API. Beside it, two
+// DFSPs of this test pay in USD (settled deferred net) and in EUR (settled gross: the
+// settlement API settles each transfer on its own), and after the first run their window is
+// closed and taken into a settlement left pending, so that every settlement panel has data.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dump, load } from 'js-yaml';
 import { startSwitch } from '../support/switch.js';
-import { testConfig } from '../support/environment.js';
+import { operatorTokens, testConfig } from '../support/environment.js';
+import { onboardDfsp } from '../support/admin-api.js';
+import { signedFetch } from '../support/jws-keys.js';
+import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
+import { adminClient } from '../../scripts/lib/onboarding.js';
 import { freePort, freePortRange } from '../../scripts/lib/ports.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -25,6 +34,11 @@ const RATE_INTERVAL = '2m';
 const DEMO_RUNS = 2;
 const DEMO_TIMEOUT_MS = 120_000;
 const SCRAPE_WAIT_MS = 30_000;
+const NET_CURRENCY = 'USD'; // the demo's, settled deferred net
+const GROSS_CURRENCY = 'EUR';
+const NET_AMOUNT = '12.5';
+const GROSS_AMOUNT = '7';
+const SETTLEMENT_POD = 'settlement-api-0';
 const missing = [helm, '/usr/bin/prometheus', '/usr/bin/prometheus-mysqld-exporter'].filter((path) => !existsSync(path));
 const skip = missing.length ? `missing ${missing.join(', ')} (run make deps)` : false;
 
@@ -32,6 +46,9 @@ let sw;
 let workDir;
 let prometheusUrl;
 let targetCount;
+let settlement; // { url, request, child? }
+let testDfsps = [];
+let pendingSettlement;
 const children = [];
 
 function spawnLogged(command, args, env = process.env) {
@@ -74,6 +91,7 @@ async function startMysqldExporter() {
 function scrapeTargets(mysqldExporter) {
   const pods = [...sw.ports].map(([pod, port]) => ({ targets: [`127.0.0.1:${port}`], labels: { namespace: NAMESPACE, pod } }));
   pods.push({ targets: [new URL(sw.admin.baseUrl).host], labels: { namespace: NAMESPACE, pod: 'admin-api-0' } });
+  if (settlement.child) pods.push({ targets: [new URL(settlement.url).host], labels: { namespace: NAMESPACE, pod: SETTLEMENT_POD } });
   return [
     { job_name: 'fspiop-switch', scrape_interval: '1s', static_configs: pods },
     { job_name: 'mysqld', scrape_interval: '1s', static_configs: [{ targets: [mysqldExporter] }] },
@@ -132,7 +150,7 @@ async function runDemo(simulatorPortBase) {
   const url = (name) => `http://127.0.0.1:${sw.ports.get(`${name}-0`)}`;
   const demo = spawnLogged(process.execPath, [join(root, 'scripts', 'demo.js')], {
     ...process.env, ADMIN_API_URL: sw.admin.baseUrl, TRANSFERS_API_URL: sw.apiUrl, QUOTES_API_URL: url('quoting'),
-    ACCOUNT_LOOKUP_URL: url('account-lookup'), DEMO_SIMULATOR_PORT_BASE: String(simulatorPortBase),
+    ACCOUNT_LOOKUP_URL: url('account-lookup'), DEMO_SIMULATOR_PORT_BASE: String(simulatorPortBase), SETTLEMENT_API_URL: `${settlement.url}/v2`,
   });
   // The demo bounds each wait at 20 s; this bounds the whole run, so a hang fails the test.
   const killer = setTimeout(() => demo.kill('SIGKILL'), DEMO_TIMEOUT_MS);
@@ -144,6 +162,86 @@ async function runDemo(simulatorPortBase) {
   assert.equal(response.status, 400);
 }
 
+/**
+ * The settlement API on the switch's database: the switch's own when it starts one, else a
+ * process of its own here, started as the switch starts its components.
+ */
+async function startSettlementApi() {
+  const tokens = operatorTokens();
+  const request = (url) => adminClient(url, { token: tokens.readWrite });
+  if (sw.ports.has(SETTLEMENT_POD)) {
+    const url = `http://127.0.0.1:${sw.ports.get(SETTLEMENT_POD)}`;
+    return { url, request: request(url) };
+  }
+  const port = await freePort();
+  const child = spawnLogged(process.execPath, [join(root, 'ledger', 'settlement-api', 'main.js')], {
+    ...process.env, PORT: String(port), SERVICE_NAME: 'settlement-api', LOG_LEVEL: 'warn', DB_PASSWORD: testConfig().db.password,
+    DB_NAME: sw.admin.databaseName, OPERATOR_TOKEN_READ_WRITE: tokens.readWrite, OPERATOR_TOKEN_READ_ONLY: tokens.readOnly,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForUrl(`${url}/health`, child);
+  return { url, request: request(url), child };
+}
+
+function expectStatus(result, status, what) {
+  assert.equal(result.status, status, `${what}: ${result.status} ${result.text}`);
+  return result.body;
+}
+
+/** A currency settled gross (continuous gross settlement): the hub's accounts and its model. */
+async function setUpGrossCurrency() {
+  for (const type of ['HUB_MULTILATERAL_SETTLEMENT', 'HUB_RECONCILIATION']) {
+    expectStatus(await sw.admin.request('POST', '/participants/Hub/accounts', { type, currency: GROSS_CURRENCY }), 201, `hub ${type}`);
+  }
+  expectStatus(await sw.admin.request('POST', '/settlementModels', {
+    name: `CGS_${GROSS_CURRENCY}`, settlementGranularity: 'GROSS', settlementInterchange: 'BILATERAL', settlementDelay: 'IMMEDIATE',
+    currency: GROSS_CURRENCY, requireLiquidityCheck: true, ledgerAccountType: 'POSITION', settlementAccountType: 'SETTLEMENT', autoPositionReset: true,
+  }), 201, 'gross settlement model');
+}
+
+/** This test's two DFSPs, in both currencies (after the demo has set the hub up in USD). */
+async function onboardTestDfsps() {
+  testDfsps = [await startTestDfsp({ name: 'settlepayer', switchUrl: sw.apiUrl }), await startTestDfsp({ name: 'settlepayee', switchUrl: sw.apiUrl })];
+  for (const dfsp of testDfsps) {
+    for (const currency of [NET_CURRENCY, GROSS_CURRENCY]) {
+      await onboardDfsp(sw.admin.request, { name: dfsp.name, currency, endpointBase: dfsp.url, netDebitCap: '1000', fundsIn: '1000' });
+    }
+  }
+}
+
+/** One transfer between this test's DFSPs, committed. */
+async function transfer(amount, currency) {
+  const [payer, payee] = testDfsps;
+  const transferId = randomUUID();
+  const expiration = new Date(Date.now() + 30_000).toISOString();
+  const ilp = quoteIlp({ secret: payee.secret, transferId, amount, currency, payeeAddress: `g.${payee.name}.msisdn.1`, expiration });
+  const body = { transferId, payerFsp: payer.name, payeeFsp: payee.name, amount: { amount, currency }, ilpPacket: ilp.ilpPacket, condition: ilp.condition, expiration };
+  const response = await signedFetch(`${sw.apiUrl}/transfers`, { method: 'POST', headers: fspiopHeaders(payer.name, payee.name), body: JSON.stringify(body) });
+  assert.equal(response.status, 202, await response.text());
+  const callback = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/transfers/${transferId}`);
+  assert.equal(callback.body.transferState, 'COMMITTED', JSON.stringify(callback.body));
+}
+
+/** Closes the open window and takes it into a deferred net settlement, left pending. */
+async function settleOpenWindow() {
+  const [open] = expectStatus(await settlement.request('GET', '/v2/settlementWindows?state=OPEN'), 200, 'open window');
+  expectStatus(await settlement.request('POST', `/v2/settlementWindows/${open.settlementWindowId}`, { state: 'CLOSED', reason: 'monitoring test' }), 200, 'close window');
+  pendingSettlement = expectStatus(await settlement.request('POST', '/v2/settlements', {
+    settlementModel: `DEFERREDNET_${NET_CURRENCY}`, reason: 'monitoring test', settlementWindows: [{ id: String(open.settlementWindowId) }],
+  }), 200, 'settlement');
+}
+
+/** Waits until the settlement API has settled every transfer in the gross currency. */
+async function waitForGrossSettlement(timeoutMs = SCRAPE_WAIT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const [{ unsettled }] = await sw.admin.db('settlement_window_transfer').where({ currency: GROSS_CURRENCY }).whereNull('gross_settled_at').count({ unsettled: '*' });
+    if (Number(unsettled) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${GROSS_CURRENCY} transfers not settled gross\n${settlement.child?.output ?? ''}`);
+}
+
 before(async () => {
   if (skip) return;
   workDir = mkdtempSync(join(tmpdir(), 'fspiop-prometheus-'));
@@ -151,7 +249,9 @@ before(async () => {
   sw = await startSwitch({
     env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}` },
   });
+  settlement = await startSettlementApi();
   await startPrometheus(await startMysqldExporter());
+  await setUpGrossCurrency();
   // A counter's first sample is where rate() starts, so a series must grow after it has been
   // scraped once for its rate to be a number. Prometheus hands new targets to its scrape loop
   // some seconds apart, and a fast machine finishes a demo run within that time: so each run
@@ -161,13 +261,21 @@ before(async () => {
   for (let run = 0; run < DEMO_RUNS; run += 1) {
     waitedMs.push(await waitForScrapesAfter(Date.now()));
     await runDemo(simulatorPortBase);
+    if (run === 0) await onboardTestDfsps();
+    await transfer(NET_AMOUNT, NET_CURRENCY);
+    await transfer(GROSS_AMOUNT, GROSS_CURRENCY);
+    // The demo has settled its own window; the first run's transfers of this test's DFSPs go
+    // into a settlement left pending, the last run's stay in the open window.
+    if (run === 0) await settleOpenWindow();
   }
+  await waitForGrossSettlement();
   waitedMs.push(await waitForScrapesAfter(Date.now()));
   console.log(`  waited for every target's next scrape: ${waitedMs.map((ms) => `${ms} ms`).join(', ')} (before each run, then after the last)`);
   await waitForRuleEvaluationAfter(Date.now());
 });
 
 after(async () => {
+  await Promise.all(testDfsps.map((dfsp) => dfsp.close()));
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : null)));
   await sw?.stop();
@@ -240,15 +348,34 @@ test('the switch reports what the payments did: outcomes by error code, position
   const finished = await query(`sum by (state, error_code) (transfers_finished_total{namespace="${NAMESPACE}"})`);
   const count = (state, code) => Number(finished.find(({ metric }) => metric.state === state && metric.error_code === code)?.value[1] ?? 0);
   // Each run of the demo's six payments: three commit, one is refused for liquidity (4001),
-  // one is rejected by the payee (5104), one stops at discovery (3204: no transfer).
-  assert.equal(count('COMMITTED', 'none'), 3 * DEMO_RUNS, JSON.stringify(finished));
+  // one is rejected by the payee (5104), one stops at discovery (3204: no transfer); and the
+  // two transfers of this test's DFSPs commit.
+  assert.equal(count('COMMITTED', 'none'), (3 + 2) * DEMO_RUNS, JSON.stringify(finished));
   assert.equal(count('ABORTED_REJECTED', '4001'), DEMO_RUNS, JSON.stringify(finished));
   assert.equal(count('ABORTED_ERROR', '5104'), DEMO_RUNS, JSON.stringify(finished));
-  // payerfsp committed 100 a run (its 42 was released) against a net debit cap of 10,000.
-  const gauge = async (name) => Number((await query(`${name}{namespace="${NAMESPACE}", fsp="payerfsp", currency="USD"}`))[0]?.value[1]);
-  assert.equal(await gauge('dfsp_position'), 100 * DEMO_RUNS);
-  assert.equal(await gauge('dfsp_net_debit_cap'), 10000);
-  assert.equal(await gauge('dfsp_net_debit_cap_utilisation_ratio'), 0.01 * DEMO_RUNS);
+  const gauge = async (name, fsp, currency = NET_CURRENCY) => Number((await query(`${name}{namespace="${NAMESPACE}", fsp="${fsp}", currency="${currency}"}`))[0]?.value[1]);
+  // payerfsp committed 100 a run (its 42 was released), which the demo settled at the end of the run.
+  assert.equal(await gauge('dfsp_position', 'payerfsp'), 0);
+  assert.equal(await gauge('dfsp_net_debit_cap', 'payerfsp'), 10000);
+  // settlepayer's USD transfers are not settled yet (the first run's in the pending settlement,
+  // the last one's in the open window), against a net debit cap of 1,000; its EUR ones were settled gross.
+  assert.equal(await gauge('dfsp_position', 'settlepayer'), Number(NET_AMOUNT) * DEMO_RUNS);
+  assert.equal(await gauge('dfsp_net_debit_cap_utilisation_ratio', 'settlepayer'), (Number(NET_AMOUNT) * DEMO_RUNS) / 1000);
+  assert.equal(await gauge('dfsp_position', 'settlepayer', GROSS_CURRENCY), 0);
   const lag = await query(`sum by (handler) (kafka_consumer_lag_messages{namespace="${NAMESPACE}"})`);
   assert.deepEqual(lag.map(({ metric }) => metric.handler).sort(), ['fulfil', 'notification', 'position', 'prepare', 'quoting-handler']);
+});
+
+test('the settlement API reports its windows and settlements: the open window, the pending settlement, what it settled gross', { skip }, async () => {
+  const value = async (expr) => (await query(expr)).map(({ metric, value: [, v] }) => [metric.currency ?? metric.state ?? '', Number(v)]).sort();
+  const selector = `namespace="${NAMESPACE}"`;
+  // The open window holds the last run's transfers of this test's DFSPs (the demo settled its own).
+  assert.deepEqual(await value(`max by (currency) (settlement_window_open_transfers{${selector}})`), [[GROSS_CURRENCY, 1], [NET_CURRENCY, 1]]);
+  assert.deepEqual(await value(`max by (currency) (settlement_window_open_amount{${selector}})`), [[GROSS_CURRENCY, Number(GROSS_AMOUNT)], [NET_CURRENCY, Number(NET_AMOUNT)]]);
+  const [[, age]] = await value(`max(settlement_window_open_age_seconds{${selector}})`);
+  assert.ok(age > 0 && age < 3600, `open window age ${age}`);
+  assert.deepEqual(await value(`max by (state) (settlements_pending{${selector}})`), [[pendingSettlement.state, 1]]);
+  // The demo closes a window a run, and this test one.
+  assert.deepEqual(await value(`sum(settlement_windows_closed_total{${selector}})`), [['', DEMO_RUNS + 1]]);
+  assert.deepEqual(await value(`sum by (currency) (settlement_gross_settled_transfers_total{${selector}})`), [[GROSS_CURRENCY, DEMO_RUNS]]);
 });

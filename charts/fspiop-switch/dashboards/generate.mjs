@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes the Grafana dashboards of the chart (dashboards/*.json, loaded into ConfigMaps by
 // templates/monitoring/dashboards.yaml). Edit here and run `node generate.mjs`, rather than
-// editing the JSON by hand. test/integration/prometheus.test.js evaluates every query
+// editing the JSON by hand. test/charts/prometheus.test.js evaluates every query
 // against the running switch. Only metrics that exist are used:
 //   the switch:      http_request_duration_seconds{service,route,method,status},
 //                    transfer_end_to_end_seconds, transfers_finished_total{state,error_code},
@@ -12,6 +12,10 @@
 //                    db_pool_connections{state}, dfsp_position / dfsp_net_debit_cap /
 //                    dfsp_net_debit_cap_utilisation_ratio{fsp,currency},
 //                    prom-client's default process/nodejs metrics
+//   settlement API:  settlement_window_open_age_seconds, settlement_window_open_transfers /
+//                    settlement_window_open_amount{currency}, settlements_pending{state}
+//                    (gauges read from MySQL at scrape), settlement_windows_closed_total,
+//                    settlement_gross_settled_transfers_total{currency}
 //   mysqld_exporter: mysql_up, mysql_global_status_*, mysql_global_variables_max_connections
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -180,6 +184,30 @@ const dfsp = () => dashboard('fspiop-dfsp', 'fspiop-switch / Per DFSP', [
   ], { unit: 'ops' }),
 ], [{ name: 'fsp', type: 'query', datasource: ds, query: 'label_values(callbacks_total, fsp)', includeAll: true, multi: true, refresh: 2 }]);
 
-for (const [file, make] of [['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp]]) {
+// The settlement API's gauges are read from the database at scrape time, so every replica
+// reports the same value: max, not sum.
+const settlement = () => dashboard('fspiop-settlement', 'fspiop-switch / Settlement', [
+  panel('Age of the open settlement window', [
+    [`max(settlement_window_open_age_seconds{${ns}})`, 'open window'],
+  ], { unit: 's', description: 'Drops to zero when the window is closed (POST /v2/settlementWindows/{id}); the FspiopSettlementWindowOpenTooLong alert fires above metrics.prometheusRule.settlementWindowMaxAgeSeconds.' }),
+  panel('Settlement windows closed per hour', [
+    [`sum(increase(settlement_windows_closed_total{${ns}}[1h]))`, 'closed'],
+  ]),
+  panel('Transfers in the open window by currency', [
+    [`max by (currency) (settlement_window_open_transfers{${ns}})`, '{{currency}}'],
+  ]),
+  panel('Amount committed in the open window by currency', [
+    [`max by (currency) (settlement_window_open_amount{${ns}})`, '{{currency}}'],
+  ]),
+  panel('Settlements pending by state', [
+    [`max by (state) (settlements_pending{${ns}})`, '{{state}}'],
+  ], { description: 'Settlements neither SETTLED nor ABORTED.' }),
+  panel('Transfers settled gross per second by currency', [
+    [`sum by (currency) (rate(settlement_gross_settled_transfers_total{${ns}}[$__rate_interval]))`, '{{currency}}'],
+  ], { unit: 'ops', description: 'Continuous gross settlement: each committed transfer settled on its own.' }),
+]);
+
+const boards = [['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp], ['settlement', settlement]];
+for (const [file, make] of boards) {
   writeFileSync(join(here, `${file}.json`), `${JSON.stringify(make(), null, 2)}\n`);
 }
