@@ -23,6 +23,7 @@ export const COMPONENTS = Object.freeze({
   'account-lookup-admin': 'account-lookup/admin-main.js',
   'quoting': 'quoting/main.js',
   'quoting-handler': 'quoting/handler/main.js',
+  'settlement-api': 'ledger/settlement-api/main.js',
 });
 
 /** What a transfer needs: the transfers edge, its handlers and the callbacks. */
@@ -69,6 +70,9 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
     if (name === 'api-adapter' && index === 0) harness.apiUrl = `http://127.0.0.1:${port}`;
     return child;
   };
+
+  /** The base URL of a component's replica, as it listens for this test. */
+  harness.urlOf = (name, index = 0) => `http://127.0.0.1:${ports.get(`${name}-${index}`)}`;
 
   harness.kill = async (name, index = 0, signal = 'SIGKILL') => {
     const child = processes.get(`${name}-${index}`);
