@@ -7,7 +7,7 @@
 // It has the shape of platform/fspiop/edge-process.js, which it cannot use as it stands: that
 // runner has no database, and /health here also reports the database the edge reads.
 import { loadConfig } from '../platform/config.js';
-import { createDatabase } from '../platform/db.js';
+import { createDatabase, datastoreHealth } from '../platform/db.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
 import { createProducer } from '../platform/kafka/producer.js';
@@ -18,7 +18,6 @@ import { createParticipantDirectory } from './participant-directory.js';
 import { createOracleRegistry, readOracleRegistry } from './oracle-registry.js';
 import { createOracleClient } from './oracle-client.js';
 import { createAccountLookupServer } from './server.js';
-import { datastoreHealth } from './datastore-health.js';
 import { createPendingLookups } from './pending-lookups.js';
 import { exitOnSignal } from '../platform/shutdown.js';
 import { findParty } from './oracle/repository.js';

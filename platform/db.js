@@ -187,3 +187,13 @@ export async function bulkUpdate(trx, table, keyColumn, rows) {
     }
   }
 }
+
+/** The database check behind every process's /health: 'OK' when it answers a trivial query, 'DOWN' otherwise. */
+export async function datastoreHealth(db) {
+  try {
+    await db.raw('SELECT 1');
+    return 'OK';
+  } catch {
+    return 'DOWN';
+  }
+}

@@ -1,6 +1,6 @@
 // The ALS admin API (oracle registry, default port 4001) on the shared HTTP base.
 import { createHttpServer } from '../../platform/http/server.js';
-import { datastoreHealth } from '../datastore-health.js';
+import { datastoreHealth } from '../../platform/db.js';
 import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../../ledger/repositories/operator-audit.js';

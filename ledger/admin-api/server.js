@@ -1,5 +1,6 @@
 // The admin API (central-ledger compatible, port 3001): every route, on the shared HTTP base.
 import { createHttpServer } from '../../platform/http/server.js';
+import { datastoreHealth } from '../../platform/db.js';
 import { participantRoutes } from './participant-routes.js';
 import { onboardingRoutes } from './onboarding-routes.js';
 import { fundsRoutes } from './funds-routes.js';
@@ -12,14 +13,7 @@ import { adminSnapshot, auditRoutes } from './audit.js';
 
 export function createAdminServer({ db, config, logger, metrics, clock = () => new Date(), hubPublicKey }) {
   registerPositionMetrics(metrics, { db, hubName: config.hubName, logger });
-  const health = async () => {
-    try {
-      await db.raw('SELECT 1');
-      return { datastore: 'OK' };
-    } catch {
-      return { datastore: 'DOWN' };
-    }
-  };
+  const health = async () => ({ datastore: await datastoreHealth(db) });
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
   requireOperatorTokens(server, config.operatorAuth);
   // Every write route runs in a transaction that also writes its audit row; routes reach the

@@ -2,6 +2,7 @@
 // settlements, on the shared HTTP base with the operator tokens and audit trail of the
 // admin API.
 import { createHttpServer } from '../../platform/http/server.js';
+import { datastoreHealth } from '../../platform/db.js';
 import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
@@ -11,14 +12,7 @@ import { windowRoutes } from './window-routes.js';
 
 export function createSettlementServer({ db, config, logger, metrics, clock = () => new Date() }) {
   const counters = registerSettlementMetrics(metrics, { db, logger, clock });
-  const health = async () => {
-    try {
-      await db.raw('SELECT 1');
-      return { datastore: 'OK' };
-    } catch {
-      return { datastore: 'DOWN' };
-    }
-  };
+  const health = async () => ({ datastore: await datastoreHealth(db) });
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
   requireOperatorTokens(server, config.operatorAuth);
   const audit = createOperatorAudit({ db, api: 'settlement', snapshot: async () => null, record: insertAuditEntry, clock });
