@@ -52,14 +52,14 @@ const SETTLEABLE_CONTENT = Object.freeze([W.closed, W.aborted]);
 
 /**
  * What a new settlement takes from the requested windows: the content (per currency) that is
- * CLOSED or ABORTED in the currencies `settles` accepts. A window is applicable when it is
+ * CLOSED or ABORTED and that `settles` accepts (content closed under the settlement's model). A window is applicable when it is
  * CLOSED, ABORTED or PENDING_SETTLEMENT (another currency of it may be pending) and has such
  * content; otherwise the request names its ids, as central-settlement does.
  * `windows`: id → { state, content: [{ id, currency, state }] }.
  */
 export function decideSettlementWindows({ requestedIds, windows, settles }) {
   const applicable = (window) => [W.closed, W.aborted, W.pendingSettlement].includes(window.state);
-  const takenContent = (window) => window.content.filter((content) => SETTLEABLE_CONTENT.includes(content.state) && settles(content.currency));
+  const takenContent = (window) => window.content.filter((content) => SETTLEABLE_CONTENT.includes(content.state) && settles(content));
   const inapplicable = requestedIds.filter((id) => {
     const window = windows.get(id);
     return !window || !applicable(window) || takenContent(window).length === 0;

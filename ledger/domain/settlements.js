@@ -62,16 +62,6 @@ export function decideSettlementModel(model, name) {
 }
 
 /**
- * The currencies a model settles: its own, or, for a model without one (the default), every
- * currency that no active model of its own claims.
- */
-export function currenciesOfModel(model, models, currencies) {
-  if (model.currency) return currencies.filter((currency) => currency === model.currency);
-  const claimed = new Set(models.filter((other) => other.isActive && other.currency && other.id !== model.id).map((other) => other.currency));
-  return currencies.filter((currency) => !claimed.has(currency));
-}
-
-/**
  * The settlement model that governs a currency: the active model of that currency, else the
  * active default one (central-ledger's rule); undefined when neither exists.
  */

@@ -52,13 +52,17 @@ async function createWindowTables(knex) {
     table.datetime('committed_at', { precision: 3 }).notNullable();
     // Set when a continuous gross settlement model settled the transfer on its own.
     table.datetime('gross_settled_at', { precision: 3 }).nullable();
-    table.index(['settlement_window_id', 'currency']);
+    // Window totals (at close, and for the open window's gauges at every scrape) are read
+    // from this index alone, never from the rows.
+    table.index(['settlement_window_id', 'currency', 'gross_settled_at', 'amount'], 'settlement_window_transfer_totals');
     table.index(['currency', 'gross_settled_at']);
   });
-  // What a closed window holds per currency; each content is settled once by a settlement.
+  // What a closed window holds per currency, and the deferred net model that currency was
+  // closed under: that model alone settles it, even if the currency's model changes later.
   await knex.schema.createTable('settlement_window_content', (table) => {
     table.increments('id').primary();
     table.integer('settlement_window_id').unsigned().notNullable().references('settlement_window.id');
+    table.integer('settlement_model_id').unsigned().notNullable().references('settlement_model.id');
     table.string('currency', 3).notNullable();
     table.string('ledger_account_type', 32).notNullable();
     table.string('state', 24).notNullable();

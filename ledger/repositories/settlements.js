@@ -5,7 +5,8 @@ import { amountFromColumn, amountToColumn } from '../domain/money.js';
 
 const toWindow = (row) => ({ id: Number(row.id), state: row.state, reason: row.reason, createdAt: row.created_at, changedAt: row.changed_at });
 const toContent = (row) => ({
-  id: Number(row.id), settlementWindowId: Number(row.settlement_window_id), currency: row.currency, ledgerAccountType: row.ledger_account_type,
+  id: Number(row.id), settlementWindowId: Number(row.settlement_window_id), settlementModelId: Number(row.settlement_model_id),
+  currency: row.currency, ledgerAccountType: row.ledger_account_type,
   state: row.state, settlementId: row.settlement_id === null ? null : Number(row.settlement_id), createdAt: row.created_at, changedAt: row.changed_at,
 });
 
@@ -22,10 +23,16 @@ export async function findWindow(db, id, { forUpdate = false } = {}) {
   return row ? toWindow(row) : undefined;
 }
 
-/** What the open window holds so far, per currency: [{ currency, transferCount, amount }]. */
-export async function windowTotals(db, windowId) {
-  const rows = await db('settlement_window_transfer').where({ settlement_window_id: windowId })
-    .select('currency').count({ n: '*' }).sum({ amount: 'amount' }).groupBy('currency');
+/**
+ * What a window holds, per currency: [{ currency, transferCount, amount }]; `grossSettled:
+ * false` leaves out the transfers a continuous gross model has settled already (a window's
+ * content for a deferred settlement). The index on (window, currency, gross_settled_at,
+ * amount) answers it from the index alone.
+ */
+export async function windowTotals(db, windowId, { grossSettled = true } = {}) {
+  const query = db('settlement_window_transfer').where({ settlement_window_id: windowId });
+  if (!grossSettled) query.whereNull('gross_settled_at');
+  const rows = await query.select('currency').count({ n: '*' }).sum({ amount: 'amount' }).groupBy('currency');
   return rows.map((row) => ({ currency: row.currency, transferCount: Number(row.n), amount: amountFromColumn(row.amount) }));
 }
 
@@ -40,7 +47,8 @@ export async function closeWindowAndOpenNext(trx, { id, reason, contentRows, now
   await recordWindowState(trx, [id], 'CLOSED', reason, now);
   if (contentRows.length > 0) {
     await trx('settlement_window_content').insert(contentRows.map((content) => ({
-      settlement_window_id: id, currency: content.currency, ledger_account_type: 'POSITION', state: 'CLOSED', settlement_id: null,
+      settlement_window_id: id, settlement_model_id: content.settlementModelId, currency: content.currency, ledger_account_type: 'POSITION',
+      state: 'CLOSED', settlement_id: null,
       transfer_count: content.transferCount, amount: amountToColumn(content.amount), created_at: now, changed_at: now,
     })));
   }
@@ -86,14 +94,15 @@ async function contentOfWindows(db, windowIds, { forUpdate = false } = {}) {
 }
 
 /**
- * The committed transfers of the given window content, summed per payer, payee and currency
+ * The committed transfers of the given window content not settled gross already (the
+ * currency's model may have changed since), summed per payer, payee and currency
  * (the settlement's net amounts follow from these; netSettlementAmounts in the domain).
  */
 export async function transferSumsOfContent(trx, content) {
   const sums = [];
   for (const item of content) {
     const rows = await trx('settlement_window_transfer').where({ settlement_window_id: item.settlementWindowId, currency: item.currency })
-      .select('payer_account_id', 'payee_account_id', 'currency').sum({ amount: 'amount' }).groupBy('payer_account_id', 'payee_account_id', 'currency');
+      .whereNull('gross_settled_at').select('payer_account_id', 'payee_account_id', 'currency').sum({ amount: 'amount' }).groupBy('payer_account_id', 'payee_account_id', 'currency');
     sums.push(...rows.map((row) => ({
       payerAccountId: Number(row.payer_account_id), payeeAccountId: Number(row.payee_account_id), currency: row.currency, amount: amountFromColumn(row.amount),
     })));

@@ -12,8 +12,13 @@ import { applyPositionPlan, lockPositions } from '../repositories/positions.js';
 import { settlementCounterAccounts } from '../repositories/settlements.js';
 
 async function settleCurrency(trx, { currency, batchSizeMax, hubName, now }) {
-  const rows = await trx('settlement_window_transfer').where({ currency }).whereNull('gross_settled_at')
-    .limit(batchSizeMax).forUpdate().skipLocked();
+  // A transfer whose window content exists was closed under a deferred net model (the
+  // currency has turned gross since): a settlement takes it, never this sweep as well.
+  const rows = await trx('settlement_window_transfer as t').where({ 't.currency': currency }).whereNull('t.gross_settled_at')
+    .whereNotExists(function closedForNetSettlement() {
+      this.select(trx.raw('1')).from('settlement_window_content as c').whereRaw('c.settlement_window_id = t.settlement_window_id AND c.currency = t.currency');
+    })
+    .select('t.*').limit(batchSizeMax).forUpdate().skipLocked();
   if (rows.length === 0) return 0;
   const transfers = rows.map((row) => ({
     transferId: row.transfer_id, payerAccountId: Number(row.payer_account_id), payeeAccountId: Number(row.payee_account_id), amount: amountFromColumn(row.amount),

@@ -3,8 +3,9 @@
 import { formatAmount } from '../domain/money.js';
 import { openWindowId, findWindow, windowTotals } from '../repositories/settlements.js';
 
-// The gauges are collected concurrently by one scrape; they share one read.
-const SHARED_READ_MS = 1_000;
+// The gauges are collected concurrently by one scrape; they share one read, at most one every
+// ten seconds (the open window's totals are an index range scan as long as the window).
+const SHARED_READ_MS = 10_000;
 
 /** Gauges are floating point by nature: amounts become Numbers here, for display only. */
 const asGaugeValue = (units) => Number(formatAmount(units));

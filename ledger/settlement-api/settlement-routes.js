@@ -3,7 +3,7 @@
 import { bodyRoute, failureResponse, jsonResponse } from '../../platform/http/server.js';
 import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { decideSettlementWindows } from '../domain/settlement-windows.js';
-import { currenciesOfModel, decideSettlementModel, netSettlementAmounts } from '../domain/settlements.js';
+import { decideSettlementModel, netSettlementAmounts } from '../domain/settlements.js';
 import { listSettlementModels } from '../repositories/onboarding.js';
 import {
   findSettlement, findSettlementIds, findWindows, insertSettlement, participantsOfAccounts, transferSumsOfContent,
@@ -28,8 +28,7 @@ export function settlementRoutes({ db, config, clock }) {
       if (isFailure(accepted)) return accepted;
       const requestedIds = body.settlementWindows.map((window) => Number(window.id));
       const windows = new Map((await findWindows(trx, { ids: requestedIds }, { forUpdate: true })).map((window) => [window.id, window]));
-      const settles = (currency) => currenciesOfModel(model, models, [currency]).length > 0;
-      const taken = decideSettlementWindows({ requestedIds, windows, settles });
+      const taken = decideSettlementWindows({ requestedIds, windows, settles: (content) => content.settlementModelId === model.id });
       if (isFailure(taken)) return taken;
       const nets = netSettlementAmounts(await transferSumsOfContent(trx, taken.content));
       const owners = await participantsOfAccounts(trx, nets.map((net) => net.accountId));
@@ -81,7 +80,7 @@ export function settlementRoutes({ db, config, clock }) {
     const ids = [parseId(request.params.sid, 'settlement id'), parseId(request.params.pid, 'participant id')];
     const invalid = ids.find(isFailure);
     if (invalid) return failureResponse(h, invalid);
-    return answer(h, await updateAccounts(deps, ids[0], accountRequests(ids[1], body.accounts.map((account) => account))));
+    return answer(h, await updateAccounts(deps, ids[0], accountRequests(ids[1], body.accounts)));
   }
 
   async function updateAccount(request, h, body) {

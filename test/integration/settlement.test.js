@@ -16,6 +16,7 @@ import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js'
 
 const USD_DFSPS = ['alphafsp', 'betafsp', 'gammafsp', 'deltafsp'];
 const EUR_DFSPS = ['eurpayerfsp', 'eurpayeefsp'];
+const KES_DFSPS = ['kespayerfsp', 'kespayeefsp'];
 const NET_MODEL = 'DEFERREDNETUSD';
 const GROSS_MODEL = 'CGSEUR';
 
@@ -92,12 +93,12 @@ function accountsOf(settlement) {
   }])));
 }
 
-function assertNets(settlement, expected) {
+function assertNets(settlement, expected, currency = 'USD') {
   const actual = accountsOf(settlement);
   assert.deepEqual([...actual.keys()].sort((a, b) => a - b), [...expected.keys()].sort((a, b) => a - b), 'one account per DFSP that took part');
   for (const [accountId, net] of expected) {
     assert.equal(actual.get(accountId).amountText, formatAmount(net), `net of position account ${accountId}`);
-    assert.equal(actual.get(accountId).currency, 'USD');
+    assert.equal(actual.get(accountId).currency, currency);
   }
   assert.equal([...actual.values()].reduce((sum, account) => sum + account.net, 0n), 0n, 'the nets sum to zero');
 }
@@ -493,4 +494,45 @@ test('continuous gross settlement: a committed EUR transfer is settled on its ow
   assert.equal((await closeWindow(windowId)).status, 200, 'a window holding only gross transfers closes');
   assert.deepEqual((await readWindow(windowId)).content, [], 'with no content to settle: EUR was settled already');
   assertRefused(await createSettlement([windowId]), `Inapplicable windows ${windowId}`);
+});
+
+test('a currency that turns gross later: a transfer already closed for a net settlement is never settled gross as well', async () => {
+  // KES is settled by a default net model (no currency of its own) until an operator adds a
+  // continuous gross model for KES: from then on KES transfers settle gross, and those the
+  // last window closed for a net settlement stay with that settlement.
+  for (const type of ['HUB_MULTILATERAL_SETTLEMENT', 'HUB_RECONCILIATION']) {
+    assert.equal((await sw.admin.request('POST', '/participants/Hub/accounts', { type, currency: 'KES' })).status, 201);
+  }
+  const model = (name, fields) => sw.admin.request('POST', '/settlementModels', {
+    name, settlementInterchange: 'MULTILATERAL', requireLiquidityCheck: true, ledgerAccountType: 'POSITION', settlementAccountType: 'SETTLEMENT',
+    autoPositionReset: true, ...fields,
+  });
+  assert.equal((await model('DEFERREDNETDEFAULT', { settlementGranularity: 'NET', settlementDelay: 'DEFERRED' })).status, 201);
+  for (const name of KES_DFSPS) {
+    dfsps.set(name, await startTestDfsp({ name, switchUrl: sw.apiUrl }));
+    accounts.set(name, await onboardDfsp(sw.admin.request, { name, currency: 'KES', endpointBase: dfsps.get(name).url, netDebitCap: '1000', fundsIn: '1000' }));
+  }
+  const [payer, payee] = KES_DFSPS;
+  const netTransfer = await committedTransfer({ from: payer, to: payee, amount: '40', currency: 'KES' });
+  const netWindowId = await openWindowId();
+  assert.equal((await closeWindow(netWindowId)).status, 200);
+  assert.deepEqual((await readWindow(netWindowId)).content.map((content) => content.currencyId), ['KES'], 'closed for a net settlement');
+  const afterNet = await balancesOfAll(KES_DFSPS, 'KES');
+
+  assert.equal((await model('CGSKES', { settlementGranularity: 'GROSS', settlementInterchange: 'BILATERAL', settlementDelay: 'IMMEDIATE', currency: 'KES' })).status, 201);
+  const grossTransfer = await committedTransfer({ from: payer, to: payee, amount: '7', currency: 'KES' });
+  await pollUntil('the gross settlement of the second transfer', async () => {
+    const [row] = await sw.admin.db('settlement_window_transfer').where({ transfer_id: grossTransfer.transferId });
+    return row?.gross_settled_at ? row : undefined;
+  });
+  const [netRow] = await sw.admin.db('settlement_window_transfer').where({ transfer_id: netTransfer.transferId });
+  assert.equal(netRow.gross_settled_at, null, 'the transfer closed for a net settlement was left to it');
+  const afterGross = await balancesOfAll(KES_DFSPS, 'KES');
+  const seven = parseAmount('7');
+  assert.equal(afterGross.get(payer).POSITION, afterNet.get(payer).POSITION, 'only the second transfer was reverted from the payer\'s position');
+  assert.equal(afterGross.get(payer).SETTLEMENT, afterNet.get(payer).SETTLEMENT + seven, 'and only its amount left the payer\'s deposit');
+
+  const settled = await createSettlement([netWindowId], 'DEFERREDNETDEFAULT');
+  assert.equal(settled.status, 200, settled.text);
+  assertNets(settled.body, new Map([[accounts.get(payer).positionAccountId, parseAmount('40')], [accounts.get(payee).positionAccountId, -parseAmount('40')]]), 'KES');
 });

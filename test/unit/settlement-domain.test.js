@@ -9,7 +9,7 @@ import {
   WINDOW_STATE as W, canWindowTransition, decideCloseWindow, decideSettlementWindows, windowTransition,
 } from '../../ledger/domain/settlement-windows.js';
 import {
-  ACCOUNT_STATES, SETTLEMENT_STATE as S, currenciesOfModel, decideAbort, decideAccountUpdates, decideSettlementModel,
+  ACCOUNT_STATES, SETTLEMENT_STATE as S, decideAbort, decideAccountUpdates, decideSettlementModel,
   grossSettlementPositionChanges, isGrossCurrency, modelOfCurrency, netSettlementAmounts, settlementPositionChanges, settlementTransferId,
 } from '../../ledger/domain/settlements.js';
 import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
@@ -84,7 +84,7 @@ const WINDOWS = new Map([
   [7, { state: W.pendingSettlement, content: [content(71, 7, 'USD', W.pendingSettlement)] }],
   [8, { state: W.closed, content: [] }],
 ]);
-const settlesUsd = (currency) => currency === 'USD';
+const settlesUsd = (content) => content.currency === 'USD';
 
 test('a settlement takes CLOSED, ABORTED and PENDING_SETTLEMENT windows with unsettled content it settles, in window order', () => {
   const taken = decideSettlementWindows({ requestedIds: [3, 1, 2], windows: WINDOWS, settles: settlesUsd });
@@ -101,7 +101,7 @@ test('a settlement over OPEN, SETTLED, unknown or windows without content in its
   assert.ok(isFailure(refused));
   assert.equal(refused.code, FAILURE.validation);
   assert.equal(refused.detail, 'Inapplicable windows 5, 4, 6, 99, 7, 8');
-  const eurOnly = decideSettlementWindows({ requestedIds: [2], windows: WINDOWS, settles: (currency) => currency === 'EUR' });
+  const eurOnly = decideSettlementWindows({ requestedIds: [2], windows: WINDOWS, settles: (content) => content.currency === 'EUR' });
   assert.equal(eurOnly.detail, 'Inapplicable windows 2');
 });
 
@@ -126,15 +126,6 @@ test('only an active deferred net model can start a settlement', () => {
     assert.deepEqual([refused.code, refused.detail], [FAILURE.validation, refusedWording], JSON.stringify(fields));
   }
   assert.deepEqual(decideSettlementModel(DEFAULT_NET, 'DEFERREDNET'), { ok: true });
-});
-
-test('a default model settles every currency no active model of its own claims', () => {
-  const currencies = ['EUR', 'USD', 'XOF'];
-  const models = [DEFAULT_NET, USD_GROSS];
-  assert.deepEqual(currenciesOfModel(DEFAULT_NET, models, currencies), ['EUR', 'XOF']);
-  assert.deepEqual(currenciesOfModel(USD_GROSS, models, currencies), ['USD']);
-  assert.deepEqual(currenciesOfModel(DEFAULT_NET, [DEFAULT_NET, { ...USD_GROSS, isActive: false }], currencies), currencies, 'an inactive model claims nothing');
-  assert.deepEqual(currenciesOfModel(USD_GROSS, models, ['EUR']), []);
 });
 
 test('the model of a currency is its own active model, else the active default', () => {
