@@ -161,6 +161,14 @@ test('windows: one is open; an empty one does not close; after a commit it close
   assertRefused(await closeWindow(firstId), `Window ${firstId} is empty`);
   await committedTransfer({ from: 'alphafsp', to: 'betafsp', amount: '10.25' });
 
+  // Only the operator's read-write token may close a window: the read-only one may look.
+  const readOnly = operatorClient(sw.urlOf('settlement-api'), 'readOnly');
+  assert.equal((await readOnly('POST', `/v2/settlementWindows/${firstId}`, { state: 'CLOSED', reason: 'not mine to close' })).status, 403);
+  assert.equal((await readOnly('GET', `/v2/settlementWindows/${firstId}`)).status, 200);
+  const anonymous = await fetch(`${sw.urlOf('settlement-api')}/v2/settlementWindows/${firstId}`);
+  assert.equal(anonymous.status, 401, 'no token, no answer');
+  assert.equal((await readWindow(firstId)).state, 'OPEN', 'refused calls closed nothing');
+
   const closed = await closeWindow(firstId);
   assert.equal(closed.status, 200, closed.text);
   assert.equal(closed.body.state, 'OPEN', 'the answer is the window opened in its place');
