@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { allPairs, dfspNames } from '../../perf/provision.js';
+import { allPairs, dfspNames, payerWorkersOf } from '../../perf/provision.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
@@ -338,7 +338,7 @@ test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6
   const runnerEnv = Object.fromEntries(testRun.spec.runner.env.map((e) => [e.name, e.value]));
   assert.equal(runnerEnv.TPS, '120');
   assert.equal(runnerEnv.TRANSFERS, '500000');
-  assert.equal(runnerEnv.BRIDGE_WORKERS, '3');
+  assert.deepEqual(JSON.parse(runnerEnv.PAYER_WORKERS_JSON), payerWorkersOf(dfspNames(3), 3), 'each payer at the bridge of the process that takes its callbacks');
   assert.deepEqual(JSON.parse(runnerEnv.PAIRS_JSON), allPairs(dfspNames(3), 10000), 'the pairs perf/provision.js provisions');
   const script = named(objects, 'ConfigMap', testRun.spec.script.configMap.name).data[testRun.spec.script.configMap.file];
   assert.equal(script, readFileSync(join(root, 'perf', 'k6', 'transfers.js'), 'utf8').trimEnd(), 'the same script as make perf');
@@ -346,8 +346,38 @@ test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6
   assert.equal(job.metadata.annotations['helm.sh/hook'], 'post-install,post-upgrade');
   assert.ok(Number(job.metadata.annotations['helm.sh/hook-weight']) < Number(testRun.metadata.annotations['helm.sh/hook-weight']), 'provisioning first');
   assert.ok(job.spec.template.spec.containers[0].command.includes('--dfsps=3'));
+  assert.ok(job.spec.template.spec.containers[0].command.includes('--sim-workers=3'), 'endpoints on the port of the owning process');
   const service = named(objects, 'Service', 'sw-fspiop-switch-loadtest-simulators');
-  assert.deepEqual(service.spec.ports.map((p) => p.port), [7000, 7100, 7101, 7102]);
+  assert.deepEqual(service.spec.ports.map((p) => p.port).sort(), [7000, 7001, 7002, 7100, 7101, 7102]);
+});
+
+test('load test without the k6-operator: an indexed Job, each pod its execution segment, after provisioning', { skip }, () => {
+  const objects = render(['--set', 'db.password=x', '--set', 'loadTest.enabled=true', '--set', 'loadTest.k6.runner=job',
+    '--set', 'loadTest.k6.parallelism=3', '--set', 'loadTest.tps=30', '--set', 'image.tag=new', '--set', 'loadTest.imageTag=old']);
+  assert.equal(ofKind(objects, 'TestRun').length, 0);
+  const k6 = ofKind(objects, 'Job').find((j) => j.metadata.name === 'sw-fspiop-switch-loadtest');
+  const provision = ofKind(objects, 'Job').find((j) => j.metadata.name.endsWith('-loadtest-provision'));
+  assert.ok(Number(provision.metadata.annotations['helm.sh/hook-weight']) < Number(k6.metadata.annotations['helm.sh/hook-weight']), 'provisioning first');
+  assert.equal(k6.spec.completionMode, 'Indexed');
+  assert.equal(k6.spec.completions, 3);
+  assert.equal(k6.spec.parallelism, 3);
+  const [container] = k6.spec.template.spec.containers;
+  assert.match(container.command.join(' '), /--execution-segment "\$\{JOB_COMPLETION_INDEX\}\/3:\$\(\(JOB_COMPLETION_INDEX \+ 1\)\)\/3"/);
+  assert.equal(Object.fromEntries(container.env.map((e) => [e.name, e.value])).TPS, '30');
+  assert.equal(provision.spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch:old', 'the load generator keeps its own tag');
+  const simulators = named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators');
+  assert.equal(simulators.spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch:old');
+  assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-prepare').spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch:new');
+});
+
+test('every component keeps serving for preStopSleepSeconds after it is told to stop, within its grace period', { skip }, () => {
+  for (const deployment of ofKind(render(['--set', 'db.password=x']), 'Deployment')) {
+    const [container] = deployment.spec.template.spec.containers;
+    assert.deepEqual(container.lifecycle?.preStop?.exec?.command, ['sleep', '5'], deployment.metadata.name);
+    assert.ok(deployment.spec.template.spec.terminationGracePeriodSeconds > 5 + 10, deployment.metadata.name);
+  }
+  const off = ofKind(render(['--set', 'db.password=x', '--set', 'componentDefaults.preStopSleepSeconds=0']), 'Deployment');
+  assert.ok(off.every((d) => d.spec.template.spec.containers[0].lifecycle === undefined));
 });
 
 test('the Dockerfile copies every entry point the chart runs', { skip }, () => {

@@ -307,6 +307,15 @@ pair of distinct DFSPs perffsp1…N, equal weights, each payee's MSISDN range st
 {{- end -}}
 
 {{/* The load test's DFSP names, perffsp1…N as perf/provision.js's dfspNames makes them, as JSON. */}}
+{{- /* The simulator process that owns each load-test DFSP as payer, as perf/provision.js assigns them: DFSP i → i mod workers. */}}
+{{- define "fspiop-switch.loadTestPayerWorkers" -}}
+{{- $owners := dict -}}
+{{- range $index := until (int .Values.loadTest.dfsps) -}}
+{{- $_ := set $owners (printf "perffsp%d" (add1 $index)) (mod $index (int $.Values.loadTest.simulators.workers)) -}}
+{{- end -}}
+{{- toJson $owners -}}
+{{- end -}}
+
 {{- define "fspiop-switch.loadTestDfsps" -}}
 {{- $names := list -}}
 {{- range $index := until (int .Values.loadTest.dfsps) -}}
