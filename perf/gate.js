@@ -141,3 +141,38 @@ export function printGate(result, write = (line) => process.stdout.write(`${line
   write(`  states ${JSON.stringify(result.details.states)} kafka ${JSON.stringify(result.details.kafkaDelta)}`);
 }
 
+
+/**
+ * The gate on its own, for a run made elsewhere (the chart's in-cluster load test): the
+ * transfer, money and settlement checks against the database the switch's configuration
+ * names (DB_* variables, as every process reads them). Kafka's counts need the high-water
+ * marks from before the run, which only perf/run.js takes, so they are left out here.
+ *   node perf/gate.js --run-tag 000002 --completed 120 [--failed 0] [--wait-seconds 120]
+ * Exits 0 on PASS, 1 on FAIL.
+ */
+async function main() {
+  const { parseArgs } = await import('node:util');
+  const { loadConfig } = await import('../platform/config.js');
+  const { createDatabase } = await import('../platform/db.js');
+  const { values } = parseArgs({ options: {
+    'run-tag': { type: 'string' }, completed: { type: 'string' }, failed: { type: 'string', default: '0' }, 'wait-seconds': { type: 'string', default: '120' },
+  } });
+  if (!/^[0-9a-f]{6}$/.test(values['run-tag'] ?? '') || !/^\d+$/.test(values.completed ?? '')) {
+    process.stderr.write('usage: node perf/gate.js --run-tag <6 hex digits> --completed <n> [--failed <n>] [--wait-seconds <s>]\n');
+    process.exit(2);
+  }
+  const config = loadConfig({ SERVICE_NAME: 'perf-gate', ...process.env });
+  const db = createDatabase(config.db);
+  try {
+    const runTag = values['run-tag'];
+    const notFinal = await waitForFinality(db, runTag, Number(values['wait-seconds']) * 1000);
+    if (notFinal > 0) process.stdout.write(`${notFinal} transfers of run ${runTag} still not final\n`);
+    const result = await runGate({ db, runTag, completed: Number(values.completed), failed: Number(values.failed), marksBefore: {}, marksAfter: {} });
+    printGate(result);
+    process.exitCode = result.pass ? 0 : 1;
+  } finally {
+    await db.destroy();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
