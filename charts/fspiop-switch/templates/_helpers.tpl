@@ -248,6 +248,16 @@ helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
 {{- end -}}
 {{- end -}}
 
+{{- /*
+A setup Job's name. As a hook it is deleted and created anew on each upgrade. In dev mode it is
+a plain resource, and a Job's pod template cannot be changed in place: an upgrade to a new image
+would be refused, so each revision has a Job of its own (helm deletes the previous one).
+*/}}
+{{- define "fspiop-switch.setupJobName" -}}
+{{- $base := printf "%s-%s" (include "fspiop-switch.fullname" .root) .name -}}
+{{- if include "fspiop-switch.devMode" .root -}}{{ printf "%s-%d" $base (int .root.Release.Revision) }}{{- else -}}{{ $base }}{{- end -}}
+{{- end -}}
+
 {{- define "fspiop-switch.devMode" -}}
 {{- if or .Values.dev.kafka.enabled .Values.dev.mysql.enabled -}}true{{- end -}}
 {{- end -}}
