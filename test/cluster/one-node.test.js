@@ -1,0 +1,197 @@
+// The chart on a real one-node Kubernetes (scripts/cluster-test.sh starts it, loads the images
+// `make image` built and sets the environment below): pods on containerd and runc, Services
+// through kube-proxy, names through the cluster DNS. In order, as an operator would meet them:
+//   1. helm install in dev mode with the in-cluster load test: every Deployment available, the
+//      setup Jobs complete, the k6 Job's payments all succeed and the validity gate passes
+//      against the in-cluster database;
+//   2. helm test;
+//   3. one discovery → quote → transfer through the Services moves both positions by its amount;
+//   4. helm upgrade to a new image tag, then helm rollback, while k6 keeps paying: every
+//      Deployment rolls both ways and no payment fails;
+//   5. the NetworkPolicy in force admits the switch's own traffic and refuses other pods.
+// Env: KUBECONFIG, IMAGE_TAG, UPGRADE_IMAGE_TAG, BUSYBOX_IMAGE, NETWORK_POLICY (enforced|none).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { load } from 'js-yaml';
+import { parseAmount } from '../../ledger/domain/money.js';
+import { allPairs, dfspNames, payerWorkersOf } from '../../perf/provision.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = (name) => join(root, '.tools', 'bin', name);
+const chart = join(root, 'charts', 'fspiop-switch');
+const valuesFile = join(chart, 'examples', 'values-one-node.yaml');
+const { IMAGE_TAG, UPGRADE_IMAGE_TAG, BUSYBOX_IMAGE, NETWORK_POLICY = 'none' } = process.env;
+const skip = process.env.KUBECONFIG && IMAGE_TAG ? false : 'needs a cluster: make cluster-test';
+
+const NAMESPACE = 'payments';
+const RELEASE = 'sw';
+const FULL = `${RELEASE}-fspiop-switch`;
+const RUN_TAG = '0c1057';
+const loadTest = load(readFileSync(valuesFile, 'utf8')).loadTest;
+const names = dfspNames(loadTest.dfsps);
+const pairs = allPairs(names, loadTest.msisdnsPerDfsp);
+const payerWorkers = payerWorkersOf(names, loadTest.simulators.workers);
+// The install's k6 Job, the payment of test 3 and the run under the upgrade, all under RUN_TAG.
+let completedInRun = 0;
+
+async function run(command, args, { timeoutMs = 120_000 } = {}) {
+  try {
+    const { stdout } = await promisify(execFile)(command, args, { timeout: timeoutMs, maxBuffer: 64 << 20 });
+    return stdout;
+  } catch (error) {
+    throw new Error(`${[command, ...args].join(' ')} failed: ${error.stderr || error.message}`.slice(0, 4000), { cause: error });
+  }
+}
+const kubectl = (args, options) => run(bin('kubectl'), ['-n', NAMESPACE, ...args], options);
+const helm = (args, options) => run(bin('helm'), ['-n', NAMESPACE, ...args], options);
+const items = async (kind, selector = `app.kubernetes.io/instance=${RELEASE}`) => JSON.parse(await kubectl(['get', kind, '-l', selector, '-o', 'json'])).items;
+
+const helmTimeout = ['--timeout', '20m'];
+const chartValues = (tag) => ['-f', valuesFile, '--set', `image.tag=${tag}`, '--set', 'loadTest.enabled=true',
+  '--set', `loadTest.imageTag=${IMAGE_TAG}`, '--set', `loadTest.runTag=${RUN_TAG}`];
+
+function assertRolledOut(deployments, tag) {
+  for (const deployment of deployments) {
+    const { metadata: { name, generation }, spec, status } = deployment;
+    assert.equal(status.observedGeneration, generation, `${name} observed its last change`);
+    assert.equal(status.updatedReplicas, spec.replicas, `${name}: every replica updated`);
+    assert.equal(status.availableReplicas, spec.replicas, `${name}: every replica available`);
+    if (tag && !name.includes('-dev-') && !name.endsWith('-loadtest-simulators')) {
+      assert.equal(spec.template.spec.containers[0].image, `localhost/fspiop-switch:${tag}`, name);
+    }
+  }
+}
+
+async function assertPodsRun(tag) {
+  const pods = (await items('pods')).filter((pod) => pod.status.phase === 'Running' && !pod.metadata.deletionTimestamp);
+  const switchPods = pods.filter((pod) => /^(api-adapter|admin-api|settlement-api|prepare|position|fulfil|notification|timeout|quoting|quoting-handler|account-lookup|account-lookup-admin|oracle)$/
+    .test(pod.metadata.labels['app.kubernetes.io/component']));
+  assert.ok(switchPods.length >= 13, `${switchPods.length} switch pods running`);
+  for (const pod of switchPods) assert.equal(pod.spec.containers[0].image, `localhost/fspiop-switch:${tag}`, pod.metadata.name);
+}
+
+/** `completed=… failed=…` of a k6 summary line (perf/k6/transfers.js handleSummary). */
+function k6Counts(output) {
+  const line = output.split('\n').find((text) => /\bcompleted=\d+ failed=\d+/.test(text));
+  assert.ok(line, `no k6 summary line in:\n${output.slice(-2000)}`);
+  const [, completed, failed] = line.match(/\bcompleted=(\d+) failed=(\d+)/);
+  return { line, completed: Number(completed), failed: Number(failed) };
+}
+
+async function assertGatePasses() {
+  const output = await kubectl(['exec', `deploy/${FULL}-admin-api`, '--', 'node', 'perf/gate.js', '--run-tag', RUN_TAG,
+    '--completed', String(completedInRun)], { timeoutMs: 300_000 }).catch((error) => error.message);
+  assert.match(output, /GATE PASS/, output);
+}
+
+test('install in dev mode: Deployments available, setup Jobs complete, the in-cluster load test pays and passes its gate', { skip, timeout: 1_500_000 }, async () => {
+  await helm(['install', RELEASE, chart, '--create-namespace', ...chartValues(IMAGE_TAG), '--wait', '--wait-for-jobs', ...helmTimeout], { timeoutMs: 1_300_000 });
+  assertRolledOut(await items('deployments'), IMAGE_TAG);
+  await assertPodsRun(IMAGE_TAG);
+  const jobs = Object.fromEntries((await items('jobs')).map((job) => [job.metadata.name, job.status]));
+  for (const name of [`${FULL}-migrate-1`, `${FULL}-topics-1`, `${FULL}-loadtest-provision`, `${FULL}-loadtest`]) {
+    assert.ok(jobs[name]?.succeeded >= 1, `${name} completed: ${JSON.stringify(jobs[name])}`);
+  }
+  const k6 = k6Counts(await kubectl(['logs', `job/${FULL}-loadtest`]));
+  assert.equal(k6.failed, 0, k6.line);
+  assert.equal(k6.completed, loadTest.transfers, k6.line);
+  completedInRun += k6.completed;
+  await assertGatePasses();
+});
+
+test('helm test: every component answers /health through its Service', { skip, timeout: 600_000 }, async () => {
+  const output = await helm(['test', RELEASE, '--timeout', '5m'], { timeoutMs: 400_000 });
+  assert.match(output, /Phase:\s+Succeeded/);
+});
+
+async function positionOf(fsp) {
+  const script = `const r = await fetch('http://127.0.0.1:3001/participants/${fsp}/positions?currency=USD', `
+    + `{headers: {authorization: 'Bearer ' + process.env.OPERATOR_TOKEN_READ_ONLY}}); console.log(JSON.stringify(await r.json()))`;
+  const position = JSON.parse(await kubectl(['exec', `deploy/${FULL}-admin-api`, '--', 'node', '--input-type=module', '-e', script]));
+  return parseAmount(String(position.value), { allowNegative: true });
+}
+
+async function bridgeUrl(payer) {
+  const service = JSON.parse(await kubectl(['get', 'service', `${FULL}-loadtest-simulators`, '-o', 'json']));
+  return `http://${service.spec.clusterIP}:${7100 + payerWorkers[payer]}`;
+}
+
+test('one discovery → quote → transfer through the Services moves both positions by its amount', { skip, timeout: 300_000 }, async () => {
+  const [payer, payee] = names;
+  const before = { payer: await positionOf(payer), payee: await positionOf(payee) };
+  const bridge = await bridgeUrl(payer);
+  const { msisdnFrom } = pairs.find((pair) => pair.payer === payer && pair.payee === payee);
+  const post = (path, body) => fetch(`${bridge}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const parties = await fetch(`${bridge}/parties/MSISDN/${msisdnFrom}?payer=${payer}&payee=${payee}`);
+  assert.equal(parties.status, 200, await parties.clone().text());
+  assert.equal((await parties.json()).party.partyIdInfo.fspId, payee);
+  const quoteResponse = await post('/quotes', { payer, payee, msisdn: String(msisdnFrom), amount: '7', currency: 'USD' });
+  assert.equal(quoteResponse.status, 200, await quoteResponse.clone().text());
+  const quote = await quoteResponse.json();
+  const transfer = await post('/transfers', { payer, payee, transferId: quote.transactionId, amount: quote.transferAmount.amount,
+    currency: quote.transferAmount.currency, ilpPacket: quote.ilpPacket, condition: quote.condition });
+  assert.equal(transfer.status, 200, await transfer.clone().text());
+  completedInRun += 1;
+  const amount = parseAmount(quote.transferAmount.amount);
+  assert.equal(await positionOf(payer), before.payer + amount, 'the payer owes the amount more');
+  assert.equal(await positionOf(payee), before.payee - amount, 'the payee is owed the amount more');
+});
+
+/** k6 on this machine against the in-cluster simulators' bridges (their Service), until it ends. */
+function startLoad({ tps, transfers }) {
+  return bridgeUrl(names[0]).then((url) => {
+    const child = spawn(bin('k6'), ['run', '--no-usage-report', '--quiet', join(root, 'perf', 'k6', 'transfers.js')], {
+      env: { ...process.env, PROFILE: 'cluster-upgrade', TPS: String(tps), TRANSFERS: String(transfers), BRIDGE_HOST: new URL(url).hostname,
+        BRIDGE_PORT: '7100', PAIRS_JSON: JSON.stringify(pairs), PAYER_WORKERS_JSON: JSON.stringify(payerWorkers), K6_NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => { output += chunk; });
+    child.stderr.on('data', (chunk) => { output += chunk; });
+    const finished = new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
+    return { child, finished, running: () => child.exitCode === null };
+  });
+}
+
+test('helm upgrade to a new image and helm rollback, under load: every Deployment rolls both ways, no payment fails', { skip, timeout: 1_800_000 }, async () => {
+  assert.ok(UPGRADE_IMAGE_TAG && UPGRADE_IMAGE_TAG !== IMAGE_TAG, 'UPGRADE_IMAGE_TAG names a second tag');
+  const tps = 2;
+  const transfers = tps * Number(process.env.UPGRADE_LOAD_SECONDS ?? 480);
+  const load = await startLoad({ tps, transfers });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    assert.ok(load.running(), 'the load is running before the upgrade');
+    // --no-hooks: the load test's own hooks would start a second run; the setup Jobs are
+    // plain resources in dev mode and run anyway.
+    await helm(['upgrade', RELEASE, chart, ...chartValues(UPGRADE_IMAGE_TAG), '--no-hooks', '--wait', '--wait-for-jobs', ...helmTimeout], { timeoutMs: 1_300_000 });
+    assertRolledOut(await items('deployments'), UPGRADE_IMAGE_TAG);
+    await assertPodsRun(UPGRADE_IMAGE_TAG);
+    await helm(['rollback', RELEASE, '1', '--wait', '--wait-for-jobs', ...helmTimeout], { timeoutMs: 1_300_000 });
+    assertRolledOut(await items('deployments'), IMAGE_TAG);
+    await assertPodsRun(IMAGE_TAG);
+    assert.ok(load.running(), `the load outlasted the upgrade and the rollback (raise UPGRADE_LOAD_SECONDS from ${transfers / tps})`);
+  } finally {
+    const { output } = await load.finished;
+    const k6 = k6Counts(output);
+    completedInRun += k6.completed;
+    assert.equal(k6.failed, 0, `${k6.line}\n${output.slice(-3000)}`);
+    assert.equal(k6.completed, transfers, k6.line);
+  }
+  await assertGatePasses();
+});
+
+test('the NetworkPolicy: the operator APIs refuse a pod that is not an operator client and admit one that is', { skip: skip || (NETWORK_POLICY !== 'enforced' && 'the cluster does not enforce NetworkPolicy'), timeout: 300_000 }, async () => {
+  const probe = async (name, labels) => {
+    const args = ['run', name, '--image', BUSYBOX_IMAGE, '--image-pull-policy', 'Never', '--restart', 'Never', '--attach', '--rm', '--quiet',
+      '--labels', labels, '--', 'sh', '-c', `wget -q -T 5 -O- http://${FULL}-admin-api:3001/health >/dev/null 2>&1 && echo REACHED || echo REFUSED`];
+    return (await kubectl(args, { timeoutMs: 120_000 })).trim();
+  };
+  const operatorLabels = `app.kubernetes.io/name=fspiop-switch,app.kubernetes.io/instance=${RELEASE},fspiop-switch.io/operator-client=true`;
+  assert.match(await probe('np-outsider', 'app=outsider'), /REFUSED/);
+  assert.match(await probe('np-operator', operatorLabels), /REACHED/);
+});
