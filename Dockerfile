@@ -18,9 +18,19 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Install scripts must run (node-rdkafka's build); dev dependencies stay out of the image.
+# Of node-rdkafka's build only the addon and the librdkafka it loads ($ORIGIN/../deps) are
+# kept, stripped: librdkafka's sources, objects and static archives are over 500 MB. Loading
+# the module afterwards proves nothing it needs was removed.
 RUN npm ci --omit=dev --no-audit --no-fund \
  && test -d node_modules/node-rdkafka/build/Release \
- && npm cache clean --force
+ && npm cache clean --force \
+ && cd node_modules/node-rdkafka \
+ && rm -rf deps/librdkafka build/Release/obj.target build/Release/.deps \
+      build/deps/librdkafka build/deps/include build/deps/pkgconfig build/deps/share \
+      build/deps/*.a build/deps/*.mk build/deps/*.Makefile \
+ && strip --strip-unneeded build/Release/node-librdkafka.node build/deps/librdkafka.so.1 \
+      build/deps/librdkafka++.so.1 \
+ && node -e "console.log('librdkafka', require('node-rdkafka').librdkafkaVersion)"
 
 # ---- runtime --------------------------------------------------------------------------------
 # Runs with a read-only root filesystem (the chart's readOnlyRootFilesystem): nothing below

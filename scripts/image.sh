@@ -26,9 +26,8 @@ CONTAINERFILES_DIR="$REPO_ROOT/scripts/images"
 : "${DEBIAN_SUITE:=bookworm}"
 : "${DEBIAN_MIRROR:=http://deb.debian.org/debian}"
 : "${BASE_NPM_VERSION:=10.8.2}"
-# runc isolation works here as long as the process's rlimits stay within the host's hard
-# limits (buildah asks for 1048576 open files by default, and this machine's hard limit is
-# 20000): see buildah_ulimits below. BUILD_ISOLATION=chroot is the fallback without runc.
+# runc isolation works here as long as the RUN steps' rlimits stay within the host's hard
+# limits (see buildah_ulimits). BUILD_ISOLATION=chroot is the fallback where runc cannot run.
 : "${BUILD_ISOLATION:=oci}"
 # The base's Node is the host's, so that what `make test` proves on the host holds in the image.
 : "${BASE_NODE_VERSION:=$(node -v 2>/dev/null | sed 's/^v//')}"
@@ -65,25 +64,48 @@ human_size() {
   numfmt --to=iec --suffix=B --format='%.1f' "$(stat -c %s "$1")"
 }
 
-# buildah's RUN steps get these rlimits: the host's own hard limits, so that runc's setrlimit
-# never asks for more than this machine grants (the cause of `podman run` failing here).
+# buildah's RUN steps may open as many files as this machine allows (its hard limit, 20000
+# here) rather than runc's default of 1024. The limit must not exceed the host's hard limit:
+# runc cannot raise it (the reason `podman run` fails here), and the same holds for nproc,
+# which stays at buildah's default of 32768.
 buildah_ulimits() {
-  local nofile nproc
+  local nofile
   nofile="$(ulimit -Hn)"
-  nproc="$(ulimit -Hu)"
   [[ "$nofile" == unlimited ]] && nofile=1048576
-  [[ "$nproc" == unlimited ]] && nproc=32768
-  printf -- '--ulimit=nofile=%s:%s\n--ulimit=nproc=%s:%s\n' "$nofile" "$nofile" "$nproc" "$nproc"
+  printf -- '--ulimit=nofile=%s:%s\n' "$nofile" "$nofile"
+}
+
+# npm inside a build trusts the certificate authorities the host trusts. Where HTTPS goes
+# through an inspecting proxy (as on this machine, whose CA is in the host's bundle and in
+# NODE_EXTRA_CA_CERTS), npm ci fails with SELF_SIGNED_CERT_IN_CHAIN otherwise. The bundle and
+# an npmrc naming it are bind-mounted over /usr/local/etc (npm's global config folder, empty
+# in the base) for the RUN steps only: a mount over an existing folder leaves nothing in any
+# layer, and the Dockerfile stays as it is for a plain `docker build`. BUILD_CA_FILE= (empty)
+# turns this off.
+# Prints the folder to mount (nothing if turned off).
+prepare_build_trust() {
+  local ca_file="${BUILD_CA_FILE-${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}}"
+  [[ -n "$ca_file" ]] || return 0
+  [[ -r "$ca_file" ]] || die "the CA bundle for builds, $ca_file, is not readable (set BUILD_CA_FILE)"
+  local trust_dir="$IMAGES_DIR/build-trust"
+  mkdir -p "$trust_dir"
+  cp "$ca_file" "$trust_dir/build-ca.pem"
+  printf 'cafile=/usr/local/etc/build-ca.pem\n' >"$trust_dir/npmrc"
+  printf '%s\n' "$trust_dir"
 }
 
 # Runs `buildah bud` with the options every image here shares: cached layers, the local base,
 # never a pull (every FROM is a local image), and the host's network for apt-get and npm ci
 # (no CNI bridge is set up on this machine, and the builds reach only the package mirrors).
 buildah_build() {
-  local -a ulimits
-  mapfile -t ulimits < <(buildah_ulimits)
+  local -a options
+  mapfile -t options < <(buildah_ulimits)
+  # Not in a process substitution: a failure here must stop the script.
+  local trust_dir
+  trust_dir="$(prepare_build_trust)"
+  [[ -z "$trust_dir" ]] || options+=("--volume=$trust_dir:/usr/local/etc:ro")
   buildah bud --layers --pull=never --network=host --isolation="$BUILD_ISOLATION" \
-    "${ulimits[@]}" --build-arg "BASE_IMAGE=$BASE_IMAGE_REF" "$@"
+    "${options[@]}" --build-arg "BASE_IMAGE=$BASE_IMAGE_REF" "$@"
 }
 
 # Writes IMAGE as a docker-archive at .run/images/<name>-<tag>.tar (the reference is kept in
