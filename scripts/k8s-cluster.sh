@@ -117,33 +117,53 @@ require_root() { ((EUID == 0)) || die "must run as root (containerd, the kubelet
 
 # Builds one Go package into $BIN/NAME unless the binary is newer than every source file of its
 # module: `go build` with a warm cache would be fast too, but this makes a built tree a true no-op.
+#   build_go MODULE_DIR PACKAGE NAME LDFLAGS [ENV=VALUE...]
 build_go() {
-  local module_dir="$1" package="$2" name="$3" started
-  shift 3
+  local module_dir="$1" package="$2" name="$3" ldflags="$4" started
+  shift 4
   if [[ -x "$BIN/$name" ]] && [[ -z "$(find "$module_dir" \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$BIN/$name" -print -quit)" ]]; then
     return 0
   fi
   say "building $name"
   started=$SECONDS
   # Into a temp name and renamed, so an interrupted build never leaves a binary that looks complete.
-  (cd "$module_dir" && env "$@" go build -ldflags=-s -o "$BIN/$name.tmp" "$package") ||
+  (cd "$module_dir" && env "$@" go build -ldflags="$ldflags" -o "$BIN/$name.tmp" "$package") ||
     die "building $name from $module_dir ($package) failed"
   mv "$BIN/$name.tmp" "$BIN/$name"
   say "built $name in $((SECONDS - started)) s"
+}
+
+# The version a Kubernetes binary reports, which `go build` of the module leaves at
+# v0.0.0-master; the release's version is stamped in as its own build does.
+kubernetes_version() { awk '$1 == "k8s.io/kubernetes" {print $2; exit}' "$REPO_ROOT/scripts/k8s/node/go.mod"; }
+version_ldflags() {
+  local version="$1" minor
+  minor="${version#v1.}"
+  minor="${minor%%.*}"
+  echo "-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1" \
+    "-X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean" \
+    "-X k8s.io/component-base/version.gitCommit=$version -X k8s.io/client-go/pkg/version.gitVersion=$version"
+}
+reported_version() {
+  if [[ "$1" == kubectl ]]; then "$BIN/kubectl" version --client 2>/dev/null | head -n 1; else "$BIN/$1" --version 2>/dev/null; fi
 }
 
 build() {
   mkdir -p "$BIN"
   "$REPO_ROOT/scripts/k8s-apiserver.sh" build
   local node_module="$REPO_ROOT/scripts/k8s/node" cluster_module="$REPO_ROOT/scripts/k8s/cluster" name
+  local version
+  version=$(kubernetes_version)
   for name in kubelet kube-controller-manager kube-scheduler kube-proxy kubectl; do
-    build_go "$node_module" "./$name" "$name"
+    # A binary built before the version was stamped in is rebuilt (relinked, mostly).
+    [[ ! -x "$BIN/$name" || "$(reported_version "$name")" == *"$version"* ]] || rm -f "$BIN/$name"
+    build_go "$node_module" "./$name" "$name" "-s $(version_ldflags "$version")"
   done
-  build_go "$REPO_ROOT/scripts/k8s/coredns" . coredns
-  build_go "$cluster_module" ./cri-reset cri-reset
-  build_go "$cluster_module" ./netpol k8s-netpol
+  build_go "$REPO_ROOT/scripts/k8s/coredns" . coredns -s
+  build_go "$cluster_module" ./cri-reset cri-reset -s
+  build_go "$cluster_module" ./netpol k8s-netpol -s
   # Static, so the pause image holds nothing but this one file.
-  build_go "$cluster_module" ./pause k8s-pause CGO_ENABLED=0
+  build_go "$cluster_module" ./pause k8s-pause -s CGO_ENABLED=0
   build_images
   say "built: $BIN/{etcd,kube-apiserver,kubelet,kube-controller-manager,kube-scheduler,kube-proxy,kubectl,coredns,k8s-netpol,cri-reset,k8s-pause}"
 }
