@@ -501,9 +501,13 @@ cluster_healthy() {
   [[ "$(kctl get node "$(node_name)" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" == True ]]
 }
 
-any_state_left() {
+any_component_running() {
   local name
   for name in "${COMPONENTS[@]}"; do component_pid "$name" >/dev/null && return 0; done
+  return 1
+}
+
+any_state_left() {
   [[ -d "$CLUSTER_DIR/etcd" || -d "$CLUSTER_DIR/kubelet" || -f "$HOST_STATE/recorded" ]] || ip link show "$BRIDGE" >/dev/null 2>&1
 }
 
@@ -537,8 +541,13 @@ up() {
     say "already up: node $node Ready; kubeconfig $KUBECONFIG_FILE"
     return 0
   fi
-  if any_state_left; then
-    say "a previous cluster left processes or state behind: taking it down first"
+  # Some components running: the ones that stopped are started again below (every step of `up`
+  # leaves what exists alone), and the cluster's objects survive. None running but state left
+  # (a crash, a reboot of the machine): that state is stale, so it is cleaned away first.
+  if any_component_running; then
+    say "resuming: starting the components that are not running"
+  elif any_state_left; then
+    say "a previous cluster left state behind but no process: taking it down first"
     down
   fi
   mkdir -p "$RUN" "$LOGS" "$CONF" "$CLUSTER_DIR/containerd" "$CLUSTER_DIR/etcd" "$CLUSTER_DIR/kubelet" \

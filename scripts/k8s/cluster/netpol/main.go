@@ -341,7 +341,7 @@ func (c *controller) buildRules() (*ruleSet, string, error) {
 			for _, allow := range allows {
 				c.addAllowRule(rules, chain, dir, pod, allow, live, namespaceLabels)
 			}
-			rules.add(chain, fmt.Sprintf("-m mark ! --mark %s -m comment %q -j REJECT --reject-with icmp-port-unreachable", allowMark, "no "+dir.name+" policy of "+podName+" allows this"))
+			rules.add(chain, fmt.Sprintf("-m mark ! --mark %s -m comment --comment %q -j REJECT --reject-with icmp-port-unreachable", allowMark, "no "+dir.name+" policy of "+podName+" allows this"))
 		}
 	}
 	rules.add(forwardChain, "-j MARK --set-xmark "+clearMark)
@@ -367,7 +367,7 @@ func appliesTo(policy *networkingv1.NetworkPolicy, dir direction) bool {
 // port sets the allow mark.
 func (c *controller) addAllowRule(rules *ruleSet, chain string, dir direction, pod *corev1.Pod, allow allowRule,
 	live []*corev1.Pod, namespaceLabels map[string]labels.Set) {
-	comment := fmt.Sprintf("-m comment %q", fmt.Sprintf("%s %s[%d]", allow.policy, dir.name, allow.index))
+	comment := fmt.Sprintf("-m comment --comment %q", fmt.Sprintf("%s %s[%d]", allow.policy, dir.name, allow.index))
 	mark := "-j MARK --set-xmark " + allowMark
 
 	// Peer pods (or every pod, for a rule without peers) with the port matches that apply to
