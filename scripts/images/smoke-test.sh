@@ -142,6 +142,21 @@ remove_container() {
   ctr_ container delete "$id" >/dev/null 2>&1 || true
 }
 
+# Stops a detached container's task (SIGTERM, as the kubelet does) and starts a new one in the
+# same container, whose writable layer keeps the data of the first start. $2: its log file.
+restart_task() {
+  local id="$1" log_file="$2" polls
+  ctr_ task kill -s SIGTERM "$id" >/dev/null
+  for ((polls = 300; polls > 0; polls--)); do
+    ctr_ task ls 2>/dev/null | awk -v id="$id" '$1 == id && $3 == "RUNNING" { r = 1 } END { exit !r }' || break
+    sleep 0.2
+  done
+  ((polls > 0)) || die "$id did not stop within 60 s of SIGTERM"
+  ctr_ task delete "$id" >/dev/null
+  : >"$log_file"
+  ctr_ task start --detach --log-uri "file://$log_file" "$id" >/dev/null
+}
+
 cleanup() {
   local status=$?
   set +e
@@ -251,6 +266,18 @@ check_migrate() {
     -e "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '$DB_NAME'")"
   ((tables > 0)) || die "migrate.js ran but $DB_NAME has no tables"
   log "switch image: migrations made $tables tables in $DB_NAME"
+
+  log "dev-mysql: restart on the same data (no second initialisation)"
+  restart_task smoke-mysql "$TEST_DIR/mysql-restart.log"
+  local polls
+  for ((polls = 300; polls > 0; polls--)); do
+    tables="$(mariadb --protocol=tcp -h 127.0.0.1 -P "$SMOKE_MYSQL_PORT" -u root -p"$MYSQL_TEST_PASSWORD" -N \
+      -e "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '$DB_NAME'" 2>/dev/null)" && break
+    sleep 0.2
+  done
+  ((polls > 0)) || { show_log_tail "$TEST_DIR/mysql-restart.log"; die "dev-mysql did not come back after a restart"; }
+  ! grep -q Initialising "$TEST_DIR/mysql-restart.log" || die "dev-mysql initialised its data again on restart"
+  log "dev-mysql: back after the restart with the same $tables tables"
 }
 
 start_kafka() {
@@ -310,6 +337,16 @@ check_kafka() {
   list_topics_from_host
   log "switch image: scripts/create-topics.js against dev-kafka"
   run_switch smoke-topics KAFKA_BROKERS="127.0.0.1:$SMOKE_KAFKA_PORT" -- node scripts/create-topics.js | tail -n 3
+  list_topics_from_host
+
+  log "dev-kafka: restart on the same log dir (formatting skipped, topics kept)"
+  restart_task smoke-kafka "$TEST_DIR/kafka-restart.log"
+  for ((polls = 450; polls > 0; polls--)); do
+    grep -q 'Kafka Server started' "$TEST_DIR/kafka-restart.log" && break
+    sleep 0.2
+  done
+  ((polls > 0)) || { show_log_tail "$TEST_DIR/kafka-restart.log"; die "dev-kafka did not start again within 90 s"; }
+  grep -m 1 -E 'already formatted|All of the log directories are already formatted' "$TEST_DIR/kafka-restart.log" >&2 || true
   list_topics_from_host
 }
 
