@@ -6,6 +6,7 @@
 #   scripts/image.sh base      # the local stand-in for node:20-bookworm-slim
 #   scripts/image.sh dev       # stand-ins for the chart's dev Kafka and MySQL, and k6
 #   scripts/image.sh all       # base, switch and dev
+#   scripts/image.sh prune     # drops the switch tags and archives of other commits
 # Every archive lands in .run/images/<name>-<tag>.tar; its path and size are printed on stdout.
 # Variables (defaults in brackets):
 #   IMAGE_TAG         the switch image's tag [<package.json version>-<short commit>]
@@ -367,6 +368,29 @@ build_dev() {
   build_dev_image "$K6_IMAGE:$k6_version" k6 --build-context "k6-bin=$k6_context"
 }
 
+# ---- prune ----------------------------------------------------------------------------------
+
+# Each commit gets its own switch tag and a 400 MB archive: this removes the switch tags and
+# archives other than the current one. Images still tagged otherwise, the base, the dev
+# stand-ins and buildah's layer cache stay.
+prune_switch_images() {
+  local current ref archive
+  current="$SWITCH_IMAGE:$(switch_tag)"
+  while IFS= read -r ref; do
+    [[ "$ref" == "$current" ]] && continue
+    buildah rmi "$ref" >/dev/null && log "removed $ref"
+  done < <(buildah images --format '{{.Name}}:{{.Tag}}' | awk -v r="$SWITCH_IMAGE" 'index($0, r ":") == 1')
+  for archive in "$IMAGES_DIR/fspiop-switch-"*.tar; do
+    [[ -e "$archive" ]] || continue
+    [[ "$archive" == "$IMAGES_DIR/fspiop-switch-$(switch_tag).tar" ]] && continue
+    # Only the switch's own archives: fspiop-switch-<version>-... (the dev ones are named
+    # fspiop-switch-dev-*, fspiop-switch-k6-*, fspiop-switch-base-*).
+    [[ "$(basename "$archive")" =~ ^fspiop-switch-[0-9] ]] || continue
+    rm -f "$archive" "$archive.image-id"
+    log "removed $archive"
+  done
+}
+
 # ---- main -----------------------------------------------------------------------------------
 
 main() {
@@ -378,12 +402,13 @@ main() {
     base) build_base ;;
     switch) build_switch ;;
     dev) build_dev ;;
+    prune) prune_switch_images ;;
     all)
       build_base
       build_switch
       build_dev
       ;;
-    *) die "unknown command '$command' (base | switch | dev | all)" ;;
+    *) die "unknown command '$command' (base | switch | dev | all | prune)" ;;
   esac
 }
 
