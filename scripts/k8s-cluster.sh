@@ -106,7 +106,9 @@ HOST_SYSCTLS=(net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables net.bridge.
   kernel.keys.root_maxbytes net.ipv4.conf.all.route_localnet)
 # Host directories the node's components create if they are missing; `down` removes the ones
 # that were missing before `up`, when nothing else has put files in them.
-HOST_DIRS=(/var/lib/cni /var/log/containers /run/netns /run/containerd)
+# The kubelet's device-plugin socket is at a fixed /var/lib/kubelet/device-plugins/kubelet.sock
+# whatever its root dir.
+HOST_DIRS=(/var/lib/cni /var/log/containers /run/netns /run/containerd /var/lib/kubelet)
 
 say() { echo "[k8s-cluster] $*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -733,6 +735,8 @@ down() {
   remove_pod_cgroups
   # Pod log links the kubelet made in the fixed /var/log/containers.
   find /var/log/containers -maxdepth 1 -type l -lname "$CLUSTER_DIR/*" -delete 2>/dev/null || true
+  # The kubelet's device-plugin registration socket (its path is fixed; the kubelet is stopped).
+  rm -f /var/lib/kubelet/device-plugins/kubelet.sock
   if ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link delete "$BRIDGE" && say "removed bridge $BRIDGE"
   fi

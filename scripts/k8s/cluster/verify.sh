@@ -134,7 +134,16 @@ check "the Job's log" k -n "$NS" logs job/done-job
 
 k -n "$NS" set env deployment/web GREETING=v2 >/dev/null
 check "rolling update (GREETING=v2) completes" k -n "$NS" rollout status deployment/web --timeout=90s
-rolled() { local body; body=$(fetch "$NS" client "http://web/") && grep -q ' v2$' <<<"$body" && echo "$body"; }
+# kube-proxy drops the old pods' endpoints a moment after the rollout reports done (its rules
+# are rewritten at most once a second), so a request or two may still meet an old pod.
+rolled() {
+  local body try
+  for try in $(seq 10); do
+    body=$(fetch "$NS" client "http://web/" 2>/dev/null) && grep -q ' v2$' <<<"$body" && { echo "$body (try $try)"; return 0; }
+    sleep 1
+  done
+  return 1
+}
 check "the Service answers with v2 after the update" rolled
 
 k -n "$NS" create secret generic app-secret --from-literal=password=s3cret >/dev/null
