@@ -20,6 +20,11 @@
 #   scripts/k8s-cluster.sh status      each component's process, the node, DNS and whether
 #                                      NetworkPolicies are enforced
 #   scripts/k8s-cluster.sh kubectl ARGS...  kubectl with the cluster's kubeconfig
+#   scripts/k8s/cluster/verify.sh      proves the running cluster (Services, DNS, logs/exec, Jobs,
+#                                      rolling updates, restricted pods, NetworkPolicies)
+#
+# Measured on this 2-core machine: `up` 11-14 s once built (first `up` after `build` the same),
+# `down` 13-19 s; `build` when built 0.3 s.
 #
 # Env: CLUSTER_DIR (default <repo>/.run/cluster), K8S_TOOLS_BIN (default <repo>/.tools/bin),
 # CLUSTER_UP_TIMEOUT (seconds for each wait of `up`, default 120).
@@ -62,6 +67,14 @@
 #     ten years) and kept across down/up in CLUSTER_DIR/pki; no front proxy, so no aggregated APIs.
 #   - cgroup v1 with the cgroupfs driver (failCgroupV1: false), swap allowed, eviction only when
 #     memory or disk are nearly exhausted: the machine is shared with the project's other work.
+#   - containerd restricts OOM score adjustments to its own score (restrict_oom_score_adj): root
+#     here lacks CAP_SYS_RESOURCE, so runc cannot give the pause container its usual -998 and
+#     every sandbox failed with "can't get final child's PID from pipe: EOF". For the same reason
+#     no process can raise an rlimit above the host's hard limit (NOFILE 20000).
+#   - The kubelet's root dir is CLUSTER_DIR/kubelet and its pod logs CLUSTER_DIR/pod-logs, but
+#     two of its paths are fixed: /var/log/containers (log links) and
+#     /var/lib/kubelet/device-plugins/kubelet.sock; `down` removes both when it made them.
+#   - The DNS answers for cluster.local live 5 s (usually 30 s), for tests that re-create Services.
 #   - One node, no leader election, no high availability; etcd without TLS on loopback only.
 #   - The service CIDR is routed onto the pod bridge, so a ClusterIP without rules never leaves
 #     the machine through the default route.
