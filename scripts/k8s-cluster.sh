@@ -411,6 +411,7 @@ start_component() {
   rm -f "$RUN/$name.pid"
   # The shell writes its own PID and then execs the component, so the PID file is the
   # component's whether or not setsid had to fork.
+  # shellcheck disable=SC2016 # expanded by the inner shell
   setsid bash -c 'echo $$ >"$0"; exec "$@"' "$RUN/$name.pid" "$@" >"$LOGS/$name.log" 2>&1 </dev/null &
   local tries=0
   until [[ -s "$RUN/$name.pid" ]]; do
@@ -492,7 +493,7 @@ restore_host_state() {
     if mountpoint -q "$dir" && [[ -z "$(ls -A "$dir")" ]]; then umount "$dir" 2>/dev/null || true; fi
     # Only empty directories go: anything another program put there stays.
     find "$dir" -depth -type d -empty -delete 2>/dev/null || true
-    [[ -d "$dir" ]] && say "left $dir in place: it is not empty" || say "removed $dir"
+    if [[ -d "$dir" ]]; then say "left $dir in place: it is not empty"; else say "removed $dir"; fi
   done <"$HOST_STATE/missing-dirs"
   rm -rf "$HOST_STATE"
 }
@@ -680,12 +681,14 @@ unmount_under_cluster_dir() {
 # Removes the network namespaces that appeared while the cluster ran, when removing the pods
 # through containerd could not (containerd would not start).
 remove_leftover_netns() {
-  local ns
+  local path ns
   [[ -f "$HOST_STATE/netns-before" ]] || return 0
-  for ns in $(ls /run/netns 2>/dev/null | grep '^cni-' || true); do
+  for path in /run/netns/cni-*; do
+    [[ -e "$path" ]] || continue
+    ns=$(basename "$path")
     grep -qxF "$ns" "$HOST_STATE/netns-before" && continue
-    umount "/run/netns/$ns" 2>/dev/null || true
-    rm -f "/run/netns/$ns" && say "removed network namespace $ns"
+    umount "$path" 2>/dev/null || true
+    rm -f "$path" && say "removed network namespace $ns"
   done
 }
 

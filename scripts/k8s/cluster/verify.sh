@@ -121,7 +121,7 @@ check "pod -> pod by IP $first_web_ip" fetch "$NS" client "http://$first_web_ip:
 check "pod in another namespace -> web.$NS" fetch "$OTHER_NS" client "http://web.$NS/"
 # Hairpin: a web pod through its own Service, which sends some requests back to itself.
 web_pod=$(k -n "$NS" get pods -l app=web -o jsonpath='{.items[0].metadata.name}')
-hairpin() { local i; for i in 1 2 3 4 5 6; do fetch "$NS" "$web_pod" "http://web/" || return 1; done; }
+hairpin() { local _; for _ in 1 2 3 4 5 6; do fetch "$NS" "$web_pod" "http://web/" || return 1; done; }
 check "hairpin: web pod -> its own Service, 6 requests" hairpin
 check "host -> ClusterIP $cluster_ip" curl -sf --max-time 5 "http://$cluster_ip/"
 check "DNS: nslookup of a Service from a pod" k -n "$NS" exec client -- nslookup "web.$NS.svc.cluster.local"
