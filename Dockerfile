@@ -57,6 +57,8 @@ COPY scripts/lib ./scripts/lib
 # The in-cluster load test's simulators and provisioning (the chart's loadTest).
 COPY perf/simulators ./perf/simulators
 COPY perf/provision.js ./perf/provision.js
+# The validity gate, run in the cluster against its database after an in-cluster load test.
+COPY perf/gate.js ./perf/gate.js
 # The image's `node` user (uid 1000), as the chart's securityContext expects.
 USER 1000:1000
 EXPOSE 3000 3001 3002 4001 4002 4003
