@@ -132,6 +132,7 @@ k -n "$NS" create job done-job --image="$BUSYBOX" -- sh -c 'echo job-ran' >/dev/
 check "a Job completes" k -n "$NS" wait --for=condition=complete job/done-job --timeout=60s
 check "the Job's log" k -n "$NS" logs job/done-job
 
+old_web_pods=$(k -n "$NS" get pods -l app=web -o name)
 k -n "$NS" set env deployment/web GREETING=v2 >/dev/null
 check "rolling update (GREETING=v2) completes" k -n "$NS" rollout status deployment/web --timeout=90s
 # kube-proxy drops the old pods' endpoints a moment after the rollout reports done (its rules
@@ -172,8 +173,10 @@ check "restricted pod ready" k -n "$NS" wait --for=condition=Ready pod/restricte
 check "Secret and ConfigMap volumes readable as uid 1000" k -n "$NS" exec restricted -- sh -c 'id -u && cat /etc/app-secret/password /etc/app-config/mode'
 check_blocked "read-only root file system refuses a write" k -n "$NS" exec restricted -- touch /written
 
-# The rolling update replaced the pods: their addresses again.
-web_pod_ips=$(k -n "$NS" get pods -l app=web --field-selector=status.phase=Running -o jsonpath='{.items[*].status.podIP}')
+# The rolling update replaced the pods: once the old ones are gone, the new ones' addresses.
+# shellcheck disable=SC2086 # one argument per pod
+check "the old pods are gone" k -n "$NS" wait --for=delete $old_web_pods --timeout=60s
+web_pod_ips=$(k -n "$NS" get pods -l app=web -o jsonpath='{.items[*].status.podIP}')
 first_web_ip=${web_pod_ips%% *}
 
 # NetworkPolicy: deny all ingress to the namespace, then allow the web pods from the pod with
@@ -204,6 +207,8 @@ spec:
 EOF
 sleep 1
 check "allow by podSelector: client -> Service" fetch "$NS" client "http://web/"
+check "allow by podSelector: client -> pod IP $first_web_ip" fetch "$NS" client "http://$first_web_ip:8080/"
+check_blocked "allow by podSelector: unlabelled pod -> pod IP still blocked" fetch "$NS" stranger "http://$first_web_ip:8080/"
 check_blocked "allow by podSelector: unlabelled pod still blocked" fetch "$NS" stranger "http://web/"
 check_blocked "allow by podSelector: other namespace still blocked" fetch "$OTHER_NS" client "http://web.$NS/"
 k apply -f - >/dev/null <<EOF
@@ -218,7 +223,12 @@ spec:
 EOF
 sleep 1
 check "allow by namespaceSelector: other namespace -> Service" fetch "$OTHER_NS" client "http://web.$NS/"
-# Egress: the stranger may reach nothing but the DNS (on the node, never filtered).
+# Egress: without the ingress policies the stranger reaches web; a policy that isolates its
+# egress with no rule then blocks that (DNS on the node stays reachable), and deleting it
+# lets the traffic through again.
+k -n "$NS" delete networkpolicy --all >/dev/null
+sleep 1
+check "ingress policies deleted: stranger -> web pod IP" fetch "$NS" stranger "http://$first_web_ip:8080/"
 k apply -f - >/dev/null <<EOF
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -229,10 +239,12 @@ spec:
 EOF
 k -n "$NS" label pod stranger role=stranger >/dev/null
 sleep 1
-check_blocked "egress deny: stranger -> other namespace's pod" fetch "$NS" stranger "http://$first_web_ip:8080/"
+check_blocked "egress deny: stranger -> web pod IP" fetch "$NS" stranger "http://$first_web_ip:8080/"
+check_blocked "egress deny: stranger -> Service" fetch "$NS" stranger "http://web/"
+check "egress deny: client (not selected) -> Service" fetch "$NS" client "http://web/"
 k -n "$NS" delete networkpolicy --all >/dev/null
 sleep 1
-check "policies deleted: stranger -> Service again" fetch "$NS" stranger "http://web/"
+check "all policies deleted: stranger -> Service again" fetch "$NS" stranger "http://web/"
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
