@@ -50,11 +50,11 @@ rate-search: deps up ## one run per rate against `make up` until one fails (perf
 	@source scripts/env.sh && node perf/rate-search.js --rates $(or $(RATES),150,200,250,300) --seconds $(or $(RUN_SECONDS),60) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --beyond $(or $(BEYOND),0)
 
 .PHONY: image cluster-test
-image: deps ## the switch's image from the Dockerfile without a Docker daemon (buildah, local Debian base): .run/images/fspiop-switch-<tag>.tar; IMAGE_TAG= ARGS=all (also the dev Kafka, MySQL and k6 stand-ins)
-	@bash scripts/image.sh $(or $(ARGS),switch)
+image: ## the switch's image from the Dockerfile without a Docker daemon (buildah, local Debian base): .run/images/fspiop-switch-<tag>.tar; IMAGE_TAG= ARGS=all (also the dev Kafka, MySQL and k6 stand-ins)
+	@DEPS_CLUSTER=1 bash scripts/deps.sh && bash scripts/image.sh $(or $(ARGS),switch)
 
-cluster-test: deps ## the chart on a real one-node Kubernetes here: install, helm test, a payment, upgrade and rollback under load, NetworkPolicy (test/cluster); KEEP_CLUSTER=1 leaves it up
-	@bash scripts/cluster-test.sh
+cluster-test: ## the chart on a real one-node Kubernetes here: install, helm test, a payment, upgrade and rollback under load, NetworkPolicy (test/cluster); KEEP_CLUSTER=1 leaves it up
+	@DEPS_CLUSTER=1 bash scripts/deps.sh && bash scripts/cluster-test.sh
 
 .PHONY: dead-letters
 dead-letters: ## list dead letters (ARGS="list [handler]"), or replay them after a fix (ARGS="replay <handler> all|<offset> ...")

@@ -10,6 +10,8 @@
 #   - Kafka jars (+ slf4j binding) from Maven Central into .cache/kafka/libs
 #   - k6 and helm via `go install` into .tools/bin
 #   - Schemathesis (PyPI, pinned) in a virtualenv at .run/venv, for `make fuzz` (test/fuzz/)
+#   - with DEPS_CLUSTER=1 (`make image`, `make cluster-test`): buildah, debootstrap, containerd,
+#     runc, the CNI plugins, iptables, ipset, conntrack and busybox-static (Debian)
 # The slow steps (npm ci builds librdkafka; go install builds k6 and helm; mvn downloads)
 # run as parallel background jobs, each logging to $LOG_DIR/deps-<job>.log; the script
 # waits for all of them and fails if any failed.
@@ -34,6 +36,19 @@ wanted_debian_packages() {
   command -v redis-server >/dev/null || missing+=(redis-server)
   command -v prometheus >/dev/null || missing+=(prometheus)
   command -v prometheus-mysqld-exporter >/dev/null || missing+=(prometheus-mysqld-exporter)
+  # `make image` and `make cluster-test` only (DEPS_CLUSTER=1): the daemonless image build, and
+  # the one-node cluster's container runtime, pod network, Service rules and test image.
+  if [[ "${DEPS_CLUSTER:-0}" == 1 ]]; then
+    command -v buildah >/dev/null || missing+=(buildah)
+    command -v debootstrap >/dev/null || missing+=(debootstrap)
+    command -v containerd >/dev/null || missing+=(containerd)
+    command -v runc >/dev/null || missing+=(runc)
+    [[ -x /usr/lib/cni/bridge ]] || missing+=(containernetworking-plugins)
+    command -v iptables >/dev/null || missing+=(iptables)
+    command -v ipset >/dev/null || missing+=(ipset)
+    command -v conntrack >/dev/null || missing+=(conntrack)
+    dpkg-query -W -f '${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || missing+=(busybox-static)
+  fi
   ((${#missing[@]} == 0)) || printf '%s\n' "${missing[@]}"
 }
 
