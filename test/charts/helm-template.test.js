@@ -166,7 +166,8 @@ test('operator APIs: tokens from a Secret to the servers and their clients only,
     for (const key of present) assert.deepEqual(env[key], { secretKeyRef: { name: secretName, key } });
     return present;
   };
-  const clients = { notification: ['OPERATOR_TOKEN_READ_ONLY'], 'account-lookup': ['OPERATOR_TOKEN_READ_WRITE'] };
+  // The FSPIOP edges read DFSPs' registered JWS keys through the admin API (read-only).
+  const clients = { notification: ['OPERATOR_TOKEN_READ_ONLY'], 'api-adapter': ['OPERATOR_TOKEN_READ_ONLY'], quoting: ['OPERATOR_TOKEN_READ_ONLY'], 'account-lookup': ['OPERATOR_TOKEN_READ_WRITE'] };
   const expected = { 'admin-api': tokenKeys, 'settlement-api': tokenKeys, 'account-lookup-admin': tokenKeys, oracle: tokenKeys, ...clients };
   for (const d of ofKind(objects, 'Deployment')) {
     assert.deepEqual(tokenRefs(d.spec.template.spec), expected[component(d)] ?? [], `${component(d)}'s tokens`);
