@@ -165,10 +165,29 @@ const cacheWaitMs = ({ endpoints, keys }) => Math.max(
   keys ? Number(process.env.JWS_KEY_CACHE_TTL_MS ?? 5_000) + 1_000 : 0,
 );
 
+/**
+ * Waits until the admin API answers /health. A pod that has just started (the chart's
+ * provisioning Job) may be refused for a moment: NetworkPolicy controllers admit a pod only once
+ * its IP is in its status, which the kubelet reports a little after the container starts.
+ */
+async function waitForAdmin(adminUrl, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(`${adminUrl}/health`, { signal: AbortSignal.timeout(5_000) })).ok) return;
+    } catch (error) {
+      if (Date.now() >= deadline) throw new Error(`the admin API at ${adminUrl} did not answer within ${timeoutMs / 1000} s`, { cause: error });
+    }
+    if (Date.now() >= deadline) throw new Error(`the admin API at ${adminUrl} is not healthy after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
 export async function provision({
   adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, simWorkers = 1, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1', currency = 'USD',
   dbEnv = {}, loadParties = true, jwsAlg = 'RS256', keysBase = DFSP_KEYS_DIR, log = () => {},
 }) {
+  await waitForAdmin(adminUrl);
   const request = adminClient(adminUrl, { token: adminToken });
   const names = dfspNames(dfsps);
   const payerWorkers = payerWorkersOf(names, simWorkers);

@@ -90,6 +90,9 @@ async function assertGatePasses() {
 }
 
 test('install in dev mode: Deployments available, setup Jobs complete, the in-cluster load test pays and passes its gate', { skip, timeout: 1_500_000 }, async () => {
+  // A cluster kept from an earlier run (KEEP_CLUSTER=1) starts clean.
+  await helm(['uninstall', RELEASE, '--ignore-not-found', '--wait']);
+  await run(bin('kubectl'), ['delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait'], { timeoutMs: 300_000 });
   await helm(['install', RELEASE, chart, '--create-namespace', ...chartValues(IMAGE_TAG), '--wait', '--wait-for-jobs', ...helmTimeout], { timeoutMs: 1_300_000 });
   assertRolledOut(await items('deployments'), IMAGE_TAG);
   await assertPodsRun(IMAGE_TAG);
