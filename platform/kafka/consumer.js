@@ -43,6 +43,11 @@ function consumerConfig({ kafka, groupId, sessionTimeoutMs, rebalance }) {
     // Rebalances happen only when replicas start or stop, so the brief stop-the-world pause
     // of eager rebalancing costs little.
     'partition.assignment.strategy': 'range',
+    // A subscription follows the topics' metadata, which librdkafka refreshes every 5 minutes by
+    // default: a handler that started before its topic existed (the chart's dev mode creates
+    // topics beside the pods) would sit idle that long, and partitions the topic Job adds on an
+    // upgrade would wait as long for a consumer. A metadata request every 10 s costs nothing.
+    'topic.metadata.refresh.interval.ms': 10_000,
     // The broker answers a fetch as soon as one byte is there (fetch.min.bytes), so a long
     // wait costs no latency; it only sets how often an idle consumer asks again. A larger
     // fetch.min.bytes would gather records on the broker instead, but a quiet topic would then
