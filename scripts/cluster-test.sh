@@ -28,6 +28,11 @@ bash "$CLUSTER" up
 bash "$CLUSTER" load "$RUN_DIR/images/fspiop-switch-$IMAGE_TAG.tar" "$RUN_DIR/images/fspiop-switch-$UPGRADE_IMAGE_TAG.tar" \
   "$RUN_DIR"/images/fspiop-switch-dev-*.tar "$RUN_DIR"/images/fspiop-switch-k6-*.tar
 
+# Whether the cluster enforces NetworkPolicies (its controller is running and in sync).
+cluster_status=$(bash "$CLUSTER" status)
+network_policy=none
+[[ "$cluster_status" == *"NetworkPolicy: enforced"* ]] && network_policy=enforced
+
 KUBECONFIG="$RUN_DIR/cluster/kubeconfig" IMAGE_TAG="$IMAGE_TAG" UPGRADE_IMAGE_TAG="$UPGRADE_IMAGE_TAG" \
-  BUSYBOX_IMAGE=localhost/busybox:1.35.0 NETWORK_POLICY="$(bash "$CLUSTER" status | grep -q 'NetworkPolicy: enforced' && echo enforced || echo none)" \
+  BUSYBOX_IMAGE=localhost/busybox:1.35.0 NETWORK_POLICY="$network_policy" \
   node --test --test-reporter=spec "$REPO_ROOT/test/cluster/"

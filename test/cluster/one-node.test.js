@@ -165,7 +165,7 @@ function startLoad({ tps, transfers }) {
 test('helm upgrade to a new image and helm rollback, under load: every Deployment rolls both ways, no payment fails', { skip, timeout: 1_800_000 }, async () => {
   assert.ok(UPGRADE_IMAGE_TAG && UPGRADE_IMAGE_TAG !== IMAGE_TAG, 'UPGRADE_IMAGE_TAG names a second tag');
   const tps = 2;
-  const transfers = tps * Number(process.env.UPGRADE_LOAD_SECONDS ?? 480);
+  const transfers = tps * Number(process.env.UPGRADE_LOAD_SECONDS ?? 240);
   const load = await startLoad({ tps, transfers });
   try {
     await new Promise((resolve) => setTimeout(resolve, 15_000));
@@ -186,7 +186,8 @@ test('helm upgrade to a new image and helm rollback, under load: every Deploymen
     assert.equal(k6.failed, 0, `${k6.line}\n${output.slice(-3000)}`);
     // While pods restart some payments take seconds; k6 drops an iteration it has no free VU
     // for (never sent, so never failed). Those must stay few, and every one sent must succeed.
-    assert.equal(k6.completed + k6.dropped, transfers, k6.line);
+    // constant-arrival-rate may start one iteration more than rate × duration.
+    assert.ok(k6.completed + k6.dropped >= transfers, k6.line);
     assert.ok(k6.dropped <= transfers * 0.05, k6.line);
     console.log(`under upgrade and rollback: ${k6.line}`);
   }
@@ -194,10 +195,16 @@ test('helm upgrade to a new image and helm rollback, under load: every Deploymen
 });
 
 test('the NetworkPolicy: the operator APIs refuse a pod that is not an operator client and admit one that is', { skip: skip || (NETWORK_POLICY !== 'enforced' && 'the cluster does not enforce NetworkPolicy'), timeout: 300_000 }, async () => {
+  // Ten tries a second apart: a new pod is admitted only once the controller has seen its IP.
+  // (timeout, not wget -T: busybox 1.35 wget -T crashes once connected.)
   const probe = async (name, labels) => {
-    const args = ['run', name, '--image', BUSYBOX_IMAGE, '--image-pull-policy', 'Never', '--restart', 'Never', '--attach', '--rm', '--quiet',
-      '--labels', labels, '--', 'sh', '-c', `wget -q -T 5 -O- http://${FULL}-admin-api:3001/health >/dev/null 2>&1 && echo REACHED || echo REFUSED`];
-    return (await kubectl(args, { timeoutMs: 120_000 })).trim();
+    const tries = `for i in 1 2 3 4 5 6 7 8 9 10; do timeout 3 wget -q -O- http://${FULL}-admin-api:3001/health >/dev/null 2>&1 && { echo REACHED; exit 0; }; sleep 1; done; echo REFUSED`;
+    await kubectl(['delete', 'pod', name, '--ignore-not-found', '--wait']);
+    await kubectl(['run', name, '--image', BUSYBOX_IMAGE, '--image-pull-policy', 'Never', '--restart', 'Never', '--labels', labels, '--command', '--', 'sh', '-c', tries]);
+    await kubectl(['wait', `pod/${name}`, '--for=jsonpath={.status.phase}=Succeeded', '--timeout=120s'], { timeoutMs: 150_000 });
+    const output = (await kubectl(['logs', name])).trim();
+    await kubectl(['delete', 'pod', name, '--wait=false']);
+    return output;
   };
   const operatorLabels = `app.kubernetes.io/name=fspiop-switch,app.kubernetes.io/instance=${RELEASE},fspiop-switch.io/operator-client=true`;
   assert.match(await probe('np-outsider', 'app=outsider'), /REFUSED/);
