@@ -44,7 +44,8 @@ async function run(command, args, { timeoutMs = 120_000 } = {}) {
     const { stdout } = await promisify(execFile)(command, args, { timeout: timeoutMs, maxBuffer: 64 << 20 });
     return stdout;
   } catch (error) {
-    throw new Error(`${[command, ...args].join(' ')} failed: ${error.stderr || error.message}`.slice(0, 4000), { cause: error });
+    const said = [error.stdout, error.stderr || error.message].filter(Boolean).join('\n');
+    throw new Error(`${[command, ...args].join(' ')} failed: ${said}`.slice(-4000), { cause: error });
   }
 }
 const kubectl = (args, options) => run(bin('kubectl'), ['-n', NAMESPACE, ...args], options);
