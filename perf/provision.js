@@ -173,12 +173,13 @@ const cacheWaitMs = ({ endpoints, keys }) => Math.max(
 async function waitForAdmin(adminUrl, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    let failure;
     try {
       if ((await fetch(`${adminUrl}/health`, { signal: AbortSignal.timeout(5_000) })).ok) return;
     } catch (error) {
-      if (Date.now() >= deadline) throw new Error(`the admin API at ${adminUrl} did not answer within ${timeoutMs / 1000} s`, { cause: error });
+      failure = error;
     }
-    if (Date.now() >= deadline) throw new Error(`the admin API at ${adminUrl} is not healthy after ${timeoutMs / 1000} s`);
+    if (Date.now() >= deadline) throw new Error(`the admin API at ${adminUrl} was not healthy within ${timeoutMs / 1000} s`, { cause: failure });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
 }

@@ -129,3 +129,32 @@ test('a steady trickle faster than the wait is handed over in several batches, n
   assert.ok(Math.max(...batchSizes) < records / 2, `a batch held half the trickle or more: ${batchSizes.join(', ')}`);
   assert.ok(batchSizes.some((size) => size > 1), `no batch gathered more than one record within the wait: ${batchSizes.join(', ')}`);
 });
+
+test('a consumer started before its topic exists takes the topic up within seconds of its creation', { timeout: 90_000 }, async (t) => {
+  // librdkafka's default metadata refresh (5 minutes) left such a consumer idle that long: the
+  // chart's dev mode starts the handlers beside the Job that creates their topics.
+  const config = testConfig();
+  const logger = pino({ level: 'error' });
+  const topic = `test-late-topic-${uniqueSuffix()}`;
+  const admin = createAdminClient(config.kafka);
+  const producer = createProducer({ kafka: config.kafka, logger });
+  await producer.connect();
+  t.after(async () => {
+    await producer.disconnect();
+    await deleteTopic(admin, topic).catch(() => {});
+    admin.disconnect();
+  });
+  const starting = startRecordingConsumer({ config, logger, topic }, { batchSizeMax: 100, batchWaitMs: 20 });
+  await sleep(3_000);
+  await createTopic(admin, { topic, partitions: 1 });
+  const createdAtMs = Date.now();
+  const consumer = await starting; // fails unless the partition is assigned within ASSIGN_WAIT_MS of the start
+  try {
+    t.diagnostic(`assigned ${Date.now() - createdAtMs} ms after the topic was created`);
+    await producer.produce(Array.from({ length: 10 }, (_, index) => ({ topic, key: 'late', value: String(index) })));
+    await consumer.waitForCount(10);
+  } finally {
+    await consumer.stop();
+  }
+  assertEveryOffsetOnce(consumer.offsets, 10);
+});
