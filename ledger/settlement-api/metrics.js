@@ -4,8 +4,9 @@ import { formatAmount } from '../domain/money.js';
 import { openWindowId, findWindow, windowTotals } from '../repositories/settlements.js';
 
 // The gauges are collected concurrently by one scrape; they share one read, at most one every
-// ten seconds (the open window's totals are an index range scan as long as the window).
-const SHARED_READ_MS = 10_000;
+// ten seconds (the open window's totals are an index range scan as long as the window), so a
+// scrape may show the state of up to that long ago.
+export const SETTLEMENT_GAUGES_MAX_AGE_MS = 10_000;
 
 /** Gauges are floating point by nature: amounts become Numbers here, for display only. */
 const asGaugeValue = (units) => Number(formatAmount(units));
@@ -23,7 +24,7 @@ async function readSettlementState(db) {
 export function registerSettlementMetrics(metrics, { db, logger, clock = () => new Date() }) {
   let lastRead = { atMs: 0, state: Promise.resolve(null) };
   const read = () => {
-    if (Date.now() - lastRead.atMs > SHARED_READ_MS) {
+    if (Date.now() - lastRead.atMs > SETTLEMENT_GAUGES_MAX_AGE_MS) {
       const state = readSettlementState(db).catch((error) => {
         logger.warn({ err: error }, 'settlement metrics unavailable');
         return null;

@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dump, load } from 'js-yaml';
 import { startSwitch } from '../support/switch.js';
+import { SETTLEMENT_GAUGES_MAX_AGE_MS } from '../../ledger/settlement-api/metrics.js';
 import { operatorTokens, testConfig } from '../support/environment.js';
 import { onboardDfsp } from '../support/admin-api.js';
 import { signedFetch } from '../support/jws-keys.js';
@@ -269,7 +270,9 @@ before(async () => {
     if (run === 0) await settleOpenWindow();
   }
   await waitForGrossSettlement();
-  waitedMs.push(await waitForScrapesAfter(Date.now()));
+  // The settlement gauges reuse one database read for up to SETTLEMENT_GAUGES_MAX_AGE_MS: a
+  // scrape that late is the first sure to show the last run.
+  waitedMs.push(await waitForScrapesAfter(Date.now() + SETTLEMENT_GAUGES_MAX_AGE_MS));
   console.log(`  waited for every target's next scrape: ${waitedMs.map((ms) => `${ms} ms`).join(', ')} (before each run, then after the last)`);
   await waitForRuleEvaluationAfter(Date.now());
 });
