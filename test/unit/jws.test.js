@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { FlattenedSign, flattenedVerify } from 'jose';
 import { signFspiopMessage, verifyFspiopMessage, privateKeyFromPem, publicKeyFromPem } from '../../platform/fspiop/jws.js';
 
 const PEM = { type: 'spki', format: 'pem' };
@@ -128,4 +129,32 @@ test("a signature made here verifies with Mojaloop's jwsValidator", { skip: !sdk
   const headers = await signed({ uri: '/transfers/abc', method: 'PUT' });
   validator.validate({ headers, body: JSON.parse(BODY) });
   assert.throws(() => validator.validate({ headers, body: { ...JSON.parse(BODY), transferId: 'x' } }));
+});
+
+// jose, a JWS library with no FSPIOP knowledge, checks the RFC 7515 half of the format: its
+// flattened JWS is exactly the FSPIOP-Signature's signature and protected header.
+for (const [alg, pair] of [['RS256', rsa], ['PS256', rsa], ['ES256', ec]]) {
+  test(`${alg}: a signature made here verifies with jose, and jose's verifies here`, async () => {
+    const headers = await signed({ key: pair.privateKey, alg });
+    const { signature, protectedHeader } = JSON.parse(headers['fspiop-signature']);
+    const publicKey = publicKeyFromPem(pair.publicKey);
+    const jws = { protected: protectedHeader, payload: Buffer.from(BODY).toString('base64url'), signature };
+    const { protectedHeader: header } = await flattenedVerify(jws, publicKey, { algorithms: [alg] });
+    assert.equal(header.alg, alg);
+
+    const joseSigned = await new FlattenedSign(Buffer.from(BODY))
+      .setProtectedHeader(JSON.parse(Buffer.from(protectedHeader, 'base64url').toString()))
+      .sign(privateKeyFromPem(pair.privateKey));
+    const fromJose = { ...headers, 'fspiop-signature': JSON.stringify({ signature: joseSigned.signature, protectedHeader: joseSigned.protected }) };
+    assert.equal(await verify(fromJose, { keys: [publicKey] }), null);
+  });
+}
+
+test('a signature of the wrong length, or a key of the wrong type for the algorithm, is refused, not thrown', async () => {
+  const headers = await signed({ key: ec.privateKey, alg: 'ES256' });
+  const parsed = JSON.parse(headers['fspiop-signature']);
+  const short = { ...headers, 'fspiop-signature': JSON.stringify({ ...parsed, signature: parsed.signature.slice(0, 20) }) };
+  assert.match(await verify(short, { keys: [publicKeyFromPem(ec.publicKey)] }), /does not verify/);
+  assert.match(await verify(headers, { keys: [publicKeyFromPem(rsa.publicKey)] }), /does not verify/);
+  await assert.rejects(signed({ key: ec.privateKey, alg: 'RS256' }), /cannot sign RS256/);
 });
