@@ -159,7 +159,7 @@ async function runFault(target, fault, { tps, infraEnv, ports, log }) {
     marks.push({ at: endMs, label: `${fault.name} end`, kind: 'end' });
     return { marks, startMs, endMs, detail };
   };
-  const result = await runPerf(target, { profile: 'load', mode: 'full', tps, transfers: tps * durationS, name: `chaos-${fault.name}-${Date.now()}`, during, ...ports }, log);
+  const result = await runPerf(target, { profile: 'load', mode: 'full', warmupSeconds: 0, tps, transfers: tps * durationS, name: `chaos-${fault.name}-${Date.now()}`, during, ...ports }, log);
   const metric = (name) => result.summary.metrics[name]?.values.count ?? 0;
   const completed = metric('completed_transactions');
   const started = completed + metric('failed_transactions');

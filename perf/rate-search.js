@@ -12,6 +12,7 @@
 // perf/results/rate-search-<time>/.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { paidIterations } from './report.js';
 import { freshTarget, localTarget, runPerf } from './run.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -40,7 +41,8 @@ export function rateFigures({ tps, seconds, summary, cpuSeconds, gatePass }) {
   const e2e = metric('e2e_time');
   const success = completed + failed > 0 ? completed / (completed + failed) : 0;
   const components = byComponent(cpuSeconds);
-  const msPerIteration = (cpu) => (completed > 0 ? (cpu * 1000) / completed : null);
+  const paid = paidIterations(summary);
+  const msPerIteration = (cpu) => (paid > 0 ? (cpu * 1000) / paid : null);
   const figures = {
     tps, achieved: completed / seconds, success, dropped, droppedShare: dropped / (tps * seconds), p50: e2e.med, p95: e2e['p(95)'], p99: e2e['p(99)'], gatePass,
     cpuMs: Object.fromEntries(COLUMNS.map((name) => [name, components[name] === undefined ? null : msPerIteration(components[name])])),
@@ -73,7 +75,7 @@ async function main() {
   const { values } = parseArgs({ options: {
     rates: { type: 'string', default: '150,200,250,300' }, seconds: { type: 'string', default: '60' }, mode: { type: 'string', default: 'full' },
     'jws-alg': { type: 'string', default: 'ES256' }, 'jws-verification': { type: 'string' }, beyond: { type: 'string', default: '0' },
-    'sim-workers': { type: 'string' }, fresh: { type: 'boolean', default: false },
+    'sim-workers': { type: 'string' }, fresh: { type: 'boolean', default: false }, warmup: { type: 'string' },
   } });
   const rates = values.rates.split(',').map(Number);
   const seconds = Number(values.seconds);
@@ -89,6 +91,7 @@ async function main() {
       const result = await runPerf(target, {
         profile: 'load', mode: values.mode, tps, transfers: tps * seconds, name: `rate-search-${stamp}-${tps}tps`, jwsAlg: values['jws-alg'],
         jwsVerification: values['jws-verification'], simPort: 7000, bridgePort: 7100, ...(values['sim-workers'] ? { simWorkers: Number(values['sim-workers']) } : {}),
+        ...(values.warmup ? { warmupSeconds: Number(values.warmup) } : {}),
       }, log);
       if (results.length === 0) {
         print(`Rate search ${stamp}: mode ${values.mode}, ${seconds} s per rate, DFSPs sign ${result.run.jwsAlg}, switch JWS_VERIFICATION ${result.run.jwsVerification}, `

@@ -255,6 +255,15 @@ const ms = (value) => (value === undefined || value === null ? '—' : Math.roun
 const mb = (bytes) => (bytes / 1024 / 1024).toFixed(0);
 
 /**
+ * The iterations that cost the run's CPU: the completed ones, the warm-up's included (CPU is
+ * sampled over the whole k6 run).
+ */
+export function paidIterations(summary) {
+  const count = (name) => summary.metrics[name]?.values.count ?? 0;
+  return count('completed_transactions') + count('warmup_completed');
+}
+
+/**
  * Per component: CPU % of one core (average over the run), CPU seconds, and CPU ms per
  * completed iteration (CPU seconds over the run ÷ completed iterations), with a total.
  */
@@ -303,9 +312,11 @@ export function summaryMarkdown({ run, summary, gate, cpu, resources, stretches 
   return [`# Run ${run.name}`, '', `profile ${run.profile}, target ${run.tps}/s × ${run.transfers}, mode ${run.mode}`, '', ...setting,
     `completed ${completed}, failed ${metric('failed_transactions').count ?? 0}, success rate ${metric('success_rate').rate}, `
       + `dropped iterations ${metric('dropped_iterations').count ?? 0}, achieved ${(completed / Math.ceil(run.transfers / run.tps)).toFixed(1)}/s`,
+    ...(run.warmupSeconds > 0 ? ['', `after a warm-up ramp of ${run.warmupSeconds} s: ${metric('warmup_completed').count ?? 0} payments completed, `
+      + `${metric('warmup_failed').count ?? 0} failed (in the gate and the CPU figures, not in the latencies and rates)`] : []),
     '', '| phase | p50 ms | p95 ms | p99 ms | max ms |', '|---|---|---|---|---|', ...rows, '',
     `gate: **${gate.pass ? 'PASS' : 'FAIL'}**`, ...gate.reasons.map((reason) => `- ${reason}`), '',
-    ...cpuRows({ cpu: cpu ?? {}, cpuSeconds: resources?.cpuSeconds, completed }), '',
+    ...cpuRows({ cpu: cpu ?? {}, cpuSeconds: resources?.cpuSeconds, completed: paidIterations(summary) }), '',
     ...(resources?.rss?.length ? [...rssRows(resources.rss), ''] : []),
     ...(stretches.length > 1 ? ['Over time:', '', ...overTimeRows(stretches), ''] : [])].join('\n');
 }

@@ -2,7 +2,13 @@
 // One iteration = discovery → quote → transfer for a weighted payer/payee pair and a payee
 // MSISDN from the payee's range, through the payer bridge (perf/simulators), which answers
 // each phase synchronously. constant-arrival-rate at TPS for ceil(TRANSFERS / TPS) seconds.
-// Env: TPS, TRANSFERS, PAIRS_JSON ([{payer, payee, weight, msisdnFrom, msisdnCount}]),
+// With WARMUP_SECONDS above 0, a warm-up scenario first ramps the rate from 1/s to TPS over
+// that long, and the measured scenario (constant-arrival-rate at TPS) starts after it. A step
+// from nothing to TPS into freshly started simulators (cold V8, no connections yet) built a
+// queue that took half a minute to drain on two cores; the warm-up's iterations are real
+// payments (the gate counts them: warmup_completed, warmup_failed) but stay out of the
+// latency and rate figures, which describe the sustained rate.
+// Env: TPS, TRANSFERS, WARMUP_SECONDS, PAIRS_JSON ([{payer, payee, weight, msisdnFrom, msisdnCount}]),
 // BRIDGE_HOST, BRIDGE_PORT, PAYER_WORKERS_JSON, AMOUNT, CURRENCY, PROFILE, SUMMARY_PATH.
 // An iteration goes to the bridge of the simulator process that owns its payer
 // (PAYER_WORKERS_JSON, {payer: index}, from perf/provision.js): the payer's callbacks are
@@ -10,6 +16,7 @@
 // missing from it goes to the first process (BRIDGE_PORT).
 import http from 'k6/http';
 import { check } from 'k6';
+import exec from 'k6/execution';
 import { Counter, Rate, Trend } from 'k6/metrics';
 
 const TPS = Number(__ENV.TPS || 10);
@@ -21,6 +28,7 @@ const BRIDGE_PORT = Number(__ENV.BRIDGE_PORT || 7100);
 const AMOUNT = __ENV.AMOUNT || '1';
 const CURRENCY = __ENV.CURRENCY || 'USD';
 const DURATION_S = Math.max(1, Math.ceil(TRANSFERS / TPS));
+const WARMUP_S = Math.max(0, Math.floor(Number(__ENV.WARMUP_SECONDS || 0)));
 // The payer bridge waits for a transfer's outcome until its expiry and then asks for it
 // (perf/simulators/bridge.js), which is longer than k6's default 60-s request timeout.
 const TRANSFER_TIMEOUT = `${Math.ceil(Number(__ENV.TRANSFER_EXPIRATION_MS || 60000) / 1000) + 60}s`;
@@ -33,14 +41,21 @@ const e2eTime = new Trend('e2e_time', true);
 const completed = new Counter('completed_transactions');
 const failed = new Counter('failed_transactions');
 const successRate = new Rate('success_rate');
+const warmupCompleted = new Counter('warmup_completed');
+const warmupFailed = new Counter('warmup_failed');
+const VUS = { preAllocatedVUs: Math.max(30, TPS * 3), maxVUs: Math.max(100, TPS * 10) };
+const warmup = {
+  executor: 'ramping-arrival-rate', startRate: 1, timeUnit: '1s', stages: [{ target: TPS, duration: `${WARMUP_S}s` }],
+  preAllocatedVUs: Math.max(10, TPS), maxVUs: VUS.maxVUs, gracefulStop: TRANSFER_TIMEOUT,
+};
 
 export const options = {
   discardResponseBodies: false,
   summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max'],
   scenarios: {
+    ...(WARMUP_S > 0 ? { warmup } : {}),
     transfers: {
-      executor: 'constant-arrival-rate', rate: TPS, timeUnit: '1s', duration: `${DURATION_S}s`,
-      preAllocatedVUs: Math.max(30, TPS * 3), maxVUs: Math.max(100, TPS * 10),
+      executor: 'constant-arrival-rate', rate: TPS, timeUnit: '1s', duration: `${DURATION_S}s`, startTime: `${WARMUP_S}s`, ...VUS,
       // An iteration still waiting when the run ends may be waiting for a transfer the switch
       // will commit (a fault): it is given as long as the payer may wait (TRANSFER_TIMEOUT).
       gracefulStop: TRANSFER_TIMEOUT,
@@ -69,9 +84,15 @@ function fail(phase, response) {
     failuresLogged += 1;
     console.warn(`${phase} failed: HTTP ${response.status} ${String(response.body).slice(0, 300)}`);
   }
+  if (warmingUp()) {
+    warmupFailed.add(1, { phase });
+    return;
+  }
   failed.add(1, { phase });
   successRate.add(0);
 }
+
+const warmingUp = () => exec.scenario.name === 'warmup';
 
 export default function iteration() {
   const pair = pickPair();
@@ -83,13 +104,13 @@ export default function iteration() {
   const parties = http.get(`${bridge}/parties/MSISDN/${msisdn}?payer=${pair.payer}&payee=${pair.payee}`, { tags: { flow: 'discovery' } });
   const found = check(parties, { ALS_FSPIOP_GET_PARTIES_RESPONSE_IS_200: (r) => r.status === 200 });
   if (!found) return fail('discovery', parties);
-  discoveryTime.add(Date.now() - start);
+  if (!warmingUp()) discoveryTime.add(Date.now() - start);
   const payee = parties.json('party.partyIdInfo.fspId');
 
   const quoteStart = Date.now();
   const quote = http.post(`${bridge}/quotes`, JSON.stringify({ payer: pair.payer, payee, msisdn, amount: AMOUNT, currency: CURRENCY }), { ...json, tags: { flow: 'quotes' } });
   if (!check(quote, { QUOTES_FSPIOP_POST_QUOTES_RESPONSE_IS_200: (r) => r.status === 200 })) return fail('quote', quote);
-  quoteTime.add(Date.now() - quoteStart);
+  if (!warmingUp()) quoteTime.add(Date.now() - quoteStart);
   const q = quote.json();
 
   const transferStart = Date.now();
@@ -99,6 +120,10 @@ export default function iteration() {
   }), { ...json, timeout: TRANSFER_TIMEOUT, tags: { flow: 'transfers' } });
   if (!check(transfer, { TRANSFERS_FSPIOP_POST_TRANSFERS_RESPONSE_IS_200: (r) => r.status === 200 })) return fail('transfer', transfer);
   const end = Date.now();
+  if (warmingUp()) {
+    warmupCompleted.add(1);
+    return;
+  }
   transferTime.add(end - transferStart);
   e2eTime.add(end - start);
   completed.add(1);
@@ -115,7 +140,8 @@ export function handleSummary(data) {
   const line = `profile=${__ENV.PROFILE || 'custom'} tps=${TPS} target=${TRANSFERS} completed=${done} `
     + `failed=${metric(data, 'failed_transactions', 'count') || 0} success_rate=${metric(data, 'success_rate', 'rate')} `
     + `e2e_p95=${metric(data, 'e2e_time', 'p(95)')}ms actual_tps=${(done / DURATION_S).toFixed(1)} `
-    + `dropped_iterations=${metric(data, 'dropped_iterations', 'count') || 0}\n`;
+    + `dropped_iterations=${metric(data, 'dropped_iterations', 'count') || 0} `
+    + `warmup_completed=${metric(data, 'warmup_completed', 'count') || 0} warmup_failed=${metric(data, 'warmup_failed', 'count') || 0}\n`;
   const out = { stdout: line };
   if (__ENV.SUMMARY_PATH) out[__ENV.SUMMARY_PATH] = JSON.stringify(data, null, 2);
   return out;

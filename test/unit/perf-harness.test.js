@@ -107,6 +107,12 @@ test('the rate search sums replicas, judges a rate by success, p95 and dropped i
   assert.equal(good.cpuMs.prepare, 5);
   assert.equal(good.cpuMs.position, null);
   assert.equal(good.totalCpuMs, 6);
+  // A warm-up's payments cost CPU inside the sampled run but are not in the rate or latencies.
+  const warmedUp = summary(6000, 0, 0, 700);
+  warmedUp.metrics.warmup_completed = { values: { count: 1500 } };
+  const afterWarmup = rateFigures({ tps: 100, seconds: 60, summary: warmedUp, cpuSeconds: { 'prepare-0': 30 }, gatePass: true });
+  assert.equal(afterWarmup.achieved, 100);
+  assert.equal(afterWarmup.cpuMs.prepare, 4);
   assert.equal(rateFigures({ tps: 100, seconds: 60, summary: summary(5999, 1, 0, 700), cpuSeconds: {}, gatePass: true }).pass, false);
   assert.equal(rateFigures({ tps: 100, seconds: 60, summary: summary(6000, 0, 0, 1000), cpuSeconds: {}, gatePass: true }).pass, false);
   assert.equal(rateFigures({ tps: 100, seconds: 60, summary: summary(5900, 0, 100, 700), cpuSeconds: {}, gatePass: true }).pass, false);
