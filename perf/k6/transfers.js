@@ -1,7 +1,8 @@
 /* global __ENV */
 // One iteration = discovery → quote → transfer for a weighted payer/payee pair and a payee
-// MSISDN from the payee's range, through the payer bridge (perf/simulators), which answers
-// each phase synchronously. constant-arrival-rate at TPS for ceil(TRANSFERS / TPS) seconds.
+// MSISDN from the payee's range, in one call to the payer bridge (perf/simulators: POST
+// /payments), which makes the three FSPIOP exchanges and answers with each phase's time; k6
+// times the whole iteration itself. constant-arrival-rate at TPS for ceil(TRANSFERS / TPS) seconds.
 // With WARMUP_SECONDS above 0, a warm-up scenario first ramps the rate from 1/s to TPS over
 // that long, and the measured scenario (constant-arrival-rate at TPS) starts after it. A step
 // from nothing to TPS into freshly started simulators (cold V8, no connections yet) built a
@@ -30,8 +31,9 @@ const CURRENCY = __ENV.CURRENCY || 'USD';
 const DURATION_S = Math.max(1, Math.ceil(TRANSFERS / TPS));
 const WARMUP_S = Math.max(0, Math.floor(Number(__ENV.WARMUP_SECONDS || 0)));
 // The payer bridge waits for a transfer's outcome until its expiry and then asks for it
-// (perf/simulators/bridge.js), which is longer than k6's default 60-s request timeout.
-const TRANSFER_TIMEOUT = `${Math.ceil(Number(__ENV.TRANSFER_EXPIRATION_MS || 60000) / 1000) + 60}s`;
+// (perf/simulators/bridge.js), which is longer than k6's default 60-s request timeout;
+// discovery and quote before it are each awaited for at most CALLBACK_WAIT_MS.
+const PAYMENT_TIMEOUT = `${Math.ceil((Number(__ENV.TRANSFER_EXPIRATION_MS || 60000) + 2 * Number(__ENV.CALLBACK_WAIT_MS || 30000)) / 1000) + 60}s`;
 const TOTAL_WEIGHT = PAIRS.reduce((sum, pair) => sum + (pair.weight || 1), 0);
 
 const discoveryTime = new Trend('discovery_time', true);
@@ -46,7 +48,7 @@ const warmupFailed = new Counter('warmup_failed');
 const VUS = { preAllocatedVUs: Math.max(30, TPS * 3), maxVUs: Math.max(100, TPS * 10) };
 const warmup = {
   executor: 'ramping-arrival-rate', startRate: 1, timeUnit: '1s', stages: [{ target: TPS, duration: `${WARMUP_S}s` }],
-  preAllocatedVUs: Math.max(10, TPS), maxVUs: VUS.maxVUs, gracefulStop: TRANSFER_TIMEOUT,
+  preAllocatedVUs: Math.max(10, TPS), maxVUs: VUS.maxVUs, gracefulStop: PAYMENT_TIMEOUT,
 };
 
 export const options = {
@@ -57,8 +59,8 @@ export const options = {
     transfers: {
       executor: 'constant-arrival-rate', rate: TPS, timeUnit: '1s', duration: `${DURATION_S}s`, startTime: `${WARMUP_S}s`, ...VUS,
       // An iteration still waiting when the run ends may be waiting for a transfer the switch
-      // will commit (a fault): it is given as long as the payer may wait (TRANSFER_TIMEOUT).
-      gracefulStop: TRANSFER_TIMEOUT,
+      // will commit (a fault): it is given as long as the payer may wait (PAYMENT_TIMEOUT).
+      gracefulStop: PAYMENT_TIMEOUT,
     },
   },
   thresholds: {
@@ -98,36 +100,33 @@ export default function iteration() {
   const pair = pickPair();
   const msisdn = String(pair.msisdnFrom + Math.floor(Math.random() * pair.msisdnCount));
   const bridge = `http://${BRIDGE_HOST}:${BRIDGE_PORT + (PAYER_WORKERS[pair.payer] || 0)}`;
-  const json = { headers: { 'content-type': 'application/json' } };
   const start = Date.now();
-
-  const parties = http.get(`${bridge}/parties/MSISDN/${msisdn}?payer=${pair.payer}&payee=${pair.payee}`, { tags: { flow: 'discovery' } });
-  const found = check(parties, { ALS_FSPIOP_GET_PARTIES_RESPONSE_IS_200: (r) => r.status === 200 });
-  if (!found) return fail('discovery', parties);
-  if (!warmingUp()) discoveryTime.add(Date.now() - start);
-  const payee = parties.json('party.partyIdInfo.fspId');
-
-  const quoteStart = Date.now();
-  const quote = http.post(`${bridge}/quotes`, JSON.stringify({ payer: pair.payer, payee, msisdn, amount: AMOUNT, currency: CURRENCY }), { ...json, tags: { flow: 'quotes' } });
-  if (!check(quote, { QUOTES_FSPIOP_POST_QUOTES_RESPONSE_IS_200: (r) => r.status === 200 })) return fail('quote', quote);
-  if (!warmingUp()) quoteTime.add(Date.now() - quoteStart);
-  const q = quote.json();
-
-  const transferStart = Date.now();
-  const transfer = http.post(`${bridge}/transfers`, JSON.stringify({
-    payer: pair.payer, payee, transferId: q.transactionId, amount: q.transferAmount.amount, currency: q.transferAmount.currency,
-    ilpPacket: q.ilpPacket, condition: q.condition,
-  }), { ...json, timeout: TRANSFER_TIMEOUT, tags: { flow: 'transfers' } });
-  if (!check(transfer, { TRANSFERS_FSPIOP_POST_TRANSFERS_RESPONSE_IS_200: (r) => r.status === 200 })) return fail('transfer', transfer);
+  const payment = http.post(`${bridge}/payments`, JSON.stringify({ payer: pair.payer, payee: pair.payee, msisdn, amount: AMOUNT, currency: CURRENCY }), {
+    headers: { 'content-type': 'application/json' }, timeout: PAYMENT_TIMEOUT, tags: { flow: 'payment' },
+  });
   const end = Date.now();
+  if (!check(payment, { PAYMENT_COMPLETED: (r) => r.status === 200 })) return fail(answerField(payment, 'phase') || 'payment', payment);
   if (warmingUp()) {
     warmupCompleted.add(1);
-    return;
+    return undefined;
   }
-  transferTime.add(end - transferStart);
+  const phasesMs = answerField(payment, 'phasesMs') || {};
+  discoveryTime.add(phasesMs.discovery);
+  quoteTime.add(phasesMs.quote);
+  transferTime.add(phasesMs.transfer);
   e2eTime.add(end - start);
   completed.add(1);
   successRate.add(1);
+  return undefined;
+}
+
+/** A field of the bridge's JSON answer, or undefined when the answer is not JSON (a k6 timeout). */
+function answerField(response, name) {
+  try {
+    return response.json(name);
+  } catch (error) {
+    return undefined;
+  }
 }
 
 function metric(data, name, stat) {

@@ -12,9 +12,10 @@ import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 function finish(response, outcome, started) {
   const elapsed = Date.now() - started;
-  if (outcome.timeout) return reply(response, 504, { error: 'timeout', elapsed });
-  if (outcome.error) return reply(response, 502, { error: outcome.error, body: outcome.body, elapsed });
-  return reply(response, 200, { ...outcome.body, elapsed });
+  const { phase, phasesMs } = outcome;
+  if (outcome.timeout) return reply(response, 504, { error: 'timeout', elapsed, phase, phasesMs });
+  if (outcome.error) return reply(response, 502, { error: outcome.error, body: outcome.body, elapsed, phase, phasesMs });
+  return reply(response, 200, { ...outcome.body, elapsed, phasesMs });
 }
 
 // Answers after which the switch may still hold the request: 503 (2003, "could not be
@@ -145,7 +146,36 @@ function noteFailedTransfer(context, transferId, outcome) {
   failed.push({ transferId, at: new Date().toISOString(), outcome: outcome.timeout ? 'timeout' : String(outcome.error).slice(0, 200) });
 }
 
-/** Routes k6's calls: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers. */
+const failedOutcome = (outcome) => Boolean(outcome.timeout || outcome.error);
+
+/**
+ * One whole payment, k6's single call per iteration: discovery of `msisdn`, a quote to the
+ * DFSP found, and the transfer of the quoted amount, each phase's time in `phasesMs`. The
+ * first phase that fails ends the payment and is named in `phase`. One call instead of three
+ * cost k6 and the bridge two thirds less per iteration.
+ */
+async function payment(context, { payer, payee, msisdn, amount, currency }) {
+  const phasesMs = {};
+  const timed = async (phase, run) => {
+    const started = Date.now();
+    const outcome = await run();
+    phasesMs[phase] = Date.now() - started;
+    return outcome;
+  };
+  const found = await timed('discovery', () => discovery(context, { payer, payee, type: 'MSISDN', id: msisdn }));
+  if (failedOutcome(found)) return { ...found, phase: 'discovery', phasesMs };
+  const payeeFsp = found.body?.party?.partyIdInfo?.fspId;
+  const quoted = await timed('quote', () => quote(context, { payer, payee: payeeFsp, msisdn, amount, currency }));
+  if (failedOutcome(quoted)) return { ...quoted, phase: 'quote', phasesMs };
+  const { transactionId, transferAmount, ilpPacket, condition } = quoted.body;
+  const transferred = await timed('transfer', () => transfer(context, {
+    payer, payee: payeeFsp, transferId: transactionId, amount: transferAmount.amount, currency: transferAmount.currency, ilpPacket, condition,
+  }));
+  if (failedOutcome(transferred)) return { ...transferred, phase: 'transfer', phasesMs };
+  return { body: { transferId: transactionId, transferState: transferred.body.transferState }, phasesMs };
+}
+
+/** Routes k6's calls: POST /payments, and each phase alone: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers. */
 export async function handleBridge(context, request, response, text) {
   const started = Date.now();
   const url = new URL(request.url, 'http://bridge');
@@ -155,6 +185,7 @@ export async function handleBridge(context, request, response, text) {
       const params = { payer: url.searchParams.get('payer'), payee: url.searchParams.get('payee'), type: parts[1], id: parts[2] };
       return finish(response, await discovery(context, params), started);
     }
+    if (request.method === 'POST' && parts[0] === 'payments') return finish(response, await payment(context, JSON.parse(text)), started);
     if (request.method === 'POST' && parts[0] === 'quotes') return finish(response, await quote(context, JSON.parse(text)), started);
     if (request.method === 'POST' && parts[0] === 'transfers') return finish(response, await transfer(context, JSON.parse(text)), started);
     if (request.method === 'GET' && parts[0] === 'health') return reply(response, 200, { status: 'OK', waiting: context.correlator.size });
