@@ -54,7 +54,9 @@ test('a missing or malformed signature is refused', async () => {
   assert.match(await verify(HEADERS), /missing/);
   assert.match(await verify({ ...HEADERS, 'fspiop-signature': 'not json' }), /not JSON/);
   assert.match(await verify({ ...HEADERS, 'fspiop-signature': '{"signature":"x"}' }), /protectedHeader/);
-  assert.match(await verify({ ...HEADERS, 'fspiop-signature': '{"signature":"x","protectedHeader":"!!"}' }), /base64url JSON/);
+  assert.match(await verify({ ...HEADERS, 'fspiop-signature': '{"signature":"x","protectedHeader":"!!"}' }), /must be base64url/);
+  const notJson = Buffer.from('not json').toString('base64url');
+  assert.match(await verify({ ...HEADERS, 'fspiop-signature': `{"signature":"x","protectedHeader":"${notJson}"}` }), /base64url JSON/);
 });
 
 test('a signature by another key, or with no key registered, is refused', async () => {
@@ -157,4 +159,12 @@ test('a signature of the wrong length, or a key of the wrong type for the algori
   assert.match(await verify(short, { keys: [publicKeyFromPem(ec.publicKey)] }), /does not verify/);
   assert.match(await verify(headers, { keys: [publicKeyFromPem(rsa.publicKey)] }), /does not verify/);
   await assert.rejects(signed({ key: ec.privateKey, alg: 'RS256' }), /cannot sign RS256/);
+});
+
+test('a signature or protected header with characters outside base64url is refused', async () => {
+  const headers = await signed({ key: ec.privateKey, alg: 'ES256' });
+  const parsed = JSON.parse(headers['fspiop-signature']);
+  // Node's decoder would skip the '$', so the decoded header is unchanged; the text is not.
+  const padded = { ...headers, 'fspiop-signature': JSON.stringify({ ...parsed, protectedHeader: `${parsed.protectedHeader}$` }) };
+  assert.match(await verify(padded, { keys: [publicKeyFromPem(ec.publicKey)] }), /base64url/);
 });
