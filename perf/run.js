@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { provision } from './provision.js';
 import { startSettlementSchedule } from './settlement-schedule.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
-import { writeReport } from './report.js';
+import { paidIterations, writeReport } from './report.js';
 import { freePortRange } from '../scripts/lib/ports.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 
@@ -400,9 +400,8 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   if (settled) log(`settled on schedule: ${settled.settlements} settlements over ${settled.windows} windows, ${settled.failures.length} failures`);
   const summary = JSON.parse(readFileSync(`${dir}/summary.json`, 'utf8'));
   // The gate accounts for every payment of the run, the warm-up's included.
-  const count = (name) => summary.metrics[name]?.values.count ?? 0;
-  const completed = count('completed_transactions') + count('warmup_completed');
-  const failed = count('failed_transactions') + count('warmup_failed');
+  const completed = paidIterations(summary);
+  const failed = ['failed_transactions', 'warmup_failed'].reduce((sum, name) => sum + (summary.metrics[name]?.values.count ?? 0), 0);
   const gate = await runGate({
     db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
     expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries, duplicatesAllowed: Boolean(options.during), settled,

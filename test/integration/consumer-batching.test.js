@@ -17,13 +17,16 @@ const DRAIN_WAIT_MS = 30_000;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A one-partition topic, a connected producer, and their clean-up. */
-async function setUp(t, name) {
+/**
+ * A one-partition topic (created now unless `createTopicNow` is false; then the caller creates
+ * it with `admin`), a connected producer, and their clean-up.
+ */
+async function setUp(t, name, { createTopicNow = true, logLevel = 'warn' } = {}) {
   const config = testConfig();
-  const logger = pino({ level: 'warn' });
+  const logger = pino({ level: logLevel });
   const topic = `test-${name}-${uniqueSuffix()}`;
   const admin = createAdminClient(config.kafka);
-  await createTopic(admin, { topic, partitions: 1 });
+  if (createTopicNow) await createTopic(admin, { topic, partitions: 1 });
   const producer = createProducer({ kafka: config.kafka, logger });
   await producer.connect();
   t.after(async () => {
@@ -31,7 +34,7 @@ async function setUp(t, name) {
     await deleteTopic(admin, topic).catch(() => {});
     admin.disconnect();
   });
-  return { config, logger, topic, producer };
+  return { config, logger, topic, producer, admin };
 }
 
 /**
@@ -133,17 +136,7 @@ test('a steady trickle faster than the wait is handed over in several batches, n
 test('a consumer started before its topic exists takes the topic up within seconds of its creation', { timeout: 90_000 }, async (t) => {
   // librdkafka's default metadata refresh (5 minutes) left such a consumer idle that long: the
   // chart's dev mode starts the handlers beside the Job that creates their topics.
-  const config = testConfig();
-  const logger = pino({ level: 'error' });
-  const topic = `test-late-topic-${uniqueSuffix()}`;
-  const admin = createAdminClient(config.kafka);
-  const producer = createProducer({ kafka: config.kafka, logger });
-  await producer.connect();
-  t.after(async () => {
-    await producer.disconnect();
-    await deleteTopic(admin, topic).catch(() => {});
-    admin.disconnect();
-  });
+  const { config, logger, topic, producer, admin } = await setUp(t, 'late-topic', { createTopicNow: false, logLevel: 'error' });
   const starting = startRecordingConsumer({ config, logger, topic }, { batchSizeMax: 100, batchWaitMs: 20 });
   await sleep(3_000);
   await createTopic(admin, { topic, partitions: 1 });

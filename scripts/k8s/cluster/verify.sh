@@ -52,6 +52,19 @@ k label namespace "$OTHER_NS" purpose=verify-client >/dev/null
 
 # busybox httpd serves a page naming the pod and the GREETING of its template, so a rolling
 # update and the load balancing across replicas can both be seen in the answers.
+# A pod that only sleeps, to run wget from: NAME NAMESPACE LABELS (a YAML flow map).
+client_pod() {
+  cat <<POD
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: $2, labels: $3}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: client, image: $BUSYBOX, imagePullPolicy: Never, command: [sleep, '3600']}
+POD
+}
+
 k apply -f - >/dev/null <<EOF
 apiVersion: apps/v1
 kind: Deployment
@@ -80,29 +93,11 @@ spec:
   selector: {app: web}
   ports: [{port: 80, targetPort: http}]
 ---
-apiVersion: v1
-kind: Pod
-metadata: {name: client, namespace: $NS, labels: {role: client}}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - {name: client, image: $BUSYBOX, imagePullPolicy: Never, command: [sleep, '3600']}
+$(client_pod client "$NS" '{role: client}')
 ---
-apiVersion: v1
-kind: Pod
-metadata: {name: stranger, namespace: $NS}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - {name: client, image: $BUSYBOX, imagePullPolicy: Never, command: [sleep, '3600']}
+$(client_pod stranger "$NS" '{}')
 ---
-apiVersion: v1
-kind: Pod
-metadata: {name: client, namespace: $OTHER_NS}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - {name: client, image: $BUSYBOX, imagePullPolicy: Never, command: [sleep, '3600']}
+$(client_pod client "$OTHER_NS" '{}')
 EOF
 
 check "deployment web (2 replicas) rolled out" k -n "$NS" rollout status deployment/web --timeout=90s
