@@ -43,8 +43,8 @@ bench-transfers: deps infra-up ## transfers benchmark: MODE=kafka|http TRANSFERS
 perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (2 minutes) MODE=full|quote-transfer|transfer JWS_ALG=ES256|RS256|none DASHBOARD=1 (k6's live dashboard) FRESH=1 (own switch) WARMUP=15 (seconds of ramp before the measured run; 0: none)
 	@source scripts/env.sh && node perf/run.js --profile load --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),5400) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) $(if $(DASHBOARD),--dashboard) $(if $(FRESH),--fresh) $(if $(WARMUP),--warmup $(WARMUP))
 
-soak: deps up ## 1,000,000 transfers at TPS=45 against `make up`, settled every SETTLE_EVERY=300 s (perf/run.js --profile soak; p95 and RSS per process over time in the report) JWS_ALG=ES256|RS256|none
-	@source scripts/env.sh && node perf/run.js --profile soak --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),1000000) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --settle-every $(or $(SETTLE_EVERY),300) $(if $(WARMUP),--warmup $(WARMUP))
+soak: deps up ## 1,000,000 transfers at TPS=125 (about 2 h 15 min) against `make up`, settled every SETTLE_EVERY=300 s (perf/run.js --profile soak; p95 and RSS per process over time in the report) JWS_ALG=ES256|RS256|none
+	@source scripts/env.sh && node perf/run.js --profile soak --tps $(or $(TPS),125) --transfers $(or $(TRANSFERS),1000000) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --settle-every $(or $(SETTLE_EVERY),300) $(if $(WARMUP),--warmup $(WARMUP))
 
 rate-search: deps up ## one run per rate against `make up` until one fails (perf/rate-search.js): RATES=150,200,250,300 RUN_SECONDS=60 MODE=full JWS_ALG=ES256|RS256|none BEYOND=0 WARMUP=15
 	@source scripts/env.sh && node perf/rate-search.js --rates $(or $(RATES),150,200,250,300) --seconds $(or $(RUN_SECONDS),60) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --beyond $(or $(BEYOND),0) $(if $(WARMUP),--warmup $(WARMUP))

@@ -39,7 +39,7 @@ export const PROFILES = Object.freeze({
   // reads it window by window.
   // The soak settles every five minutes (perf/settlement-schedule.js), as a scheme does, so
   // the DFSPs' caps cover five minutes of payments rather than the whole run.
-  soak: { tps: 45, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, settleEverySeconds: 300, warmupSeconds: 15 },
+  soak: { tps: 125, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, settleEverySeconds: 300, warmupSeconds: 15 },
 });
 
 // ES256 signs in a tenth of RS256's time (DESIGN.md); RS256 is what Mojaloop's SDKs sign with.
