@@ -254,13 +254,19 @@ ${faultMarks(placed, x, maxT)}
 const ms = (value) => (value === undefined || value === null ? '—' : Math.round(value));
 const mb = (bytes) => (bytes / 1024 / 1024).toFixed(0);
 
+const countOf = (summary, name) => summary.metrics[name]?.values.count ?? 0;
+
 /**
  * The iterations that cost the run's CPU: the completed ones, the warm-up's included (CPU is
  * sampled over the whole k6 run).
  */
 export function paidIterations(summary) {
-  const count = (name) => summary.metrics[name]?.values.count ?? 0;
-  return count('completed_transactions') + count('warmup_completed');
+  return countOf(summary, 'completed_transactions') + countOf(summary, 'warmup_completed');
+}
+
+/** The iterations that failed, the warm-up's included: what the gate must account for. */
+export function failedIterations(summary) {
+  return countOf(summary, 'failed_transactions') + countOf(summary, 'warmup_failed');
 }
 
 /**

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { provision } from './provision.js';
 import { startSettlementSchedule } from './settlement-schedule.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
-import { paidIterations, writeReport } from './report.js';
+import { failedIterations, paidIterations, writeReport } from './report.js';
 import { freePortRange } from '../scripts/lib/ports.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 
@@ -176,7 +176,10 @@ async function waitHealthy(url, child, timeoutMs = 20_000) {
 }
 
 async function startSimulators(env, workers) {
-  const child = spawn(process.execPath, ['perf/simulators/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // SIM_NODE_ARGS: extra node flags for the simulators (their workers inherit them), e.g.
+  // "--cpu-prof --cpu-prof-dir=/tmp/prof", as SERVICE_NODE_ARGS is for the services.
+  const nodeArgs = (process.env.SIM_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'perf/simulators/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.simPort = Number(env.SIM_PORT);
   child.output = '';
   child.stdout.on('data', (chunk) => { child.output = (child.output + chunk).slice(-5000); });
@@ -401,7 +404,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const summary = JSON.parse(readFileSync(`${dir}/summary.json`, 'utf8'));
   // The gate accounts for every payment of the run, the warm-up's included.
   const completed = paidIterations(summary);
-  const failed = ['failed_transactions', 'warmup_failed'].reduce((sum, name) => sum + (summary.metrics[name]?.values.count ?? 0), 0);
+  const failed = failedIterations(summary);
   const gate = await runGate({
     db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
     expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries, duplicatesAllowed: Boolean(options.during), settled,

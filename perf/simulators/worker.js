@@ -81,5 +81,8 @@ const bridgeServer = http.createServer({ keepAliveTimeout: 65_000 }, async (requ
 // The IPC channel to main.js closes when it dies, however it died: no worker outlives it
 // holding its ports.
 process.on('disconnect', () => process.exit(0));
+// Exiting on SIGTERM rather than being killed by it lets Node write what it was asked to at
+// exit, such as a CPU profile (SIM_NODE_ARGS in perf/run.js).
+process.on('SIGTERM', () => process.exit(0));
 dfspServer.listen({ port: config.simPort + worker, host: config.host, exclusive: true });
 bridgeServer.listen({ port: config.bridgePort + worker, host: config.host, exclusive: true });

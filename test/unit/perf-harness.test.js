@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { endpointBaseOf, keysDirectoryFor, payerWorkersOf, topUpFor } from '../../perf/provision.js';
 import { k6OutputFilter } from '../../perf/run.js';
-import { binOf, cpuRows, histogramQuantile, overTime, readWindows, rssRows, windowSeries } from '../../perf/report.js';
+import { binOf, cpuRows, failedIterations, histogramQuantile, overTime, paidIterations, readWindows, rssRows, windowSeries } from '../../perf/report.js';
 import { byComponent, rateFigures, shouldContinue } from '../../perf/rate-search.js';
 
 const HEADER = 'metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata';
@@ -120,4 +120,12 @@ test('the rate search sums replicas, judges a rate by success, p95 and dropped i
   assert.equal(shouldContinue([{ pass: true }, { pass: false }], 0), false);
   assert.equal(shouldContinue([{ pass: false }], 1), true);
   assert.equal(shouldContinue([{ pass: false }, { pass: false }], 1), false);
+});
+
+test('the gate accounts for the warm-up: paid and failed iterations include its counts', () => {
+  const counts = (entries) => ({ metrics: Object.fromEntries(entries.map(([name, count]) => [name, { values: { count } }])) });
+  const summary = counts([['completed_transactions', 6000], ['warmup_completed', 940], ['failed_transactions', 3], ['warmup_failed', 2]]);
+  assert.equal(paidIterations(summary), 6940);
+  assert.equal(failedIterations(summary), 5);
+  assert.equal(failedIterations(counts([['completed_transactions', 10]])), 0);
 });
