@@ -1,21 +1,18 @@
 // Free TCP ports on 127.0.0.1 for the processes tests, the demo and perf runs start.
 import net from 'node:net';
-import { once } from 'node:events';
 
 // Below Linux's ephemeral range (32768 and up): outgoing connections take ports there, so a
 // range found free in it can be taken again before its servers listen.
 const RANGE_FIRST = 20_000;
 const RANGE_SIZE = 12_000;
 
-/** One port the system says is free (from the ephemeral range: for one listener at once). */
+/**
+ * One free port for a listener that another process opens later. It is drawn from below the
+ * ephemeral range: a port the system hands out for `listen(0)` lies in that range, and an
+ * outgoing connection (to Kafka, MySQL or a callback) can take it before the listener binds.
+ */
 export async function freePort() {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
+  return freePortRange(1);
 }
 
 async function portIsFree(port) {

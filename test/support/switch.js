@@ -57,6 +57,18 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
   const harness = { admin, prefix, processes, ports, apiUrl: undefined };
 
   harness.start = async (name, index = 0) => {
+    // A port found free can still be taken by another test's process before this one binds it;
+    // then the component exits with EADDRINUSE, and it is started again on another port.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await startOnFreePort(name, index);
+      } catch (error) {
+        if (attempt === 3 || !/EADDRINUSE/.test(error.message)) throw error;
+      }
+    }
+  };
+
+  const startOnFreePort = async (name, index) => {
     const port = await freePort();
     const child = spawn(process.execPath, [...nodeArgs, COMPONENTS[name]], {
       cwd: ROOT, env: { ...baseEnv, PORT: String(port), SERVICE_NAME: name, REPLICA_INDEX: String(index) }, stdio: ['ignore', 'pipe', 'pipe'],
