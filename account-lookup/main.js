@@ -7,7 +7,7 @@
 // It has the shape of platform/fspiop/edge-process.js, which it cannot use as it stands: that
 // runner has no database, and /health here also reports the database the edge reads.
 import { loadConfig } from '../platform/config.js';
-import { createDatabase, datastoreHealth } from '../platform/db.js';
+import { createDatabase, createSqlPool, datastoreHealth } from '../platform/db.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
 import { createProducer } from '../platform/kafka/producer.js';
@@ -33,6 +33,9 @@ const settings = config.accountLookup;
 const logger = createLogger(config);
 const metrics = createMetrics(config);
 const db = createDatabase(config.db, { metrics });
+// Every discovery reads the built-in oracle and records or checks a pending lookup: those
+// statements go through a mysql2 pool without knex's query builder; knex serves the rest.
+const pool = createSqlPool(config.db);
 const producer = createProducer({ kafka: config.kafka, logger, metrics });
 const probe = createKafkaProbe({ kafka: config.kafka, topic: topicName(config.kafka.topicPrefix, TOPIC.notificationEvent) });
 
@@ -44,7 +47,7 @@ const registry = createOracleRegistry({
 });
 const client = createOracleClient({
   timeoutMs: settings.oracleRequestTimeoutMs, connectionsMax: settings.oracleConnectionsMax, metrics,
-  builtIn: { url: settings.oracleBuiltInUrl, token: config.operatorAuth.tokens.readWrite, findParty: (query) => findParty(db, query) },
+  builtIn: { url: settings.oracleBuiltInUrl, token: config.operatorAuth.tokens.readWrite, findParty: (query) => findParty(pool, query) },
 });
 // The /parties calls go out with the notification handler's settings and pieces (party-callbacks.js).
 const delivery = config.notification;
@@ -62,7 +65,7 @@ const callbacks = createPartyCallbackSender({
   metrics: createPartyCallbackMetrics(metrics), logger: logger.child({ component: 'party-callbacks' }),
   deadlineMs: delivery.batchDeadlineMs, bytesHeldMax: delivery.inFlightBytesMax,
 });
-const lookups = createPendingLookups({ db, ttlMs: settings.partyLookupTtlMs });
+const lookups = createPendingLookups({ db: pool, ttlMs: settings.partyLookupTtlMs });
 const EXPIRED_LOOKUPS_PURGED_MAX = 10_000;
 // Every replica purges what expired, a bounded batch a TTL; rows only grow between purges.
 const purgeTimer = setInterval(() => {
@@ -89,5 +92,6 @@ exitOnSignal(logger, async () => {
   await producer.disconnect();
   await probe.disconnect();
   await client.close();
+  await pool.end();
   await db.destroy();
 });

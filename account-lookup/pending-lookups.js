@@ -3,27 +3,37 @@
 // is sent to; a PUT /parties or PUT …/error is relayed only if such a row names its sender
 // as the payee and its destination as the requester and has not expired. Rows are kept until
 // they expire, so a payee's retransmitted answer is relayed again, as a duplicate would be.
+import { runStatement } from '../platform/db.js';
+import { quoted, rowPlaceholders, textCache } from '../platform/sql-text.js';
 
-const partyColumns = (party) => ({ party_id_type: party.type, party_identifier: party.id, party_sub_id: party.subId ?? '' });
+// `db` is the process's mysql2 pool on the hot path (or knex): platform/db.js runStatement.
+const PARTY_COLUMNS = ['party_id_type', 'party_identifier', 'party_sub_id'];
+const LOOKUP_COLUMNS = [...PARTY_COLUMNS, 'requester_fsp', 'payee_fsp', 'expires_at'];
+const partyValues = (party) => [party.type, party.id, party.subId ?? ''];
 
-/** Records that `requester` asked each of `payees` about `party` until `expiresAt`. */
+const recordText = textCache((count) => `INSERT INTO \`party_lookup\` (${LOOKUP_COLUMNS.map(quoted).join(',')})`
+  + ` VALUES ${rowPlaceholders(LOOKUP_COLUMNS.length, count)}`);
+// The answer index's columns, in its order: one index range, at most one row read.
+const PENDING_TEXT = `SELECT 1 FROM \`party_lookup\` WHERE ${[...PARTY_COLUMNS, 'payee_fsp', 'requester_fsp'].map((column) => `${quoted(column)} = ?`).join(' AND ')}`
+  + ' AND `expires_at` > ? LIMIT 1';
+
+/** Records that `requester` asked each of `payees` about `party` until `expiresAt`: one statement. */
 export async function recordPendingLookups(db, { party, requester, payees, expiresAt }) {
   if (payees.length === 0) return;
-  await db('party_lookup').insert(payees.map((payee) => ({
-    ...partyColumns(party), requester_fsp: requester, payee_fsp: payee, expires_at: expiresAt,
-  })));
+  const values = payees.flatMap((payee) => [...partyValues(party), requester, payee, expiresAt]);
+  await runStatement(db, { sql: recordText(payees.length), values });
 }
 
 /** Whether `payee` was asked about `party` by `requester` and the lookup is still pending at `now`. */
 export async function isPendingLookup(db, { party, requester, payee, now }) {
-  const row = await db('party_lookup').where({ ...partyColumns(party), payee_fsp: payee, requester_fsp: requester })
-    .andWhere('expires_at', '>', now).first('id');
-  return row !== undefined;
+  const rows = await runStatement(db, { sql: PENDING_TEXT, values: [...partyValues(party), payee, requester, now] });
+  return rows.length > 0;
 }
 
 /** Deletes up to `limit` lookups that expired before `now`; returns how many it deleted. */
 export async function purgeExpiredLookups(db, now, limit) {
-  return db('party_lookup').where('expires_at', '<=', now).orderBy('expires_at').limit(limit).delete();
+  const result = await runStatement(db, { sql: 'DELETE FROM `party_lookup` WHERE `expires_at` <= ? ORDER BY `expires_at` LIMIT ?', values: [now, limit] });
+  return result.affectedRows;
 }
 
 /**

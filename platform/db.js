@@ -1,5 +1,6 @@
 import knex from 'knex';
 import mysql from 'mysql2/promise';
+import { bulkUpdateStatements } from './sql-text.js';
 
 /** mysql2's connection settings, the same for knex and the hot path's pool (see createDatabase). */
 function connectionOptions(dbConfig, database) {
@@ -155,37 +156,19 @@ export function isDuplicateKeyError(error) {
   return error?.code === 'ER_DUP_ENTRY';
 }
 
-const BULK_UPDATE_ROWS_MAX = 500;
-
 /**
- * Updates many rows with one statement per group of rows that change the same columns:
- * `UPDATE t SET c = CASE key WHEN ? THEN ? ... END WHERE key IN (...)`. Round trips, not
- * rows, are what a batch pays for. `rows` are `{ key, changes: { column: value } }`.
+ * Runs one `{ sql, values }` statement (platform/sql-text.js) on a knex instance or
+ * transaction, or on a mysql2 pool (createSqlPool), and resolves to its rows, or to the
+ * result of a write (`affectedRows`).
  */
+export async function runStatement(db, { sql, values }) {
+  const [result] = typeof db.raw === 'function' ? await db.raw(sql, values) : await db.query(sql, values);
+  return result;
+}
+
+/** Runs bulkUpdateStatements (platform/sql-text.js) on a knex transaction, one after the other. */
 export async function bulkUpdate(trx, table, keyColumn, rows) {
-  const groups = new Map();
-  for (const row of rows) {
-    const columns = Object.keys(row.changes).sort();
-    const signature = columns.join(',');
-    if (!groups.has(signature)) groups.set(signature, { columns, rows: [] });
-    groups.get(signature).rows.push(row);
-  }
-  for (const { columns, rows: groupRows } of groups.values()) {
-    for (let start = 0; start < groupRows.length; start += BULK_UPDATE_ROWS_MAX) {
-      const chunk = groupRows.slice(start, start + BULK_UPDATE_ROWS_MAX);
-      const bindings = [];
-      const assignments = columns.map((column) => {
-        const cases = chunk.map((row) => {
-          bindings.push(row.key, row.changes[column]);
-          return 'WHEN ? THEN ?';
-        });
-        return `\`${column}\` = CASE \`${keyColumn}\` ${cases.join(' ')} END`;
-      });
-      bindings.push(...chunk.map((row) => row.key));
-      const placeholders = chunk.map(() => '?').join(',');
-      await trx.raw(`UPDATE \`${table}\` SET ${assignments.join(', ')} WHERE \`${keyColumn}\` IN (${placeholders})`, bindings);
-    }
-  }
+  for (const { sql, values } of bulkUpdateStatements(table, keyColumn, rows)) await trx.raw(sql, values);
 }
 
 /** The database check behind every process's /health: 'OK' when it answers a trivial query, 'DOWN' otherwise. */

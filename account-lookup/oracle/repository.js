@@ -2,6 +2,7 @@
 // primary-key lookup; every write is a multi-row INSERT … ON DUPLICATE KEY UPDATE, so one
 // party and a million parties go through the same statement shape.
 import mysql from 'mysql2';
+import { runStatement } from '../../platform/db.js';
 
 const TABLE = 'oracle_party';
 const COLUMNS = '(party_id_type, party_identifier, party_sub_id, fsp_id, currency)';
@@ -24,13 +25,17 @@ function toEntry(row) {
   return entry;
 }
 
+// A primary-key read, on the discovery hot path: written out rather than built per call.
+const FIND_PARTY_TEXT = `SELECT \`fsp_id\`, \`currency\`, \`party_sub_id\` FROM \`${TABLE}\``
+  + ' WHERE `party_id_type` = ? AND `party_identifier` = ? AND `party_sub_id` = ?';
+
 /**
  * The DFSP serving a party as an oracle answers it (`{ fspId, currency?, partySubIdOrType? }`),
- * or null. With `currency`, a party registered for another currency is not a match.
+ * or null. With `currency`, a party registered for another currency is not a match. `db` is
+ * knex or a mysql2 pool (platform/db.js runStatement).
  */
 export async function findParty(db, { type, id, subId, currency }) {
-  const row = await db(TABLE).where({ party_id_type: type, party_identifier: id, party_sub_id: subId ?? '' })
-    .first('fsp_id', 'currency', 'party_sub_id');
+  const [row] = await runStatement(db, { sql: FIND_PARTY_TEXT, values: [type, id, subId ?? ''] });
   if (!row || (currency && row.currency && row.currency !== currency)) return null;
   return toEntry(row);
 }

@@ -9,17 +9,10 @@
 // positions by account id. Each locking read sorts its keys, and the server locks an IN list
 // on the primary key in key order.
 import { amountFromColumn, amountToColumn } from '../domain/money.js';
-import { boundedMemo } from '../../platform/bounded-memo.js';
+import { placeholders, quoted, rowPlaceholders, textCache } from '../../platform/sql-text.js';
 import { ACCOUNT_TYPE, LIMIT_TYPE } from '../domain/participants.js';
 import { TRANSFER_COLUMNS, participantsFromRows, stateChangeRows, stateUpdateChanges, toTransfer, transferInsertRow } from './transfers.js';
 
-// Batches are bounded by the consumer's batch size, so the texts a process keeps are few.
-const CACHED_TEXTS_MAX = 4096;
-const textCache = (build) => boundedMemo(build, CACHED_TEXTS_MAX);
-
-const quoted = (column) => `\`${column}\``;
-const placeholders = (count) => Array(count).fill('?').join(',');
-const rowPlaceholders = (columns, count) => Array(count).fill(`(${placeholders(columns)})`).join(',');
 const uniqueSorted = (values, compare) => [...new Set(values)].sort(compare);
 const byNumber = (a, b) => a - b;
 

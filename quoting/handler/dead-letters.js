@@ -3,7 +3,8 @@
 // moves no money, so nothing else needs ending.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { QUOTE_ACTION, QUOTE_OUTCOME } from '../domain/quotes.js';
-import { findQuotes } from '../repositories/quotes.js';
+import { runStatement } from '../../platform/db.js';
+import { quotesFromRows, selectQuotes } from '../repositories/quotes.js';
 import { quoteNotificationRecords } from './records.js';
 
 const isName = (value) => typeof value === 'string' && value !== '';
@@ -15,7 +16,7 @@ export function createQuoteDeadLetterFinisher({ db, topics, hubName }) {
     const told = new Set(isName(event.from) ? [event.from] : []);
     if (event.action === QUOTE_ACTION.response || event.action === QUOTE_ACTION.error) {
       // Only the quote's own payee can leave its payer waiting; anyone else's message concerns only them.
-      const quote = (await findQuotes(db, [event.id])).get(event.id);
+      const quote = quotesFromRows(await runStatement(db, selectQuotes([event.id]))).get(event.id);
       if (quote && quote.payeeFsp === event.from) told.add(quote.payerFsp);
     }
     const outcomes = [...told].map((to) => ({ type: QUOTE_OUTCOME.error, quoteId: event.id, to, failure: failed }));

@@ -1,28 +1,32 @@
 // The quoting handler: quote events from both quote topics → prefetch the quotes and their
 // DFSPs → the pure decision (quoting/domain/quotes.js) → one transaction → the callbacks as
 // notification events, produced and acknowledged before the consumer commits the offsets.
+// The transaction costs two round trips: the locking read of the quotes with the read of
+// their DFSPs, then the writes with the COMMIT (platform/db.js inTransaction).
+import { inTransaction } from '../../platform/db.js';
 import { decideQuoteBatch } from '../domain/quotes.js';
-import { findParticipantStates, findQuotes, insertQuotes, updateQuotes } from '../repositories/quotes.js';
+import {
+  insertQuotes, participantStatesFromRows, quotesFromRows, selectParticipantStates, selectQuotes, updateQuotes,
+} from '../repositories/quotes.js';
 import { quoteNotificationRecords } from './records.js';
 
-/** Every DFSP a decision may check: the events' source and destination, and the stored quotes' parties. */
-function participantNames(events, quotes) {
-  const names = events.flatMap((event) => [event.from, event.to]);
-  for (const quote of quotes.values()) names.push(quote.payerFsp, quote.payeeFsp);
-  return names;
-}
-
-/** `persist` is config QUOTES_PERSIST; `clock` is injectable for tests. */
-export function createQuotingHandler({ db, producer, topics, hubName, persist, logger, clock = () => new Date() }) {
+/**
+ * `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). `persist` is config
+ * QUOTES_PERSIST; `clock` is injectable for tests.
+ */
+export function createQuotingHandler({ pool, producer, topics, hubName, persist, logger, clock = () => new Date() }) {
   const log = logger.child({ component: 'quoting-handler' });
   return async function handleQuoteEvents(events) {
     const now = clock();
-    const decision = await db.transaction(async (trx) => {
-      const quotes = await findQuotes(trx, events.map((event) => event.id), { forUpdate: true });
-      const participants = await findParticipantStates(trx, participantNames(events, quotes));
-      const decided = decideQuoteBatch({ events, quotes, participants, persist });
-      await insertQuotes(trx, decided.inserts, now);
-      await updateQuotes(trx, decided.updates, now);
+    const quoteIds = events.map((event) => event.id);
+    const decision = await inTransaction(pool, async (tx) => {
+      // Every DFSP a decision may check: the events' source and destination, and the stored quotes' parties.
+      const [quoteRows, participantRows] = await tx.read(
+        selectQuotes(quoteIds, { forUpdate: true }),
+        selectParticipantStates(events.flatMap((event) => [event.from, event.to]), quoteIds),
+      );
+      const decided = decideQuoteBatch({ events, quotes: quotesFromRows(quoteRows), participants: participantStatesFromRows(participantRows), persist });
+      tx.write(insertQuotes(decided.inserts, now), ...updateQuotes(decided.updates, now));
       return decided;
     });
     // The edge produces only the four quote actions; anything else is a producer's defect

@@ -1,16 +1,17 @@
 // Composition root of the quoting handler process. One consumer takes both quote topics:
 // they are keyed by quoteId with equal partitions, so every event of a quote reaches one
-// member, in order (see consumeEvents).
-import { consumeEvents, runHandlerProcess } from '../../platform/handler-runtime.js';
+// member, in order (see consumeEvents). The hot path runs on a mysql2 pool of its own
+// (withSqlPool); the knex instance in `deps.db` serves health and dead letters.
+import { consumeEvents, runHandlerProcess, withSqlPool } from '../../platform/handler-runtime.js';
 import { createQuotingHandler } from './handler.js';
 import { createQuoteDeadLetterFinisher } from './dead-letters.js';
 
 await runHandlerProcess({
   name: 'quoting-handler',
   defaultPort: 4241,
-  start: (deps) => consumeEvents({
+  start: (deps) => withSqlPool(deps.config.db, (pool) => consumeEvents({
     ...deps, name: 'quoting-handler', subscribeTo: [deps.topics.quotesPost, deps.topics.quotesPut],
     finishDeadLetter: createQuoteDeadLetterFinisher({ ...deps, hubName: deps.config.hubName }),
-    handleEvents: createQuotingHandler({ ...deps, hubName: deps.config.hubName, persist: deps.config.quotes.persist }),
-  }),
+    handleEvents: createQuotingHandler({ ...deps, pool, hubName: deps.config.hubName, persist: deps.config.quotes.persist }),
+  })),
 });

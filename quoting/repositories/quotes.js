@@ -1,6 +1,9 @@
-// Quotes for the quoting handler: set-based reads (locked, so that two consumers of one
-// partition during a rebalance cannot both change a quote), bulk inserts and updates.
-import { bulkUpdate } from '../../platform/db.js';
+// Quotes for the quoting handler, as mysql2 statements (`{ sql, values }`, run by
+// platform/db.js inTransaction; platform/sql-text.js): set-based reads (locked, so that two
+// consumers of one partition during a rebalance cannot both change a quote), bulk inserts
+// and updates. A batch reads its quotes and their DFSPs in one round trip and writes with
+// its COMMIT in another.
+import { bulkUpdateStatements, placeholders, quoted, rowPlaceholders, textCache } from '../../platform/sql-text.js';
 
 const QUOTE_COLUMNS = ['quote_id', 'payer_fsp', 'payee_fsp', 'state', 'request_hash', 'request_at', 'answer_hash', 'answer_at',
   'ilp_condition', 'answer_error_code', 'answer_headers', 'answer_body'];
@@ -27,19 +30,50 @@ function toQuote(row) {
   };
 }
 
+const uniqueSorted = (values) => [...new Set(values)].sort();
+
+const quotesText = textCache((key) => {
+  const [count, lock] = key.split(':');
+  return `SELECT ${QUOTE_COLUMNS.map(quoted).join(',')} FROM \`quote\` WHERE \`quote_id\` IN (${placeholders(Number(count))})`
+    + ` ORDER BY \`quote_id\`${lock === 'lock' ? ' FOR UPDATE' : ''}`;
+});
+
 /** Quotes by id (without the stored request, which no decision reads); `forUpdate` locks them in id order. */
-export async function findQuotes(trx, quoteIds, { forUpdate = false } = {}) {
-  if (quoteIds.length === 0) return new Map();
-  const query = trx('quote').whereIn('quote_id', [...new Set(quoteIds)].sort()).orderBy('quote_id').select(QUOTE_COLUMNS);
-  const rows = await (forUpdate ? query.forUpdate() : query);
+export function selectQuotes(quoteIds, { forUpdate = false } = {}) {
+  if (quoteIds.length === 0) return null;
+  const ids = uniqueSorted(quoteIds);
+  return { sql: quotesText(`${ids.length}:${forUpdate ? 'lock' : 'read'}`), values: ids };
+}
+
+/** quoteId → quote, from selectQuotes's rows. */
+export function quotesFromRows(rows = []) {
   return new Map(rows.map((row) => [row.quote_id, toQuote(row)]));
 }
 
-/** name → { isActive } for the participants that exist. */
-export async function findParticipantStates(trx, names) {
+const PARTICIPANT_STATES = 'SELECT p.`name`, p.`is_active` FROM `participant` p';
+const participantStatesText = textCache((key) => {
+  const [names, quotes] = key.split(':').map(Number);
+  const named = names > 0 ? [`${PARTICIPANT_STATES} WHERE p.\`name\` IN (${placeholders(names)})`] : [];
+  const ofQuotes = quotes > 0
+    ? [`${PARTICIPANT_STATES} JOIN \`quote\` q ON p.\`name\` IN (q.\`payer_fsp\`, q.\`payee_fsp\`) WHERE q.\`quote_id\` IN (${placeholders(quotes)})`]
+    : [];
+  return [...named, ...ofQuotes].join(' UNION ');
+});
+
+/**
+ * The states of the participants `names` and of both DFSPs of the quotes `quoteIds`: what a
+ * decision may check, read in the same round trip as the quotes (their parties come from the
+ * rows the locking read has just locked). Names that cannot be a participant are left out.
+ */
+export function selectParticipantStates(names, quoteIds = []) {
   const wanted = [...new Set(names.filter((name) => typeof name === 'string' && name !== ''))];
-  if (wanted.length === 0) return new Map();
-  const rows = await trx('participant').whereIn('name', wanted).select('name', 'is_active');
+  const ids = uniqueSorted(quoteIds);
+  if (wanted.length === 0 && ids.length === 0) return null;
+  return { sql: participantStatesText(`${wanted.length}:${ids.length}`), values: [...wanted, ...ids] };
+}
+
+/** name → { isActive }, from selectParticipantStates's rows. */
+export function participantStatesFromRows(rows = []) {
   return new Map(rows.map((row) => [row.name, { isActive: Boolean(row.is_active) }]));
 }
 
@@ -63,9 +97,8 @@ function answerColumns(answer) {
   };
 }
 
-export async function insertQuotes(trx, quotes, now) {
-  if (quotes.length === 0) return;
-  await trx('quote').insert(quotes.map((quote) => ({
+function quoteInsertRow(quote, now) {
+  return {
     quote_id: quote.quoteId,
     payer_fsp: quote.payerFsp,
     payee_fsp: quote.payeeFsp,
@@ -78,13 +111,28 @@ export async function insertQuotes(trx, quotes, now) {
     ...answerColumns(quote.answer),
     created_at: now,
     changed_at: now,
-  })));
+  };
+}
+
+// The columns quoteInsertRow fills, in its order (a blank quote names them all).
+const INSERT_COLUMNS = Object.keys(quoteInsertRow({}, null));
+const insertQuotesText = textCache((count) => `INSERT INTO \`quote\` (${INSERT_COLUMNS.map(quoted).join(',')})`
+  + ` VALUES ${rowPlaceholders(INSERT_COLUMNS.length, count)}`);
+
+/** New quotes in one statement (null when there are none). */
+export function insertQuotes(quotes, now) {
+  if (quotes.length === 0) return null;
+  const values = quotes.flatMap((quote) => {
+    const row = quoteInsertRow(quote, now);
+    return INSERT_COLUMNS.map((column) => row[column]);
+  });
+  return { sql: insertQuotesText(quotes.length), values };
 }
 
 const SIMPLE_CHANGES = Object.freeze({ state: 'state', requestAt: 'request_at', answerHash: 'answer_hash', answerAt: 'answer_at' });
 
-/** Applies `[{ quoteId, changes }]` as decided: one UPDATE per group of alike changes. */
-export async function updateQuotes(trx, updates, now) {
+/** `[{ quoteId, changes }]` as decided: one UPDATE per group of quotes changing the same columns. */
+export function updateQuotes(updates, now) {
   const rows = updates.map(({ quoteId, changes }) => {
     const columns = { changed_at: now };
     for (const [field, column] of Object.entries(SIMPLE_CHANGES)) if (field in changes) columns[column] = changes[field];
@@ -92,5 +140,5 @@ export async function updateQuotes(trx, updates, now) {
     if ('answer' in changes) Object.assign(columns, answerColumns(changes.answer));
     return { key: quoteId, changes: columns };
   });
-  await bulkUpdate(trx, 'quote', 'quote_id', rows);
+  return bulkUpdateStatements('quote', 'quote_id', rows);
 }

@@ -1,14 +1,17 @@
-// quoting/repositories/quotes.js against a real MariaDB: what insertQuotes stores and
-// findQuotes maps back (epoch milliseconds from BIGINT, the payee's answer byte for byte),
-// what updateQuotes changes, the primary key refusing a quote stored twice (also when two
-// transactions race), the locking read, and the participant states the handler checks.
+// quoting/repositories/quotes.js's statements against a real MariaDB, run as the handler runs
+// them (platform/db.js inTransaction): what insertQuotes stores and selectQuotes maps back
+// (epoch milliseconds from BIGINT, the payee's answer byte for byte), what updateQuotes
+// changes, the primary key refusing a quote stored twice (also when two transactions race),
+// the locking read, and the participant states the handler checks.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase } from '../support/environment.js';
-import { isDuplicateKeyError } from '../../platform/db.js';
+import { createTestDatabase, testConfig } from '../support/environment.js';
+import { createSqlPool, inTransaction, isDuplicateKeyError, runStatement } from '../../platform/db.js';
 import { QUOTE_STATE } from '../../quoting/domain/quotes.js';
-import { findParticipantStates, findQuotes, insertQuotes, updateQuotes } from '../../quoting/repositories/quotes.js';
+import {
+  insertQuotes, participantStatesFromRows, quotesFromRows, selectParticipantStates, selectQuotes, updateQuotes,
+} from '../../quoting/repositories/quotes.js';
 import { insertParticipant, setParticipantActive } from '../../ledger/repositories/participants.js';
 import { isRowLocked, openTransaction, waitUntilLockWaiting } from './fixtures.js';
 
@@ -19,12 +22,17 @@ const ACCEPTED_AT = 1_900_000_000_123;
 
 let env;
 let db;
+let pool;
 
 before(async () => {
   env = await createTestDatabase();
   db = env.db;
+  pool = createSqlPool(testConfig().db, { database: env.name });
 });
-after(async () => { await env?.drop(); });
+after(async () => {
+  await pool?.end();
+  await env?.drop();
+});
 
 const payeeAnswer = (overrides = {}) => ({
   headers: { 'fspiop-source': 'payeefsp', 'fspiop-signature': '{"signature":"abc"}' },
@@ -54,10 +62,16 @@ function newQuote(overrides = {}) {
 }
 
 const rowOf = (quoteId) => db('quote').where({ quote_id: quoteId }).first();
-const insert = (quotes, now = T0) => db.transaction((trx) => insertQuotes(trx, quotes, now));
-const update = (updates, now = T1) => db.transaction((trx) => updateQuotes(trx, updates, now));
+const insert = (quotes, now = T0) => inTransaction(pool, async (tx) => tx.write(insertQuotes(quotes, now)));
+const update = (updates, now = T1) => inTransaction(pool, async (tx) => tx.write(...updateQuotes(updates, now)));
+/** Quotes by id through `trx` (knex, so that a test can hold a transaction open on a connection it knows). */
+const findQuotes = async (trx, quoteIds, options) => quotesFromRows(await runStatement(trx, selectQuotes(quoteIds, options)));
+const insertIn = async (trx, quotes, now) => {
+  const { sql, values } = insertQuotes(quotes, now);
+  await trx.raw(sql, values);
+};
 
-test('insertQuotes stores the request; findQuotes maps quotes back without it, times as exact numbers', async () => {
+test('insertQuotes stores the request; selectQuotes maps quotes back without it, times as exact numbers', async () => {
   const forwarded = newQuote();
   const unpersisted = newQuote({ request: null, requestAt: null });
   const answered = newQuote({ state: QUOTE_STATE.answered, answerHash: 'answer-hash', answerAt: ACCEPTED_AT + 5, answer: payeeAnswer() });
@@ -81,7 +95,8 @@ test('insertQuotes stores the request; findQuotes maps quotes back without it, t
   assert.deepEqual([row.created_at.getTime(), row.changed_at.getTime()], [T0.getTime(), T0.getTime()]);
   const bare = await rowOf(unpersisted.quoteId);
   assert.deepEqual([bare.amount, bare.request_body, bare.request_headers], [null, null, null], 'QUOTES_PERSIST=false keeps no request');
-  assert.equal((await findQuotes(db, [])).size, 0);
+  assert.equal(selectQuotes([]), null, 'no ids, no statement');
+  assert.equal(insertQuotes([], T0), null);
 });
 
 test('a quote id stored twice is refused by the primary key and nothing of that batch is written', async () => {
@@ -101,8 +116,8 @@ test('two transactions inserting the same new quote: the second waits for the fi
     // Both checked first with a locking read, as the handler does; a missing row locks nothing.
     assert.equal((await findQuotes(first.trx, [quote.quoteId], { forUpdate: true })).size, 0);
     assert.equal((await findQuotes(second.trx, [quote.quoteId], { forUpdate: true })).size, 0);
-    await insertQuotes(first.trx, [quote], T0);
-    const racing = insertQuotes(second.trx, [{ ...quote, requestHash: 'other' }], T0);
+    await insertIn(first.trx, [quote], T0);
+    const racing = insertIn(second.trx, [{ ...quote, requestHash: 'other' }], T0);
     await waitUntilLockWaiting(db, second.threadId, racing);
     await first.trx.commit();
     await assert.rejects(racing, (error) => isDuplicateKeyError(error));
@@ -113,7 +128,7 @@ test('two transactions inserting the same new quote: the second waits for the fi
   assert.equal((await rowOf(quote.quoteId)).request_hash, quote.requestHash);
 });
 
-test('findQuotes with forUpdate locks the quotes until the transaction ends', async () => {
+test('selectQuotes with forUpdate locks the quotes until the transaction ends', async () => {
   const quote = newQuote();
   await insert([quote]);
   const holder = await openTransaction(db);
@@ -157,13 +172,20 @@ test('updateQuotes applies each quote its own changes, touching only those quote
   assert.equal((await rowOf(toAnswer.quoteId)).changed_at.getTime(), T1.getTime());
 });
 
-test('findParticipantStates answers for the participants that exist, ignoring names that cannot be one', async () => {
+test('selectParticipantStates answers for the named participants and both DFSPs of the stored quotes, ignoring names that cannot be one', async () => {
   await db.transaction(async (trx) => {
-    await insertParticipant(trx, { name: 'activefsp', createdBy: 'test', now: T0 });
+    for (const name of ['activefsp', 'payerofquote', 'payeeofquote']) await insertParticipant(trx, { name, createdBy: 'test', now: T0 });
     const sleepy = await insertParticipant(trx, { name: 'sleepyfsp', createdBy: 'test', now: T0 });
     await setParticipantActive(trx, sleepy, false);
   });
-  const states = await findParticipantStates(db, ['activefsp', 'sleepyfsp', 'unknownfsp', '', null, 42, 'activefsp']);
-  assert.deepEqual([...states.entries()].sort(), [['activefsp', { isActive: true }], ['sleepyfsp', { isActive: false }]]);
-  assert.equal((await findParticipantStates(db, ['', undefined])).size, 0);
+  const stored = newQuote({ payerFsp: 'payerofquote', payeeFsp: 'payeeofquote' });
+  await insert([stored]);
+  const statesOf = async (names, quoteIds) => [...participantStatesFromRows(await runStatement(db, selectParticipantStates(names, quoteIds))).entries()].sort();
+
+  assert.deepEqual(await statesOf(['activefsp', 'sleepyfsp', 'unknownfsp', '', null, 42, 'activefsp'], []),
+    [['activefsp', { isActive: true }], ['sleepyfsp', { isActive: false }]]);
+  assert.deepEqual(await statesOf(['activefsp'], [stored.quoteId, randomUUID()]),
+    [['activefsp', { isActive: true }], ['payeeofquote', { isActive: true }], ['payerofquote', { isActive: true }]], 'a stored quote brings both its DFSPs');
+  assert.deepEqual(await statesOf([undefined], [stored.quoteId]), [['payeeofquote', { isActive: true }], ['payerofquote', { isActive: true }]]);
+  assert.equal(selectParticipantStates(['', undefined], []), null, 'nothing to read, no statement');
 });
