@@ -58,6 +58,9 @@ export function createDatabase(dbConfig, { database = dbConfig.database, metrics
 export function createSqlPool(dbConfig, { database = dbConfig.database } = {}) {
   const pool = mysql.createPool({
     ...connectionOptions(dbConfig, database),
+    // mysql2 otherwise captures the caller's stack trace for every statement, which cost
+    // account-lookup 3.5 % of its CPU; a failed statement still carries its code and SQL.
+    trace: false,
     multipleStatements: true,
     connectionLimit: dbConfig.poolSizeMax,
     maxIdle: dbConfig.poolSizeMax,
