@@ -12,6 +12,8 @@ export const textCache = (build) => boundedMemo(build, CACHED_TEXTS_MAX);
 export const quoted = (column) => `\`${column}\``;
 export const placeholders = (count) => Array(count).fill('?').join(',');
 export const rowPlaceholders = (columns, count) => Array(count).fill(`(${placeholders(columns)})`).join(',');
+/** Keys without repeats, in the order a locking read takes their rows. */
+export const uniqueSorted = (values, compare) => [...new Set(values)].sort(compare);
 
 const BULK_UPDATE_ROWS_MAX = 500;
 

@@ -9,11 +9,10 @@
 // positions by account id. Each locking read sorts its keys, and the server locks an IN list
 // on the primary key in key order.
 import { amountFromColumn, amountToColumn } from '../domain/money.js';
-import { placeholders, quoted, rowPlaceholders, textCache } from '../../platform/sql-text.js';
+import { placeholders, quoted, rowPlaceholders, textCache, uniqueSorted } from '../../platform/sql-text.js';
 import { ACCOUNT_TYPE, LIMIT_TYPE } from '../domain/participants.js';
 import { TRANSFER_COLUMNS, participantsFromRows, stateChangeRows, stateUpdateChanges, toTransfer, transferInsertRow } from './transfers.js';
 
-const uniqueSorted = (values, compare) => [...new Set(values)].sort(compare);
 const byNumber = (a, b) => a - b;
 
 const TRANSFER_SELECT = `SELECT ${TRANSFER_COLUMNS.map(quoted).join(',')} FROM \`transfer\``;

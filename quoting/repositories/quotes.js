@@ -3,7 +3,9 @@
 // consumers of one partition during a rebalance cannot both change a quote), bulk inserts
 // and updates. A batch reads its quotes and their DFSPs in one round trip and writes with
 // its COMMIT in another.
-import { bulkUpdateStatements, placeholders, quoted, rowPlaceholders, textCache } from '../../platform/sql-text.js';
+import {
+  bulkUpdateStatements, placeholders, quoted, rowPlaceholders, textCache, uniqueSorted,
+} from '../../platform/sql-text.js';
 
 const QUOTE_COLUMNS = ['quote_id', 'payer_fsp', 'payee_fsp', 'state', 'request_hash', 'request_at', 'answer_hash', 'answer_at',
   'ilp_condition', 'answer_error_code', 'answer_headers', 'answer_body'];
@@ -29,8 +31,6 @@ function toQuote(row) {
     },
   };
 }
-
-const uniqueSorted = (values) => [...new Set(values)].sort();
 
 const quotesText = textCache((key) => {
   const [count, lock] = key.split(':');
