@@ -7,6 +7,7 @@
 // The model is linear in the rate: it holds while batches do not shrink the cost per
 // iteration further, so it errs on the side of more capacity at high rates.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 
 // A Node process runs its JavaScript on one thread: above about 0.7 of a core its event loop
@@ -69,6 +70,31 @@ export function costModel(low, high = null) {
     model[name] = { marginalMs, fixedPercent: Math.max(0, (high.cpuPercent[name] ?? 0) - (marginalMs * high.rate) / 10) };
   }
   return model;
+}
+
+// A run whose processes used this share of the machine's cores had no headroom: its CPU is
+// whatever the cores had left, not what the rate asked for.
+export const SATURATED_SHARE = 0.9;
+
+/** Whether `run` used at least SATURATED_SHARE of `cores` (its CPU % of one core, added up). */
+export function isSaturated(run, cores) {
+  const totalPercent = Object.values(run.cpuPercent).reduce((sum, percent) => sum + percent, 0);
+  return totalPercent >= SATURATED_SHARE * cores * 100;
+}
+
+/**
+ * The runs a fit may use. A line through two runs needs the CPU to follow the rate; on a
+ * saturated machine it stays at the cores' total whatever the rate, so the fit would put
+ * every cost into the fixed term and none into the iteration (a plan of no replicas). With a
+ * saturated run among two, the model is taken through the origin from the lower-rate run,
+ * whose cost per iteration is the higher of the two; `note` says so.
+ */
+export function runsToFit(runs, cores) {
+  const sorted = [...runs].sort((a, b) => a.rate - b.rate);
+  if (sorted.length < 2) return { low: sorted[0], high: null, note: null };
+  const saturated = sorted.filter((run) => isSaturated(run, cores)).map((run) => run.name);
+  if (saturated.length === 0) return { low: sorted[0], high: sorted[1], note: null };
+  return { low: sorted[0], high: null, note: `${saturated.join(' and ')} used ${Math.round(SATURATED_SHARE * 100)} % or more of ${cores} cores: no fit through two runs, the model is ${sorted[0].name} through the origin` };
 }
 
 /** CPU % of one core the model predicts for a component at `rate` with `replicas` processes. */
@@ -177,10 +203,13 @@ async function main() {
   const { values } = parseArgs({ options: {
     run: { type: 'string', multiple: true }, load: { type: 'string' }, tps: { type: 'string', default: '500,1000,2000' },
     check: { type: 'string', multiple: true }, 'values-tps': { type: 'string' }, 'values-out': { type: 'string' },
+    cores: { type: 'string', default: String(availableParallelism()) },
   } });
   if (!values.run?.length) throw new Error('--run perf/results/<run> is required (twice, at two rates, for the fixed cost per process)');
-  const runs = values.run.map(measuredRun).sort((a, b) => a.rate - b.rate);
-  const costs = costModel(runs[0], runs[1] ?? null);
+  const { low, high, note } = runsToFit(values.run.map(measuredRun), Number(values.cores));
+  if (note) process.stdout.write(`Note: ${note}.\n\n`);
+  const runs = high ? [low, high] : [low];
+  const costs = costModel(low, high);
   const source = runs.map((run) => `${run.name}, ${fixed(run.rate, 1)}/s`).join(' and ');
   const load = values.load ? JSON.parse(readFileSync(values.load, 'utf8')) : null;
   const model = { costs, load, rate: runs.at(-1).rate };

@@ -8,12 +8,13 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { allPairs, dfspNames, payerWorkersOf } from '../../perf/provision.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAll } from 'js-yaml';
+import { load, loadAll } from 'js-yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chart = join(root, 'charts', 'fspiop-switch');
 const helm = process.env.HELM ?? join(root, '.tools', 'bin', 'helm');
 const eksValues = join(chart, 'examples', 'values-eks.yaml');
+const plan1000Values = join(chart, 'examples', 'values-1000tps.yaml');
 const skip = existsSync(helm) ? false : `helm not found at ${helm} (run make deps)`;
 
 // Always on: the transfer path and the operator APIs beside it.
@@ -203,6 +204,20 @@ test('operator APIs: tokens from a Secret to the servers and their clients only,
   for (const d of ofKind(render(['-f', eksValues]), 'Deployment')) {
     assert.deepEqual(tokenRefs(d.spec.template.spec, 'fspiop-operator-tokens'), expected[component(d)] ?? [], `${component(d)}'s tokens on EKS`);
   }
+});
+
+test('the 1,000 TPS plan renders over the EKS values: its replica floors, partitions and load test', { skip }, () => {
+  const plan = load(readFileSync(plan1000Values, 'utf8'));
+  const objects = render(['-f', eksValues, '-f', plan1000Values]);
+  const floorOf = (name) => {
+    const scaler = objects.find((o) => ['HorizontalPodAutoscaler', 'ScaledObject'].includes(o.kind) && o.metadata.name === `sw-fspiop-switch-${name}`);
+    return scaler ? (scaler.spec.minReplicas ?? scaler.spec.minReplicaCount) : named(objects, 'Deployment', `sw-fspiop-switch-${name}`).spec.replicas;
+  };
+  for (const [name, settings] of Object.entries(plan.components)) assert.equal(floorOf(name), settings.replicas, `${name}'s floor`);
+  const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
+  assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), plan.kafka.topics.partitions);
+  assert.ok(named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators'), 'the load test that verifies the plan is part of it');
+  assert.equal(plan.loadTest.tps, 1000);
 });
 
 test('settlement API: an internal operator API on 3007 like the admin API, one replica, its dashboard and window-age alert', { skip }, () => {

@@ -2,7 +2,7 @@
 // replicas and partitions, and the values file it writes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { COST_SAFETY_FACTOR, POD_VCPU_PLANNED, costModel, plan, predictedPercent, valuesYaml } from '../../perf/capacity.js';
+import { COST_SAFETY_FACTOR, POD_VCPU_PLANNED, costModel, plan, predictedPercent, runsToFit, valuesYaml } from '../../perf/capacity.js';
 
 // Two runs of a switch whose position handler costs 2 ms per iteration plus 3 % of a core idle.
 const low = { name: 'low', rate: 50, cpuPercent: { position: 3 + (2 * 50) / 10, kafka: 10 } };
@@ -15,6 +15,19 @@ test('two runs give the cost per iteration and the fixed cost per process', () =
   assert.ok(Math.abs(predictedPercent(model.position, 100, 2) - (2 * 3 + 20)) < 1e-9);
   const single = costModel(high);
   assert.ok(Math.abs(single.position.marginalMs - (33 * 10) / 150) < 1e-9, 'one run: all of its CPU is per iteration');
+});
+
+test('two runs on a saturated machine give no line: the model goes through the lower-rate run', () => {
+  // Both runs used about the two cores' total, so CPU did not follow the rate.
+  const saturatedLow = { name: 'at-100', rate: 100, cpuPercent: { position: 90, kafka: 95 } };
+  const saturatedHigh = { name: 'at-127', rate: 127, cpuPercent: { position: 91, kafka: 96 } };
+  const fit = runsToFit([saturatedHigh, saturatedLow], 2);
+  assert.equal(fit.low, saturatedLow);
+  assert.equal(fit.high, null);
+  assert.match(fit.note, /at-100 and at-127 used 90 % or more of 2 cores/);
+  assert.ok(costModel(fit.low, fit.high).position.marginalMs > 0, 'every iteration costs CPU');
+  const withRoom = runsToFit([high, low], 2);
+  assert.deepEqual([withRoom.low, withRoom.high, withRoom.note], [low, high, null]);
 });
 
 test('replicas carry the planned work at 0.6 vCPU each, and topics get twice as many partitions', () => {
