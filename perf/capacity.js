@@ -74,10 +74,10 @@ export function costModel(low, high = null) {
 
 // A run whose processes used this share of the machine's cores had no headroom: its CPU is
 // whatever the cores had left, not what the rate asked for.
-export const SATURATED_SHARE = 0.9;
+const SATURATED_SHARE = 0.9;
 
 /** Whether `run` used at least SATURATED_SHARE of `cores` (its CPU % of one core, added up). */
-export function isSaturated(run, cores) {
+function isSaturated(run, cores) {
   const totalPercent = Object.values(run.cpuPercent).reduce((sum, percent) => sum + percent, 0);
   return totalPercent >= SATURATED_SHARE * cores * 100;
 }
