@@ -6,13 +6,13 @@
 // 202 with an empty body, as an FSPIOP edge does; the client keeps `IN_FLIGHT` requests open
 // on keep-alive connections. Both report their CPU with process.cpuUsage(). Bodies and
 // headers are the size of an FSPIOP transfer request with its JWS signature.
-//   node perf/bench-hops.js [--exchanges 20000] [--paced 250]
+//   node perf/bench-hops.js [--exchanges 20000] [--paced 250] [--servers node:http,hapi,hapi-lean]
 // --paced R sends one exchange every 1/R s instead of keeping IN_FLIGHT open: at a few hundred
 // payments per second a process sees its messages one at a time, each with its own wake-up,
 // and that, not the saturated figure, is what a message costs in the full flow.
-// Cases: server node:http or hapi (with a route as the edges build it: raw payload, 202),
-// client node:http's keep-alive Agent (the simulators) or undici's Pool (the notification
-// handler).
+// Cases: server node:http or hapi (with a route as the edges build it: raw payload, 202), or
+// hapi-lean (hapi without cookie parsing, compression and route timeouts), client node:http's
+// keep-alive Agent (the simulators) or undici's Pool (the notification handler).
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { once } from 'node:events';
@@ -40,9 +40,10 @@ const HEADERS = {
 async function serve(kind) {
   const report = () => process.send(process.cpuUsage());
   let server;
-  if (kind === 'hapi') {
+  if (kind.startsWith('hapi')) {
     const { default: Hapi } = await import('@hapi/hapi');
-    server = Hapi.server({ port: 0, host: '127.0.0.1' });
+    const lean = kind === 'hapi-lean' ? { compression: false, routes: { state: { parse: false, failAction: 'ignore' }, timeout: { server: false, socket: false } } } : {};
+    server = Hapi.server({ port: 0, host: '127.0.0.1', ...lean });
     server.route({ method: 'POST', path: '/transfers', options: { payload: { parse: false, output: 'data' }, handler: (request, h) => h.response().code(202) } });
     await server.start();
     process.send({ port: server.info.port });
@@ -117,13 +118,15 @@ async function measure(serverKind, clientKind, exchanges, pacedPerSecond) {
 if (process.argv[2] === '--serve') {
   await serve(process.argv[3]);
 } else {
-  const { values } = parseArgs({ options: { exchanges: { type: 'string', default: '20000' }, paced: { type: 'string' } } });
+  const { values } = parseArgs({ options: {
+    exchanges: { type: 'string', default: '20000' }, paced: { type: 'string' }, servers: { type: 'string', default: 'node:http,hapi' },
+  } });
   const exchanges = Number(values.exchanges);
   const paced = values.paced ? Number(values.paced) : undefined;
   const how = paced ? `one every ${(1000 / paced).toFixed(1)} ms` : `${IN_FLIGHT} in flight`;
   console.log(`${exchanges} exchanges per case, ${how}, ${BODY.length}-byte body; CPU µs per exchange`);
   for (const round of [1, 2, 3]) {
-    for (const serverKind of ['node:http', 'hapi']) {
+    for (const serverKind of values.servers.split(',')) {
       for (const clientKind of ['node:http', 'undici']) {
         const { clientUs, serverUs, perSecond } = await measure(serverKind, clientKind, exchanges, paced);
         console.log(`round ${round} server ${serverKind.padEnd(9)} client ${clientKind.padEnd(9)} client ${clientUs.toFixed(1)} server ${serverUs.toFixed(1)} both ${(clientUs + serverUs).toFixed(1)} (${Math.round(perSecond)}/s)`);
