@@ -48,6 +48,8 @@ async function roundTrip(context, key, request, { resend = false, waitMs = conte
   for (;;) {
     const sent = await sendAs(context.config, request.headers['fspiop-source'], request.url, request.method, request.headers, request.body);
     if (mayHaveBeenStored(sent)) reached += 1;
+    // The copy that the socket reset cut off may have been stored as well.
+    if (sent.resentOnReset) reached += 1;
     if (sent.status === 202) break;
     if (!resend || !UNKNOWN_FATE.has(sent.status)) {
       context.correlator.settle(key, { error: `switch answered ${sent.status}`, body: sent.text });

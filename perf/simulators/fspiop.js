@@ -9,22 +9,25 @@ import { readDfspPrivateKey } from '../../scripts/lib/jws-key-files.js';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 4_000 });
 
 /**
- * Sends a request; resolves to `{ status, text }`, or `{ status: 0, text: error }` on a network
- * error. A request on a reused keep-alive socket the server had just closed is sent once more
- * (Node's advice; FSPIOP requests are idempotent: a duplicate is recognised by its hash).
+ * Sends a request; resolves to `{ status, text, resentOnReset }`, or `{ status: 0, text: error,
+ * resentOnReset }` on a network error. A request on a reused keep-alive socket that was reset
+ * is sent once more (Node's advice; FSPIOP requests are idempotent: a duplicate is recognised
+ * by its hash). The reset may have come after the server took the request, so the copy sent
+ * again may be a duplicate at the switch: `resentOnReset` says whether it was sent, for the
+ * payers' count of duplicates that the validity gate allows for.
  */
-export function send(url, method, requestHeaders, body, retry = true) {
+export function send(url, method, requestHeaders, body, resentOnReset = false) {
   return new Promise((resolve) => {
     const request = http.request(url, { method, agent, headers: requestHeaders }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => { text += chunk; });
-      response.on('end', () => resolve({ status: response.statusCode, text }));
+      response.on('end', () => resolve({ status: response.statusCode, text, resentOnReset }));
     });
     request.on('error', (error) => {
-      if (retry && request.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up')) {
-        resolve(send(url, method, requestHeaders, body, false));
-      } else resolve({ status: 0, text: error.message });
+      if (!resentOnReset && request.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up')) {
+        resolve(send(url, method, requestHeaders, body, true));
+      } else resolve({ status: 0, text: error.message, resentOnReset });
     });
     request.end(body);
   });
