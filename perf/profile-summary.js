@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
 const ROOT = new URL('..', import.meta.url).pathname;
 
 /** The package a profile node's code belongs to. */
@@ -54,7 +53,8 @@ function printTop(title, map, busyUs, top) {
   }
 }
 
-if (positionals.length > 0) {
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
   const { busyUs, byPackage, byFunction } = summarise(positionals);
   console.log(`busy ${(busyUs / 1e6).toFixed(2)} s`);
   printTop('self time by package', byPackage, busyUs, Number(values.top));

@@ -58,8 +58,9 @@ async function roundTrip(context, key, request, { resend = false, waitMs = conte
     await sleep(RESEND_INTERVAL_MS);
     if (settled) break;
   }
-  // Every copy beyond the first that the switch may have stored is a duplicate record.
-  context.counters.resent += Math.max(0, reached - 1);
+  // Every copy beyond the first that the switch may have stored is a duplicate record. Only
+  // the transfer's are counted: the gate sets them against the prepare topic.
+  if (resend) context.counters.resent += Math.max(0, reached - 1);
   return waiting;
 }
 
