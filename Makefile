@@ -4,18 +4,23 @@
 SHELL := /bin/bash
 
 .DEFAULT_GOAL := help
-.PHONY: help deps up infra-up down clean status test demo bench-transfers fuzz
+.PHONY: help deps deps-run up infra-up down clean status test demo bench-transfers fuzz
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-deps: ## install what is missing (npm ci, MariaDB, Kafka jars, k6, helm); fast no-op otherwise
+deps: ## install everything that is missing (what the switch runs on, and every test's tools); fast no-op otherwise
 	@bash scripts/deps.sh
 
-up: deps ## start MariaDB, Kafka, topics, migrations and every service in scripts/services.conf
+# Only what the switch itself runs on (npm packages, MariaDB, the Kafka jars): `make up` and
+# `make demo` need nothing more, and a first demo should not wait for the tests' tools.
+deps-run:
+	@DEPS_PROFILE=run bash scripts/deps.sh
+
+up: deps-run ## start MariaDB, Kafka, topics, migrations and every service in scripts/services.conf
 	@bash scripts/up.sh
 
-infra-up: deps ## start MariaDB, Kafka, topics and migrations only (no services)
+infra-up: deps-run ## start MariaDB, Kafka, topics and migrations only (no services)
 	@bash scripts/infra-up.sh
 
 down: ## stop the processes `make up` started (data is kept)
@@ -30,7 +35,7 @@ status: ## table of the processes the local runtime manages
 test: deps ## infrastructure up, then lint, unit and integration tests
 	@bash scripts/test.sh
 
-demo: deps up ## the switch up, then a demo transfer
+demo: up ## the switch up, then a demo transfer
 	@source scripts/env.sh && node scripts/demo.js
 
 fuzz: deps ## Schemathesis against the FSPIOP edges and the admin API of a switch of its own: FUZZ_SECONDS=1080 FUZZ_EXAMPLES= (per operation)

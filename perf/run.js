@@ -484,8 +484,7 @@ export const MODE_COMPONENTS = Object.freeze({
 export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {}) {
   const { startSwitch } = await import('../test/support/switch.js');
   const { operatorTokens, testConfig } = await import('../test/support/environment.js');
-  const oraclePort = await freePortRange(1);
-  const sw = await startSwitch({ components: [], env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}`, ...env } });
+  const sw = await startSwitch({ components: [], env });
   const config = testConfig();
   const target = { sw, close: () => sw.stop() };
   try {

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# `make deps`: installs what the local runtime needs and is missing, nothing more.
-# Every check is cheap, so a run with everything in place takes about a second.
-#   - Debian packages: mariadb-server + mariadb-client (if mariadbd is missing), Java and
-#     Maven for Kafka, curl for health checks
-#   - node_modules: `npm ci` when missing or older than package-lock.json
+# `make deps`: installs what is missing, nothing more. Every check is cheap, so a run with
+# everything in place takes about a second. Two profiles (DEPS_PROFILE):
+#   run  (`make up`, `make demo`): what the switch itself needs to run on this machine:
+#     - Debian packages: mariadb-server + mariadb-client (if mariadbd is missing), Java and
+#       Maven for Kafka, curl for health checks
+#     - node_modules: `npm ci` when missing or older than package-lock.json
+#     - Kafka jars (+ slf4j binding) from Maven Central into .cache/kafka/libs
+#   all  (the default: `make deps`, `make test`, `make fuzz`, `make chaos`, perf): the above, and
 #   - prometheus and prometheus-mysqld-exporter (Debian): the dashboards and rules test
 #   - redis-server (Debian) and test/sdk-scheme-adapter/node_modules (`npm ci`, same rule):
 #     the real Mojaloop DFSP client of test/integration/sdk-scheme-adapter.test.js
-#   - Kafka jars (+ slf4j binding) from Maven Central into .cache/kafka/libs
 #   - k6 and helm via `go install` into .tools/bin
 #   - Schemathesis (PyPI, pinned) in a virtualenv at .run/venv, for `make fuzz` (test/fuzz/)
 #   - with DEPS_CLUSTER=1 (`make image`, `make cluster-test`): buildah, debootstrap, containerd,
@@ -17,6 +19,11 @@
 # waits for all of them and fails if any failed.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+: "${DEPS_PROFILE:=all}"
+[[ "$DEPS_PROFILE" == run || "$DEPS_PROFILE" == all ]] || {
+  echo "DEPS_PROFILE must be run or all, not '$DEPS_PROFILE'" >&2
+  exit 2
+}
 source "$REPO_ROOT/scripts/lib.sh"
 source "$REPO_ROOT/test/fuzz/fuzz-env.sh"
 
@@ -33,9 +40,12 @@ wanted_debian_packages() {
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
   command -v mvn >/dev/null || missing+=(maven)
   command -v curl >/dev/null || missing+=(curl)
-  command -v redis-server >/dev/null || missing+=(redis-server)
-  command -v prometheus >/dev/null || missing+=(prometheus)
-  command -v prometheus-mysqld-exporter >/dev/null || missing+=(prometheus-mysqld-exporter)
+  # The tests' own servers (the sdk-scheme-adapter's Redis, the dashboards' Prometheus).
+  if [[ "$DEPS_PROFILE" == all ]]; then
+    command -v redis-server >/dev/null || missing+=(redis-server)
+    command -v prometheus >/dev/null || missing+=(prometheus)
+    command -v prometheus-mysqld-exporter >/dev/null || missing+=(prometheus-mysqld-exporter)
+  fi
   # `make image` and `make cluster-test` only (DEPS_CLUSTER=1): the daemonless image build, and
   # the one-node cluster's container runtime, pod network, Service rules and test image.
   if [[ "${DEPS_CLUSTER:-0}" == 1 ]]; then
@@ -185,16 +195,12 @@ wait_jobs() {
 check_toolchains() {
   command -v node >/dev/null || die "node (>= 20) is required and not installed"
   command -v npm >/dev/null || die "npm is required and not installed"
-  command -v go >/dev/null || die "go is required (for k6 and helm) and not installed"
+  [[ "$DEPS_PROFILE" == run ]] || command -v go >/dev/null || die "go is required (for k6 and helm) and not installed"
 }
 
-main() {
-  local -a packages
-  mkdir -p "$LOG_DIR"
-  check_toolchains
-  mapfile -t packages < <(wanted_debian_packages)
-
-  # Go builds and npm ci do not depend on the Debian packages: start them first.
+# The slow installs only the tests need (k6, helm, the kube-apiserver, the sdk-scheme-adapter's
+# npm project, Schemathesis): started as background jobs, none needed to run the switch.
+start_test_tool_jobs() {
   if ! go_tool_current "$TOOLS_BIN/k6" go.k6.io/k6 "$K6_VERSION"; then
     start_job k6 go_install "go.k6.io/k6@$K6_VERSION"
   fi
@@ -206,30 +212,48 @@ main() {
   if [[ ! -x "$TOOLS_BIN/kube-apiserver" || ! -x "$TOOLS_BIN/etcd" || ! -f "$TOOLS_BIN/../crds/keda.sh_scaledobjects.yaml" ]]; then
     start_job k8s-apiserver env K8S_TOOLS_BIN="$TOOLS_BIN" bash "$REPO_ROOT/scripts/k8s-apiserver.sh" build
   fi
-  # node-rdkafka's native addon is built by an install script; the check makes sure it was.
-  if npm_needed "$REPO_ROOT"; then
-    start_job npm install_npm_project "$REPO_ROOT" node_modules/node-rdkafka/build/Release
-  fi
   if npm_needed "$SDK_ADAPTER_DIR"; then
     start_job npm-sdk-scheme-adapter install_npm_project "$SDK_ADAPTER_DIR" node_modules/@mojaloop/sdk-scheme-adapter/src/index.js
-  fi
-  # Maven may itself come from apt, so the jar fetch waits for the packages.
-  if ((${#packages[@]} > 0)); then
-    log "apt: installing ${packages[*]}"
-    install_debian_packages "${packages[@]}" >"$LOG_DIR/deps-apt.log" 2>&1 ||
-      { show_log_tail "$LOG_DIR/deps-apt.log" 30; wait_jobs || true; die "apt-get install failed"; }
   fi
   if ! schemathesis_current; then
     command -v python3 >/dev/null || die "python3 (>= 3.9, with venv) is required for Schemathesis"
     start_job schemathesis install_schemathesis
   fi
-  if ! kafka_libs_present; then
+}
+
+main() {
+  local -a packages
+  local started=$SECONDS
+  mkdir -p "$LOG_DIR"
+  check_toolchains
+  mapfile -t packages < <(wanted_debian_packages)
+
+  # npm ci (which compiles librdkafka, the longest step the switch needs) and the Go builds do
+  # not depend on the Debian packages: start them first.
+  # node-rdkafka's native addon is built by an install script; the check makes sure it was.
+  if npm_needed "$REPO_ROOT"; then
+    start_job npm install_npm_project "$REPO_ROOT" node_modules/node-rdkafka/build/Release
+  fi
+  # The jar fetch needs Maven, which may itself come from apt: it starts now if Maven is here.
+  local kafka_jars_started=0
+  if ! kafka_libs_present && command -v mvn >/dev/null; then
+    start_job kafka-jars fetch_kafka_libs
+    kafka_jars_started=1
+  fi
+  [[ "$DEPS_PROFILE" == run ]] || start_test_tool_jobs
+  if ((${#packages[@]} > 0)); then
+    log "apt: installing ${packages[*]}"
+    install_debian_packages "${packages[@]}" >"$LOG_DIR/deps-apt.log" 2>&1 ||
+      { show_log_tail "$LOG_DIR/deps-apt.log" 30; wait_jobs || true; die "apt-get install failed"; }
+    log "apt: done at $((SECONDS - started))s"
+  fi
+  if ! kafka_libs_present && ((kafka_jars_started == 0)); then
     start_job kafka-jars fetch_kafka_libs
   fi
 
-  ((${#JOB_PIDS[@]} == 0)) && { log "everything already installed"; return 0; }
+  ((${#JOB_PIDS[@]} == 0)) && { log "everything already installed ($DEPS_PROFILE)"; return 0; }
   wait_jobs || die "some dependencies failed to install (see the logs above)"
-  log "dependencies installed"
+  log "dependencies installed ($DEPS_PROFILE) in $((SECONDS - started))s"
 }
 
 main "$@"

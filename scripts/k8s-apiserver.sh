@@ -62,8 +62,11 @@ crds() {
   say "CRDs in $out: $(ls "$out" | tr '\n' ' ')"
 }
 
-free_port() {
-  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+# A base port with COUNT free ports after it, from below the ephemeral range (scripts/lib/ports.js):
+# a port the system hands out for listen(0) can be taken by an outgoing connection before etcd or
+# the apiserver binds it.
+free_port_range() {
+  node --input-type=module -e "import { freePortRange } from '$REPO_ROOT/scripts/lib/ports.js'; console.log(await freePortRange($1));"
 }
 
 start() {
@@ -71,7 +74,7 @@ start() {
   local dir="${K8S_DIR:-$(mktemp -d -t k8s-apiserver.XXXXXX)}"
   mkdir -p "$dir/etcd-data" "$dir/pki"
   local etcd_client etcd_peer api_port
-  etcd_client=$(free_port); etcd_peer=$(free_port); api_port=$(free_port)
+  etcd_client=$(free_port_range 3); etcd_peer=$((etcd_client + 1)); api_port=$((etcd_client + 2))
 
   "$BIN/etcd" --data-dir "$dir/etcd-data" --name chart-test \
     --listen-client-urls "http://127.0.0.1:$etcd_client" --advertise-client-urls "http://127.0.0.1:$etcd_client" \

@@ -246,10 +246,7 @@ async function waitForGrossSettlement(timeoutMs = SCRAPE_WAIT_MS) {
 before(async () => {
   if (skip) return;
   workDir = mkdtempSync(join(tmpdir(), 'fspiop-prometheus-'));
-  const oraclePort = await freePort();
-  sw = await startSwitch({
-    env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}` },
-  });
+  sw = await startSwitch();
   settlement = await startSettlementApi();
   await startPrometheus(await startMysqldExporter());
   await setUpGrossCurrency();

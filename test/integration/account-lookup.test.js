@@ -37,11 +37,9 @@ async function onboard(dfsp) {
 }
 
 before(async () => {
-  const oraclePort = await freePort();
   sw = await startSwitch({
     components: ['account-lookup-admin', 'account-lookup', 'notification'],
     env: {
-      ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}`,
       ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0',
     },
   });

@@ -43,10 +43,7 @@ async function addEndpoints(name, endpoints) {
 }
 
 before(async () => {
-  const oraclePort = await freePort();
-  sw = await startSwitch({
-    env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}`, ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0' },
-  });
+  sw = await startSwitch({ env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0' } });
   alsUrl = `http://127.0.0.1:${sw.ports.get('account-lookup-0')}`;
   await setUpHub(sw.admin.request);
   [payer, payee, sdk] = await Promise.all(['payerfsp', 'payeefsp', 'sdkfsp'].map((name) => startPartyDfsp({ name, switchUrl: alsUrl })));

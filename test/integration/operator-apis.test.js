@@ -18,11 +18,7 @@ let sw;
 let apis;
 
 before(async () => {
-  const oraclePort = await freePort();
-  sw = await startSwitch({
-    components: ['account-lookup-admin'],
-    env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}` },
-  });
+  sw = await startSwitch({ components: ['account-lookup-admin'] });
   await setUpHub(sw.admin.request);
   apis = {
     admin: { url: sw.admin.baseUrl, read: '/participants', write: ['POST', '/participants', { name: 'authfsp', currency: 'USD' }] },
@@ -31,7 +27,7 @@ before(async () => {
       write: ['POST', '/oracles', { oracleIdType: 'BUSINESS', endpoint: { value: 'http://127.0.0.1:9/oracle', endpointType: 'URL' } }],
     },
     oracle: {
-      url: `http://127.0.0.1:${oraclePort}`, read: '/participants/MSISDN/27719990001',
+      url: sw.oracleUrl, read: '/participants/MSISDN/27719990001',
       write: ['POST', '/participants/MSISDN/27719990001', { fspId: 'authfsp', currency: 'USD' }],
     },
   };

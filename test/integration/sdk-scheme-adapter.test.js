@@ -14,7 +14,6 @@ import http from 'node:http';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { discoveryEndpoints } from '../support/party-dfsp.js';
 import { startSdkAdapter, sdkAdapterMissing, outbound, describeRefusals } from '../support/sdk-adapter.js';
-import { freePort } from '../../scripts/lib/ports.js';
 import { startSwitch } from '../support/switch.js';
 
 const missing = sdkAdapterMissing();
@@ -26,10 +25,7 @@ let payee;
 
 before(async () => {
   if (missing) return;
-  const oraclePort = await freePort();
-  sw = await startSwitch({
-    env: { ORACLE_PORT: String(oraclePort), ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}` },
-  });
+  sw = await startSwitch();
   await setUpHub(sw.admin.request);
   const switchPorts = {
     accountLookup: sw.ports.get('account-lookup-0'), quoting: sw.ports.get('quoting-0'), transfers: sw.ports.get('api-adapter-0'),

@@ -46,15 +46,19 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
   const config = testConfig();
   const prefix = await createTestTopics(() => createAdminClient(config.kafka));
   const tokens = operatorTokens();
+  // The built-in oracle is served by account-lookup-admin on a port of its own: chosen free here
+  // too, so that no test's switch depends on which ports a running `make up` holds.
+  const oraclePort = extraEnv.ORACLE_PORT ?? String(await freePort());
+  const oracleEnv = { ORACLE_PORT: oraclePort, ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}` };
   const baseEnv = {
     ...process.env, OPERATOR_TOKEN_READ_WRITE: tokens.readWrite, OPERATOR_TOKEN_READ_ONLY: tokens.readOnly, DB_PASSWORD: config.db.password, DB_NAME: admin.databaseName, KAFKA_TOPIC_PREFIX: prefix,
     KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, LOG_LEVEL: 'warn', TIMEOUT_INTERVAL_MS: '200',
     // The hub signs its callbacks with this run's key, which the test DFSPs verify them with.
-    ...hubSigningEnv(), ...extraEnv,
+    ...hubSigningEnv(), ...oracleEnv, ...extraEnv,
   };
   const processes = new Map();
   const ports = new Map(); // `${name}-${index}` → the HTTP port that replica listens on
-  const harness = { admin, prefix, processes, ports, apiUrl: undefined };
+  const harness = { admin, prefix, processes, ports, apiUrl: undefined, oracleUrl: baseEnv.ORACLE_BUILTIN_URL };
 
   harness.start = async (name, index = 0) => {
     // A port found free can still be taken by another test's process before this one binds it;
