@@ -1,9 +1,12 @@
 // FSPIOP /participants: DFSPs tell the switch which parties they serve, and ask which DFSP
 // serves a party. The switch keeps nothing itself: it asks the oracle for the party's id type
-// and answers from the hub with PUT /participants/… callbacks (or …/error).
+// and answers from the hub with PUT /participants/… callbacks (or …/error). Anyone may ask;
+// only a proven sender (platform/fspiop/sender.js) may register or delete, and only its own
+// parties, so no request in another DFSP's name can take that DFSP's customers.
 import { FAILURE, failure } from '../platform/domain/failures.js';
 import { fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
+import { isProven, unprovenSenderFailure } from '../platform/fspiop/sender.js';
 import { BATCH_ENDPOINTS, hubEvent, participantEndpoint, partyErrorEvent, partyKey, partyOf, partyTemplateParams } from './callbacks.js';
 import { pathSchemasOf, refuseUnknownSource } from './edge-flow.js';
 import { OracleRefusalError } from './oracle-client.js';
@@ -15,6 +18,11 @@ const CURRENCY = /^[A-Z]{3}$/;
 function refusalDetail(error) {
   return error.errorInformation?.errorDescription ?? error.message;
 }
+
+/** `decide` for a proven sender only: a change to the oracle in an unproven sender's name is refused. */
+const provenOnly = (decide) => (accepted, request) => (isProven(accepted.sender)
+  ? decide(accepted, request)
+  : { failure: unprovenSenderFailure('A change to the oracle') });
 
 /**
  * The /participants routes. `respond` comes from createResponder(); `directory` answers
@@ -100,13 +108,13 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
   return [
     ...paths.flatMap((path) => [
       route('GET', path, forActiveRequester(lookUp)),
-      route('POST', path, forActiveRequester(register)),
-      route('DELETE', path, forActiveRequester(remove)),
+      route('POST', path, provenOnly(forActiveRequester(register))),
+      route('DELETE', path, provenOnly(forActiveRequester(remove))),
       // The answers go from the switch to DFSPs; DFSPs never send them here (Mojaloop answers 501).
       notImplementedRoute({ method: 'PUT', path }),
       notImplementedRoute({ method: 'PUT', path: `${path}/error` }),
     ]),
-    route('POST', '/participants', registerMany, BATCH_PAYLOAD_BYTES_MAX),
+    route('POST', '/participants', provenOnly(registerMany), BATCH_PAYLOAD_BYTES_MAX),
     notImplementedRoute({ method: 'PUT', path: '/participants/{ID}' }),
     notImplementedRoute({ method: 'PUT', path: '/participants/{ID}/error' }),
   ];

@@ -1,13 +1,17 @@
 // FSPIOP /parties: discovery. A payer's GET goes to the DFSP that serves the party (found
 // through the oracle for its id type, or named by FSPIOP-Destination); the payee's PUT and
 // PUT …/error go back to the payer named by FSPIOP-Destination, but only while a lookup of
-// that party by that payer is pending at that payee (pending-lookups.js). Both travel with
+// that party by that payer is pending at that payee (pending-lookups.js). A pending lookup is
+// a right to relay an answer to the payer, so only a proven payer (platform/fspiop/sender.js)
+// may choose the payee; an unproven one is routed only to a DFSP the oracle lists for the
+// party, and only a proven payee's answer is relayed. Both travel with
 // the sending DFSP's own headers and bytes; problems the switch finds come from the hub.
 // Every call is sent by this process over HTTP once the DFSP has its answer, not through
 // Kafka (party-callbacks.js).
 import { FAILURE, failure } from '../platform/domain/failures.js';
 import { fspiopRoute } from '../platform/fspiop/edge.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
+import { isProven, unprovenSenderFailure } from '../platform/fspiop/sender.js';
 import { forwardEvent, partyEndpoint, partyErrorEvent, partyKey, partyOf } from './callbacks.js';
 import { activeDfsps, pathSchemasOf, refuseUnknownSource } from './edge-flow.js';
 
@@ -24,13 +28,18 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
     })],
   });
 
-  /** The payee DFSPs: the destination the payer named, or those the oracle lists. */
+  /**
+   * The payee DFSPs: the destination a proven payer named, or those the oracle lists (a
+   * destination an unproven payer named must be one of them, else `unlisted`).
+   */
   async function payeesOf(accepted, party) {
     const named = accepted.headers['fspiop-destination'];
-    if (named) return { payees: await activeDfsps(directory, [named]), named };
+    if (named && isProven(accepted.sender)) return { payees: await activeDfsps(directory, [named]), named };
     const source = accepted.headers['fspiop-source'];
-    const entries = await client.find(await registry.urlFor({ type: party.type }), { party, source });
-    return { payees: await activeDfsps(directory, entries.map((entry) => entry.fspId)) };
+    const listed = (await client.find(await registry.urlFor({ type: party.type }), { party, source })).map((entry) => entry.fspId);
+    if (!named) return { payees: await activeDfsps(directory, listed) };
+    if (!listed.includes(named)) return { unlisted: true };
+    return { payees: await activeDfsps(directory, [named]), named };
   }
 
   async function lookUp(accepted) {
@@ -38,7 +47,8 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
     if (refusal) return { failure: refusal };
     const party = partyOf(accepted.params);
     const source = accepted.headers['fspiop-source'];
-    const { payees, named } = await payeesOf(accepted, party);
+    const { payees, named, unlisted } = await payeesOf(accepted, party);
+    if (unlisted) return { failure: unprovenSenderFailure(`A lookup at an FSPIOP-Destination the oracle does not list for the party (${named})`) };
     if (payees.length === 0) {
       return named
         ? errorTo(source, accepted, party, failure(FAILURE.destinationUnroutable, `FSPIOP-Destination ${named} is not an active DFSP`))
@@ -55,6 +65,7 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
 
   /** The payee's answer (`put`) or error (`error`), passed to the DFSP it names. */
   const relay = (kind) => async (accepted) => {
+    if (!isProven(accepted.sender)) return { failure: unprovenSenderFailure('An answer relayed to another DFSP') };
     const refusal = await refuseUnknownSource(directory, accepted);
     if (refusal) return { failure: refusal };
     const party = partyOf(accepted.params);

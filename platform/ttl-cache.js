@@ -20,5 +20,11 @@ export function createTtlCache({ ttlMs, entriesMax = 10_000, now = Date.now }) {
     answer.catch(() => { if (entries.get(key) === entry) entries.delete(key); });
     return answer;
   }
-  return { get, size: () => entries.size };
+  /** Whether `key` has an answer (or a read under way) that has not expired. */
+  function has(key) {
+    if (ttlMs === 0) return false;
+    const cached = entries.get(key);
+    return Boolean(cached && cached.expiresAt > now());
+  }
+  return { get, has, size: () => entries.size };
 }

@@ -62,11 +62,13 @@ function privateKeyOf(keysDirectory, name) {
 }
 
 /**
- * Sends a request as DFSP `name`: one with a body is signed with its key over exactly the
- * text sent (the FSPIOP-URI is the URL's path), as the switch requires.
+ * Sends a request as DFSP `name`, signed with its key over exactly the text sent (the
+ * FSPIOP-URI is the URL's path): the switch requires it of a body, and a request without one
+ * is signed over the empty payload so that its sender is proven too (its rate limit is its
+ * own DFSP's, not its address's).
  */
 export async function sendAs(config, name, url, method, requestHeaders, body) {
-  if (!body || !config.sign) return send(url, method, requestHeaders, body);
+  if (!config.sign) return send(url, method, requestHeaders, body);
   const { pathname, search } = new URL(url);
   const signature = await signFspiopMessage({
     privateKey: privateKeyOf(config.keysDirectory, name), method, uri: `${pathname}${search}`, headers: requestHeaders, body,

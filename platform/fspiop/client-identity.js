@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { FAILURE, failure } from '../domain/failures.js';
 import { failureToFspiop } from './errors.js';
+import { PROOF, recordProof } from './sender.js';
 
 /**
  * The hapi `tls` options for an edge, or undefined for plain HTTP. The client certificate is
@@ -46,7 +47,10 @@ export function registerClientIdentityCheck(server, { mode, subjectHeader }) {
     if (UNCHECKED_PATHS.has(request.route.path)) return h.continue;
     const source = request.headers['fspiop-source'];
     const identity = identityOf(request, subjectHeader);
-    if (identity && identity === source) return h.continue;
+    if (identity && identity === source) {
+      recordProof(request, PROOF.certificate);
+      return h.continue;
+    }
     const problem = identity
       ? failure(FAILURE.clientIdentityMismatch, `FSPIOP-Source ${source} is not ${identity}, the DFSP of the client certificate`)
       : failure(FAILURE.clientIdentityMismatch, 'no verified client certificate names the calling DFSP');

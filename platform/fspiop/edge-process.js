@@ -12,21 +12,23 @@ import { createEventPublisher } from './publisher.js';
 import { createDfspKeyStore, registerSignatureCheck } from './jws-keys.js';
 import { edgeTlsOptions, registerClientIdentityCheck } from './client-identity.js';
 import { registerRateLimit } from './rate-limit.js';
+import { registerHubSourceRefusal, registerUnprovenSender } from './sender.js';
 import { exitOnSignal } from '../shutdown.js';
 
 /**
  * The HTTP server of a DFSP-facing edge: HTTPS when configured, and before any route runs the
  * caller's client identity (mTLS) and its JWS signature are checked against FSPIOP-Source,
- * then its DFSP's rate limit.
+ * which leaves the request's sender and its proof (sender.js), then its rate limit.
  */
 export function createDfspFacingServer({ config, logger, metrics, health, keyStore = createDfspKeyStore(config) }) {
   const tls = edgeTlsOptions(config.clientIdentity.tls);
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, tls, logger, metrics, health });
+  registerHubSourceRefusal(server, { hubName: config.hubName });
   registerClientIdentityCheck(server, config.clientIdentity);
   registerSignatureCheck(server, { mode: config.jws.verification, keyStore, logger });
-  // After the checks above, so only a request that passed them spends its DFSP's tokens.
-  const proof = { clientIdentityMode: config.clientIdentity.mode, jwsVerification: config.jws.verification };
-  registerRateLimit(server, { settings: config.rateLimit, proof, metrics, logger });
+  registerUnprovenSender(server, { checksOff: config.clientIdentity.mode === 'off' && config.jws.verification === 'off' });
+  // After the checks above, so only a request they proved spends its DFSP's tokens.
+  registerRateLimit(server, { settings: config.rateLimit, metrics, logger });
   return server;
 }
 

@@ -9,6 +9,7 @@ import { checkFspiopHeaders, pickForwardedHeaders } from './headers.js';
 import { describeOperation, fspiopSpec } from './openapi.js';
 import { JSON_DEPTH_MAX, checkBodyLimits, exceedsJsonDepth, limitedFieldsOf } from './input-limits.js';
 import { PAYLOAD_BYTES_MAX } from '../http/server.js';
+import { senderOf } from './sender.js';
 
 /**
  * An FSPIOP error answer: `{ code, httpStatus, body }` where body is `{ errorInformation }`.
@@ -137,8 +138,9 @@ export function createRequestValidator({ resource, method, path, pathSchemas = {
 /**
  * A hapi route for an FSPIOP operation. The body is read raw (hapi does not parse it) so
  * that its bytes can be forwarded unchanged. `handle(accepted, h, request)` runs only for
- * a valid request, with `accepted = { headers, params, body, rawBody, receivedAt }`
- * (`receivedAt`: epoch ms when the request arrived), and returns the hapi response.
+ * a valid request, with `accepted = { headers, params, body, rawBody, receivedAt, sender }`
+ * (`receivedAt`: epoch ms when the request arrived; `sender`: who sent it and how that was
+ * proven, sender.js), and returns the hapi response.
  * `limits` and `requiredHeaders` are passed to createRequestValidator().
  */
 export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, limits, requiredHeaders, handle }) {
@@ -147,7 +149,7 @@ export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesM
     handler: async (request, h) => {
       const result = validate(request);
       if (result.failure) return fspiopErrorResponse(h, result.failure);
-      return handle({ ...result, receivedAt: request.info.received }, h, request);
+      return handle({ ...result, receivedAt: request.info.received, sender: senderOf(request) }, h, request);
     },
   };
   // hapi refuses payload settings on GET; every other FSPIOP method may carry a body.

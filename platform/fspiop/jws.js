@@ -32,6 +32,12 @@ function keyFits(alg, key) {
   return keyType !== 'ec' || key.asymmetricKeyDetails.namedCurve === 'prime256v1';
 }
 
+/** A message's payload bytes: a request without a body is signed and verified over no bytes. */
+function bytesOf(body) {
+  if (body === undefined || body === null) return new Uint8Array(0);
+  return typeof body === 'string' ? UTF8.encode(body) : body;
+}
+
 /** RFC 7515's signing input: ASCII(BASE64URL(protected header) || '.' || BASE64URL(payload)). */
 function signingInput(protectedHeader, bytes) {
   return Buffer.from(`${protectedHeader}.${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url')}`, 'latin1');
@@ -98,14 +104,15 @@ function protectedHeaderFor({ alg, method, uri, headers }) {
 /**
  * Signs one message. `headers` are the lower-cased FSPIOP headers that will be sent
  * (fspiop-source is required; fspiop-destination and date are bound when present), `uri`
- * the request's path (with any query), `body` the exact bytes or text that will be sent.
+ * the request's path (with any query), `body` the exact bytes or text that will be sent (none
+ * for a request without a body: the signature then covers the empty payload).
  * Returns the three headers to add: fspiop-uri, fspiop-http-method and fspiop-signature.
  */
 export async function signFspiopMessage({ privateKey, alg = defaultAlgorithmOf(privateKey), method, uri, headers, body }) {
   if (!headerOf(headers, 'fspiop-source')) throw new Error('a signed FSPIOP message needs FSPIOP-Source');
   if (!ALGORITHMS[alg]) throw new Error(`${alg} is not an FSPIOP signature algorithm`);
   if (!keyFits(alg, privateKey)) throw new Error(`a ${privateKey.asymmetricKeyType} key cannot sign ${alg}`);
-  const bytes = typeof body === 'string' ? UTF8.encode(body) : body;
+  const bytes = bytesOf(body);
   const protectedHeader = Buffer.from(JSON.stringify(protectedHeaderFor({ alg, method, uri, headers }))).toString('base64url');
   const signature = signBytes('sha256', signingInput(protectedHeader, bytes), { key: privateKey, ...ALGORITHMS[alg].options });
   return {
@@ -194,7 +201,7 @@ export async function verifyFspiopMessage({ method, uri, headers, body, keys }) 
   const mismatch = headerMismatch(parsed.header, { method, uri, headers });
   if (mismatch) return mismatch;
   if (keys.length === 0) return `no key is registered for ${headerOf(headers, 'fspiop-source')}`;
-  const bytes = typeof body === 'string' ? UTF8.encode(body) : body;
+  const bytes = bytesOf(body);
   const holds = verifiesWithAnyKey({ ...parsed, alg }, bytes, keys);
   return holds ? null : 'the signature does not verify with the key registered for FSPIOP-Source';
 }

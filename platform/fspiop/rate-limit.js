@@ -3,14 +3,16 @@
 // requests at once, refilled at `perSecond`. A request over the limit is answered at once with
 // HTTP 429 and FSPIOP 2005 ("Server busy") and a Retry-After, before anything is produced.
 //
-// The check runs after the edge's identity checks (client certificate, JWS signature), so a
-// request whose sender is proven spends its own DFSP's tokens, and junk that merely claims to
-// be a DFSP can never spend them: requests without proof (no client certificate and no verified
-// signature, e.g. a GET without mTLS) are counted in buckets of their own, apart from the
-// proven ones. Bucket keys come from request headers, so both sets of buckets are bounded.
+// The check runs after the edge's identity checks (sender.js), so only a request whose sender is
+// proven (client certificate, verified signature) spends its DFSP's tokens. A request without
+// proof spends the tokens of the address it came from, whatever DFSP it names: a forger naming a
+// victim empties its own address's bucket, never the victim's. So does every request the
+// identity checks refused (a bad signature, a certificate of another DFSP), so that refusals are
+// not free to repeat. Bucket keys come from requests, so both sets of buckets are bounded.
 import { fspiopFailure } from './edge.js';
 import { createThrottledWarn } from '../throttled-log.js';
 import { metricOnce } from '../metrics.js';
+import { PROOF, isProven, senderOf } from './sender.js';
 
 export const RATE_LIMITED_METRIC = 'fspiop_edge_rate_limited_total';
 // Only these characters are a DFSP name (as the key store accepts them); anything else shares
@@ -18,6 +20,7 @@ export const RATE_LIMITED_METRIC = 'fspiop_edge_rate_limited_total';
 const FSP_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,32}$/;
 const INVALID_NAME_KEY = ' invalid';
 const OTHER_LABEL = 'other';
+const UNPROVEN_LABEL = 'unproven';
 const UNCHECKED_PATHS = new Set(['/health', '/metrics']);
 const WARN_INTERVAL_MS = 60_000;
 
@@ -76,59 +79,59 @@ export function createRateLimiter({ defaultLimit, overrides = {}, bucketsMax, no
   return { take, has: (key) => buckets.has(key), overridden: (fsp) => limits.has(fsp), size: () => buckets.size };
 }
 
-/**
- * Whether the edge's checks, which ran before this one, proved the caller is its
- * FSPIOP-Source: a verified client certificate covers every request; a required signature
- * covers a request with a body, an optional one a body that came with a signature.
- */
-export function senderProven(request, { clientIdentityMode, jwsVerification }) {
-  if (clientIdentityMode !== 'off') return true;
-  const body = request.payload;
-  if (!Buffer.isBuffer(body) || body.length === 0) return false;
-  if (jwsVerification === 'required') return true;
-  return jwsVerification === 'optional' && Boolean(request.headers['fspiop-signature']);
-}
-
 function rateLimitedCounter(metrics) {
   return metricOnce(metrics, metrics.client.Counter, {
     name: RATE_LIMITED_METRIC,
-    help: 'FSPIOP requests an edge refused because their DFSP was over its rate limit, by DFSP (a proven or configured name, else other).',
+    help: 'FSPIOP requests an edge refused because their DFSP was over its rate limit, by DFSP (a proven or configured name, else other; unproven: the address a request without proof came from).',
     labelNames: ['fsp'],
   });
 }
 
-function refuse(h, { fsp, limit, retryAfterMs }) {
-  const who = fsp === INVALID_NAME_KEY ? 'FSPIOP-Source' : fsp;
+function refuse(h, { who, limit, retryAfterMs }) {
   const problem = fspiopFailure(2005, `${who} is over its rate limit of ${limit.perSecond}/s (burst ${limit.burst}) at this edge`);
   return h.response(problem.body).code(problem.httpStatus)
     .header('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))))
     .takeover();
 }
 
+/** Whether a check proved the name (a lab that trusts headers proves none, and names are unbounded). */
+const checkedProof = (sender) => sender.proof === PROOF.certificate || sender.proof === PROOF.signature;
+
+/** The address a request came from: the bucket of every request without proof. */
+const addressKeyOf = (request) => `address ${request.info.remoteAddress}`;
+
 /**
  * Registers the rate limit on a DFSP-facing hapi server. Registered after the identity and
- * signature checks on the same extension point, it runs after them: a refused request costs
- * the DFSP no tokens. `settings` is config.rateLimit; `proof` says which checks are on.
+ * signature checks on the same extension point, it runs after them. `settings` is
+ * config.rateLimit.
  */
-export function registerRateLimit(server, { settings, proof, metrics, logger, now = Date.now }) {
+export function registerRateLimit(server, { settings, metrics, logger, now = Date.now }) {
   const { defaultLimit, overrides, bucketsMax } = settings;
   if (!defaultLimit && Object.values(overrides).every((limit) => !limit)) return;
   const proven = createRateLimiter({ defaultLimit, overrides, bucketsMax, now });
-  const claimed = createRateLimiter({ defaultLimit, overrides, bucketsMax, now });
+  const unproven = createRateLimiter({ defaultLimit, overrides: {}, bucketsMax, now });
   const limited = rateLimitedCounter(metrics);
   const warn = createThrottledWarn(logger, { intervalMs: WARN_INTERVAL_MS, now });
+
   server.ext('onPreHandler', (request, h) => {
     if (UNCHECKED_PATHS.has(request.route.path)) return h.continue;
-    const source = request.headers['fspiop-source'];
-    const fsp = typeof source === 'string' && FSP_NAME_PATTERN.test(source) ? source : INVALID_NAME_KEY;
-    const isProven = fsp !== INVALID_NAME_KEY && senderProven(request, proof);
-    const { retryAfterMs, limit } = (isProven ? proven : claimed).take(fsp, fsp);
+    const sender = senderOf(request);
+    const fsp = typeof sender.fsp === 'string' && FSP_NAME_PATTERN.test(sender.fsp) ? sender.fsp : INVALID_NAME_KEY;
+    const byDfsp = fsp !== INVALID_NAME_KEY && isProven(sender);
+    const { retryAfterMs, limit } = byDfsp ? proven.take(fsp, fsp) : unproven.take(addressKeyOf(request), null);
     if (retryAfterMs === 0) return h.continue;
-    // The label set stays bounded: DFSPs that proved who they are, and configured names.
-    const known = isProven || proven.has(fsp) || proven.overridden(fsp);
-    const label = known ? fsp : OTHER_LABEL;
+    // The label set stays bounded: DFSPs that proved who they are, configured names, and two for the rest.
+    const label = byDfsp ? (checkedProof(sender) || proven.overridden(fsp) ? fsp : OTHER_LABEL) : UNPROVEN_LABEL;
     limited.inc({ fsp: label });
-    warn(`${label} ${isProven}`, { fsp: label, proven: isProven, perSecond: limit.perSecond, burst: limit.burst }, 'a DFSP is over its rate limit');
-    return refuse(h, { fsp, limit, retryAfterMs });
+    warn(label, { fsp: label, perSecond: limit.perSecond, burst: limit.burst }, 'a DFSP is over its rate limit');
+    const who = byDfsp ? fsp : `an unproven sender at ${request.info.remoteAddress}`;
+    return refuse(h, { who, limit, retryAfterMs });
+  });
+
+  // A request refused before its sender was established (by the identity checks, or by hapi
+  // itself) spends a token of its address, so repeating refused requests is limited too.
+  server.ext('onPreResponse', (request, h) => {
+    if (request.app.proof === undefined && !UNCHECKED_PATHS.has(request.route.path)) unproven.take(addressKeyOf(request), null);
+    return h.continue;
   });
 }

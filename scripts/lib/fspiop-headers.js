@@ -26,12 +26,13 @@ export async function signedHeaders(headers, { privateKey, method, uri, body }) 
 }
 
 /**
- * fetch() as a signing DFSP: a request with a body is sent with signedHeaders over exactly
- * the text sent, FSPIOP-URI being the URL's path and query. A request without a body (GET),
- * or one that carries an FSPIOP-Signature already, goes as it is.
+ * fetch() as a signing DFSP: a request is sent with signedHeaders over exactly the text sent
+ * (the empty payload when it has no body, which proves its sender just the same), FSPIOP-URI
+ * being the URL's path and query. Without a key, or with an FSPIOP-Signature already, it goes
+ * as it is.
  */
 export async function fetchSigned(url, { method = 'GET', headers = {}, body, privateKey }) {
-  if (!body || !privateKey || headers['fspiop-signature']) return fetch(url, { method, headers, body });
+  if (!privateKey || headers['fspiop-signature']) return fetch(url, { method, headers, body });
   const { pathname, search } = new URL(url);
   return fetch(url, { method, headers: await signedHeaders(headers, { privateKey, method, uri: `${pathname}${search}`, body }), body });
 }

@@ -84,7 +84,6 @@ async function prepareRequest(mode, req, body, { dfsps, counter }) {
   const pair = pairFor(counter, dfsps);
   const headers = dfspHeaders(req.headers, { method: req.method, resource, ...pair });
   const sent = withDfspNames(body, resource, pair);
-  if (sent.length === 0) return { headers, body: sent };
   const spoil = mode === 'tampered' ? counter % (SPOILERS.length + 2) : -1;
   // Spoilers 4 and 5 sign correctly, then with another DFSP's key or over other bytes.
   const privateKey = spoil === SPOILERS.length ? pairFor(counter + 1, dfsps).privateKey : pair.privateKey;

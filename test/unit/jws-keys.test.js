@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createJwsKeyStore, directoryKeySource } from '../../platform/fspiop/jws-keys.js';
+import { KeyLookupLimitedError, createJwsKeyStore, directoryKeySource } from '../../platform/fspiop/jws-keys.js';
 import { describePublicKey } from '../../platform/fspiop/jws.js';
 
 const publicPem = () => generateKeyPairSync('ec', { namedCurve: 'P-256', publicKeyEncoding: { type: 'spki', format: 'pem' } }).publicKey;
@@ -53,4 +53,22 @@ test('only RSA of 2048 bits or more and EC P-256 public keys can be registered',
   const small = generateKeyPairSync('rsa', { modulusLength: 1024, publicKeyEncoding: { type: 'spki', format: 'pem' } }).publicKey;
   assert.ok(describePublicKey(small).problem);
   assert.ok(describePublicKey('not a key').problem);
+});
+
+test('names never seen with keys are looked up at a bounded rate; known DFSPs and cached answers are not held back', async () => {
+  let clock = 0;
+  const reads = [];
+  const source = async (fsp) => { reads.push(fsp); return fsp === 'payerfsp' ? [publicPem()] : []; };
+  const store = createJwsKeyStore({ sources: [source], ttlMs: 5_000, unknownLookups: { perSecond: 1, burst: 3 }, now: () => clock });
+  assert.equal((await store.keysOf('payerfsp')).length, 1, 'a first lookup takes a token');
+  assert.deepEqual(await store.keysOf('invented1'), []);
+  assert.deepEqual(await store.keysOf('invented2'), []);
+  await assert.rejects(store.keysOf('invented3'), KeyLookupLimitedError, 'the bucket is empty: no read');
+  assert.deepEqual(reads, ['payerfsp', 'invented1', 'invented2']);
+  assert.deepEqual(await store.keysOf('invented1'), [], 'a cached "no keys" answer needs no token');
+  clock += 6_000; // every cached answer has expired, and the bucket has refilled
+  for (let index = 0; index < 5; index += 1) await store.keysOf('payerfsp');
+  assert.equal(reads.filter((fsp) => fsp === 'payerfsp').length, 2, 'a DFSP with keys is read again when its answer expires, at no token');
+  for (let index = 4; index < 7; index += 1) await store.keysOf(`invented${index}`);
+  await assert.rejects(store.keysOf('invented7'), KeyLookupLimitedError);
 });

@@ -2,7 +2,7 @@
 // buckets, which requests count as their DFSP's own, and the settings that configure it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRateLimiter, fullBucket, senderProven, takeToken } from '../../platform/fspiop/rate-limit.js';
+import { createRateLimiter, fullBucket, takeToken } from '../../platform/fspiop/rate-limit.js';
 import { ConfigError, loadConfig } from '../../platform/config.js';
 
 const limit = { perSecond: 10, burst: 3 };
@@ -71,18 +71,6 @@ test('the buckets are bounded: past the limit the one idle longest is dropped', 
   for (let index = 0; index < 1000; index += 1) limiter.take(`invented${index}`, `invented${index}`);
   assert.equal(limiter.size(), 3, 'a thousand invented names leave three buckets');
   assert.equal(limiter.has('a'), false);
-});
-
-test('which requests are proven to come from their FSPIOP-Source', () => {
-  const request = (payload, headers = {}) => ({ payload, headers });
-  const body = Buffer.from('{}');
-  const jwsRequired = { clientIdentityMode: 'off', jwsVerification: 'required' };
-  assert.equal(senderProven(request(body), jwsRequired), true, 'a body passed the required signature check');
-  assert.equal(senderProven(request(null), jwsRequired), false, 'a GET without a client certificate is only a claim');
-  assert.equal(senderProven(request(null), { clientIdentityMode: 'certificate', jwsVerification: 'off' }), true);
-  assert.equal(senderProven(request(body), { clientIdentityMode: 'off', jwsVerification: 'optional' }), false);
-  assert.equal(senderProven(request(body, { 'fspiop-signature': '{}' }), { clientIdentityMode: 'off', jwsVerification: 'optional' }), true);
-  assert.equal(senderProven(request(body), { clientIdentityMode: 'off', jwsVerification: 'off' }), false);
 });
 
 const BASE = { DB_PASSWORD: 'x' };
