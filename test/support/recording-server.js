@@ -1,7 +1,7 @@
 // The HTTP side every test DFSP shares: it records each call it receives (method, path,
 // headers, exact body), answers as FSPIOP does (202 to requests, 200 to callbacks), hands
 // the call to `onCall` for the DFSP's own answer, and lets a test wait for a call. Like a
-// DFSP with JWS on, it verifies every call that carries a body with the key of its
+// DFSP with JWS on, it verifies every call that carries a body or a signature with the key of its
 // FSPIOP-Source (a DFSP's or the hub's) and keeps each failure in `signatureFailures`, so a
 // test can assert that everything the switch sent or passed on was signed by its sender.
 import http from 'node:http';
@@ -25,9 +25,9 @@ function waitFor(name, received, waiters, predicate, timeoutMs) {
   });
 }
 
-/** The signature check of one call: null when it has no body or its signature verifies. */
+/** The signature check of one call: null when it has neither body nor signature, or its signature verifies. */
 async function signatureProblemOf(call, publicKeysOf) {
-  if (!call.rawBody) return null;
+  if (!call.rawBody && !call.headers['fspiop-signature']) return null;
   try {
     return await verifyReceivedCall(call, publicKeysOf);
   } catch (error) {
