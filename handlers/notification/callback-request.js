@@ -104,14 +104,19 @@ function copyForwardHeaders(source) {
 
 /**
  * Headers of a forward: the DFSP's own, unchanged, since its FSPIOP-Signature covers
- * Source, Destination and Date. Only what the DFSP left out is filled in.
+ * Source, Destination and Date. Only what the DFSP left out is filled in. A signature that
+ * bound no destination (a payer's GET /parties routed by the oracle, signed to prove its
+ * sender to the switch) would not verify once the switch names one, so it goes no further.
  */
 function forwardHeaders(event, resource, now) {
   const headers = copyForwardHeaders(event.headers);
   headers['content-type'] ??= interopContentType(resource);
   headers.date ??= httpDate(now);
   headers['fspiop-source'] ??= event.from;
-  headers['fspiop-destination'] ??= event.to;
+  if (headers['fspiop-destination'] === undefined) {
+    headers['fspiop-destination'] = event.to;
+    delete headers['fspiop-signature'];
+  }
   return headers;
 }
 

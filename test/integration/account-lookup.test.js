@@ -104,13 +104,11 @@ test('a party no oracle knows: 3204 from the hub to the payer\'s error endpoint'
 
 test('a requester that is not an active DFSP is refused at once with 3200', async () => {
   const ask = (source) => fetch(`${alsUrl}/parties/MSISDN/27710000001`, { headers: fspiopHeaders('parties', source) });
-  for (const source of ['ghostfsp', 'Hub']) {
-    const refused = await ask(source);
-    assert.equal(refused.status, 400);
-    const body = await refused.json();
-    assert.equal(body.errorInformation.errorCode, '3200');
-    assert.match(body.errorInformation.errorDescription, new RegExp(`FSPIOP-Source ${source} is not an active DFSP`));
-  }
+  const refused = await ask('ghostfsp');
+  assert.equal(refused.status, 400);
+  const body = await refused.json();
+  assert.equal(body.errorInformation.errorCode, '3200');
+  assert.match(body.errorInformation.errorDescription, /FSPIOP-Source ghostfsp is not an active DFSP/);
   assert.equal((await sw.admin.request('PUT', '/participants/otherfsp', { isActive: false })).status, 200);
   try {
     assert.equal((await ask('otherfsp')).status, 400, 'an inactive DFSP is refused');

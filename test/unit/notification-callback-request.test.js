@@ -71,6 +71,7 @@ test('a forward keeps FSPIOP-URI and -HTTP-Method the DFSP set, and its Accept o
   assert.equal(headers.accept, DFSP_HEADERS.accept);
   assert.equal(headers['fspiop-destination'], 'payeefsp', 'an absent destination is the receiving DFSP');
   assert.equal(headers.date, DFSP_HEADERS.date, 'the DFSP date is kept: its signature covers it');
+  assert.equal(headers['fspiop-signature'], undefined, 'a signature that bound no destination would not verify with one: it stops at the switch');
 });
 
 test('a hub-originated call comes from the hub, unsigned, with a fresh date and the versioned content type', () => {
