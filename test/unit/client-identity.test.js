@@ -79,7 +79,7 @@ test('a name that does not parse names nobody: empty RDNs, bad attribute types',
     assert.equal(commonNameOf(subject), undefined, JSON.stringify(subject));
   }
   assert.deepEqual(parseDistinguishedName(''), [], 'the empty name has no RDNs');
-  assert.equal(parseDistinguishedName(['CN=a', 'CN=b']), undefined, 'a header sent twice is not a name');
+  assert.equal(parseDistinguishedName(['CN=a', 'CN=b']), undefined, 'only text is a name');
 });
 
 test('the OpenSSL legacy form: "/" separates, values are literal, and a "/" inside a value cannot be told apart', () => {
