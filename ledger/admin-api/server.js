@@ -1,12 +1,11 @@
 // The admin API (central-ledger compatible, port 3001): every route, on the shared HTTP base.
-import { createHttpServer } from '../../platform/http/server.js';
+import { createOperatorServer } from '../../platform/http/operator-server.js';
 import { datastoreHealth } from '../../platform/db.js';
 import { participantRoutes } from './participant-routes.js';
 import { onboardingRoutes } from './onboarding-routes.js';
 import { fundsRoutes } from './funds-routes.js';
 import { jwsKeyRoutes } from './jws-key-routes.js';
 import { registerPositionMetrics } from './position-metrics.js';
-import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
 import { adminSnapshot, auditRoutes } from './audit.js';
@@ -14,8 +13,7 @@ import { adminSnapshot, auditRoutes } from './audit.js';
 export function createAdminServer({ db, config, logger, metrics, clock = () => new Date(), hubPublicKey }) {
   registerPositionMetrics(metrics, { db, hubName: config.hubName, logger });
   const health = async () => ({ datastore: await datastoreHealth(db) });
-  const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
-  requireOperatorTokens(server, config.operatorAuth);
+  const server = createOperatorServer({ port: config.httpPort, host: config.httpHost, operatorAuth: config.operatorAuth, logger, metrics, health });
   // Every write route runs in a transaction that also writes its audit row; routes reach the
   // database through audit.db, which is that transaction while they run.
   const audit = createOperatorAudit({ db, api: 'admin', snapshot: adminSnapshot, record: insertAuditEntry, clock });

@@ -1,9 +1,8 @@
 // The settlement API (central-settlement compatible, port 3007, under /v2): windows and
 // settlements, on the shared HTTP base with the operator tokens and audit trail of the
 // admin API.
-import { createHttpServer } from '../../platform/http/server.js';
+import { createOperatorServer } from '../../platform/http/operator-server.js';
 import { datastoreHealth } from '../../platform/db.js';
-import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
 import { registerSettlementMetrics } from './metrics.js';
@@ -13,8 +12,7 @@ import { windowRoutes } from './window-routes.js';
 export function createSettlementServer({ db, config, logger, metrics, clock = () => new Date() }) {
   const counters = registerSettlementMetrics(metrics, { db, logger, clock });
   const health = async () => ({ datastore: await datastoreHealth(db) });
-  const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
-  requireOperatorTokens(server, config.operatorAuth);
+  const server = createOperatorServer({ port: config.httpPort, host: config.httpHost, operatorAuth: config.operatorAuth, logger, metrics, health });
   const audit = createOperatorAudit({ db, api: 'settlement', snapshot: async () => null, record: insertAuditEntry, clock });
   const deps = { db: audit.db, config, clock };
   server.route(audit.auditWrites([...windowRoutes({ ...deps, onWindowClosed: counters.windowClosed }), ...settlementRoutes(deps)]));

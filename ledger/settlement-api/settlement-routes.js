@@ -13,8 +13,8 @@ import { validators } from './schemas.js';
 import { abortSettlement, settlementNotFound, updateAccounts } from './settlement-updates.js';
 import { settlementView } from './views.js';
 
-const SETTLEMENT_FILTERS = ['state', 'fromDateTime', 'toDateTime', 'currency', 'settlementWindowId', 'fromSettlementWindowDateTime',
-  'toSettlementWindowDateTime', 'participantId', 'accountId'];
+export const SETTLEMENT_FILTERS = Object.freeze(['state', 'fromDateTime', 'toDateTime', 'currency', 'settlementWindowId', 'fromSettlementWindowDateTime',
+  'toSettlementWindowDateTime', 'participantId', 'accountId']);
 
 export function settlementRoutes({ db, config, clock }) {
   const deps = { db, config, clock };

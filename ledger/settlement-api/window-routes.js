@@ -12,7 +12,7 @@ import { nothingFound, parseId, readFilters } from './query.js';
 import { validators } from './schemas.js';
 import { windowView } from './views.js';
 
-const WINDOW_FILTERS = ['participantId', 'state', 'fromDateTime', 'toDateTime', 'currency'];
+export const WINDOW_FILTERS = Object.freeze(['participantId', 'state', 'fromDateTime', 'toDateTime', 'currency']);
 
 export function windowRoutes({ db, clock, onWindowClosed = () => {} }) {
   async function listWindows(request, h) {

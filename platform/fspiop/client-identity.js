@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { FAILURE, failure } from '../domain/failures.js';
 import { failureToFspiop } from './errors.js';
+import { parseDistinguishedName } from './distinguished-name.js';
 import { PROOF, recordProof } from './sender.js';
 
 /**
@@ -20,16 +21,27 @@ export function edgeTlsOptions({ certPath, keyPath, clientCaPath }) {
   return { ...options, ca: readFileSync(clientCaPath), requestCert: true, rejectUnauthorized: false };
 }
 
-/** The CN of a distinguished name as ingresses pass it ("CN=payerfsp,O=Scheme" or "/O=Scheme/CN=payerfsp"). */
+const COMMON_NAME_TYPES = new Set(['cn', 'commonname', '2.5.4.3']);
+
+/**
+ * The DFSP a subject names, as ingresses pass it (`CN=payerfsp,O=Scheme` or
+ * `/O=Scheme/CN=payerfsp`; distinguished-name.js): the value of its one CN attribute. A
+ * subject that does not parse, has no CN or more than one, or whose CN is empty or BER-encoded
+ * names nobody, and the request is refused.
+ */
 export function commonNameOf(subject) {
-  const match = /(?:^|[,/]\s*)CN=([^,/]+)/.exec(subject ?? '');
-  return match ? match[1].trim() : undefined;
+  const attributes = parseDistinguishedName(subject)?.flat();
+  const commonNames = attributes?.filter((attribute) => COMMON_NAME_TYPES.has(attribute.type.toLowerCase())) ?? [];
+  if (commonNames.length !== 1 || commonNames[0].encoded || commonNames[0].value === '') return undefined;
+  return commonNames[0].value;
 }
 
+/** Node gives a subject attribute that appears more than once as an array: that names nobody. */
 function certificateIdentity(request) {
   const socket = request.raw.req.socket;
   if (!socket.authorized) return undefined;
-  return socket.getPeerCertificate().subject?.CN;
+  const commonName = socket.getPeerCertificate().subject?.CN;
+  return typeof commonName === 'string' ? commonName : undefined;
 }
 
 const IDENTITY_OF = Object.freeze({

@@ -479,9 +479,26 @@ test('mutual TLS: the three DFSP-facing edges alone get the client-identity sett
     assert.deepEqual(policy.spec.ingress[0].from, [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'sw' } } }, ingress]);
   }
   assert.throws(() => render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=certificate']), /tlsSecret/, 'certificate mode needs the edges\' certificate');
-  const header = render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=header', '--set', 'clientIdentity.header=x-amzn-mtls-clientcert-subject']);
+  const header = render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=header', '--set', 'clientIdentity.header=x-amzn-mtls-clientcert-subject',
+    '--set-json', `networkPolicy.edgeFrom=${JSON.stringify([ingress])}`]);
   const adapter = envOf(named(header, 'Deployment', 'sw-fspiop-switch-api-adapter').spec.template.spec.containers[0]);
   assert.deepEqual([adapter.CLIENT_IDENTITY, adapter.CLIENT_IDENTITY_HEADER, adapter.TLS_CERT_PATH], ['header', 'x-amzn-mtls-clientcert-subject', undefined]);
+});
+
+test('header mode is refused without the edge fence: anything that reaches an edge could set the subject header', { skip }, () => {
+  const ingress = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
+  const header = ['--set', 'db.password=x', '--set', 'clientIdentity.mode=header'];
+  const refusal = /clientIdentity\.mode=header needs networkPolicy\.enabled=true and networkPolicy\.edgeFrom .*any pod that reaches an edge could set it/;
+  assert.throws(() => runHelm(['template', 'sw', chart, ...header]), refusal, 'no edgeFrom');
+  assert.throws(() => runHelm(['template', 'sw', chart, ...header, '--set-json', 'networkPolicy.edgeFrom=[]']), refusal, 'an empty edgeFrom');
+  assert.throws(() => runHelm(['template', 'sw', chart, ...header, '--set-json', `networkPolicy.edgeFrom=${JSON.stringify([ingress])}`,
+    '--set', 'networkPolicy.enabled=false']), refusal, 'edgeFrom with the NetworkPolicies off');
+  const fenced = render([...header, '--set-json', `networkPolicy.edgeFrom=${JSON.stringify([ingress])}`]);
+  const fences = ofKind(fenced, 'NetworkPolicy').filter((policy) => policy.metadata.name.endsWith('-edge'));
+  assert.deepEqual(fences.map((policy) => component(policy)).sort(), ['account-lookup', 'api-adapter', 'quoting']);
+  // The other modes do not depend on the fence.
+  assert.ok(render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=off']).length > 0);
+  assert.ok(render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=certificate', '--set', 'clientIdentity.tlsSecret=edge-tls']).length > 0);
 });
 
 test('in dev mode each revision has setup Jobs of its own, since a Job cannot take a new image in place', { skip }, () => {

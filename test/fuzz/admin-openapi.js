@@ -23,7 +23,7 @@ const ADMIN_BODY_SCHEMAS = Object.freeze({
 });
 
 // The query parameters each read route accepts (route-helpers.js readQuery calls, audit.js).
-const ADMIN_QUERY_PARAMETERS = Object.freeze({
+export const ADMIN_QUERY_PARAMETERS = Object.freeze({
   '/participants': ['isProxy'],
   '/participants/{name}/accounts': ['currency'],
   '/participants/{name}/positions': ['currency'],
@@ -34,7 +34,7 @@ const ADMIN_QUERY_PARAMETERS = Object.freeze({
 });
 
 const ALS_ADMIN_BODY_SCHEMAS = Object.freeze({ 'POST /oracles': 'oracleCreate', 'PUT /oracles/{ID}': 'oracleUpdate' });
-const ALS_ADMIN_QUERY_PARAMETERS = Object.freeze({ '/oracles': ['type', 'currency'] });
+export const ALS_ADMIN_QUERY_PARAMETERS = Object.freeze({ '/oracles': ['type', 'currency'] });
 
 // Routes of the shared HTTP base that are not the admin API's own (they are fuzzed through
 // every other route's answers anyway).
@@ -45,10 +45,17 @@ const ERROR_RESPONSE = {
   content: { 'application/json': { schema: { type: 'object', required: ['errorInformation'] } } },
 };
 
+// A query parameter is text, or the same parameter repeated: Schemathesis sends an array of a
+// form-exploded parameter as `?name=a&name=b`, which the operator APIs must refuse with 3100
+// (platform/http/operator-server.js), never answer with a 5xx.
+const QUERY_PARAMETER_SCHEMA = Object.freeze({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 3 }] });
+
 function operationFor({ method, path }, { bodySchemas, queryParameters }) {
   const key = `${method.toUpperCase()} ${path}`;
   const parameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-  for (const name of queryParameters[path] ?? []) parameters.push({ name, in: 'query', required: false, schema: { type: 'string' } });
+  for (const name of queryParameters[path] ?? []) {
+    parameters.push({ name, in: 'query', required: false, style: 'form', explode: true, schema: QUERY_PARAMETER_SCHEMA });
+  }
   const operation = {
     operationId: key.replace(/[^A-Za-z0-9]+/g, '_'),
     parameters,

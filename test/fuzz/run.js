@@ -7,8 +7,10 @@
 // (transfers, quotes, parties, participants; fspiop-spec.js) through the proxy
 // (signing-proxy.js) signed as a registered DFSP, with spoiled signatures, and as generated
 // (raw headers, no or garbage signatures); then the admin API and the ALS admin API from
-// their own route tables (admin-openapi.js) with the read-write token. Pass: no 5xx anywhere
-// (counted by the proxy, which every request goes through), no request hung, every process
+// their own route tables (admin-openapi.js) with the read-write token; then every query
+// parameter of every operator API, the settlement API and the oracle included, is sent twice
+// (repeated-query.js). Pass: no 5xx anywhere (counted by the proxy, which every request goes
+// through), each repeated parameter refused with 3100, no request hung, every process
 // still the one started, a transfer and a quote still complete with their callbacks, and the
 // validity gate (perf/gate.js) afterwards (survival.js).
 import { spawn } from 'node:child_process';
@@ -19,7 +21,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createAdminServer } from '../../ledger/admin-api/server.js';
 import { createMetrics } from '../../platform/metrics.js';
-import { setUpHub, onboardDfsp } from '../support/admin-api.js';
+import { adminHeaders, setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { startSwitch } from '../support/switch.js';
 import { startTestDfsp } from '../support/test-dfsp.js';
 import { hubKeyFiles, jwsKeyPair } from '../support/jws-keys.js';
@@ -29,6 +31,7 @@ import { adminOpenApiDocument, alsAdminOpenApiDocument } from './admin-openapi.j
 import { fuzzedFspiopDocument } from './fspiop-spec.js';
 import { startFuzzProxy } from './signing-proxy.js';
 import { checkAfterFuzz } from './survival.js';
+import { checkRepeatedQueryParameters } from './repeated-query.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const DFSPS = ['payerfsp', 'payeefsp'];
@@ -75,6 +78,11 @@ export async function startDfsps(sw, names) {
 
 const edgeUrl = (sw, name) => `http://127.0.0.1:${sw.ports.get(`${name}-0`)}`;
 
+/** Every operator API of the switch under test, by the names repeated-query.js uses. */
+const operatorApiUrls = (sw) => ({
+  admin: sw.admin.baseUrl, settlement: edgeUrl(sw, 'settlement-api'), alsAdmin: edgeUrl(sw, 'account-lookup-admin'), oracle: sw.oracleUrl,
+});
+
 /** Runs one Schemathesis slice; resolves to its exit code. Its output goes to `<dir>/<name>.log`. */
 async function runSchemathesis({ name, spec, url, seconds, examples, directory, extraArgs = [] }) {
   const args = [
@@ -109,7 +117,7 @@ async function fuzzSlices({ sw, seconds, examples, directory }) {
   const edges = { transfers: sw.apiUrl, quotes: edgeUrl(sw, 'quoting'), accountLookup: edgeUrl(sw, 'account-lookup') };
   const signers = DFSPS.map((name) => ({ name, privateKey: jwsKeyPair(name).privateKey }));
   const operatorSpecs = writeOperatorSpecs(sw, directory);
-  const operatorUrls = { admin: sw.admin.baseUrl, alsAdmin: edgeUrl(sw, 'account-lookup-admin') };
+  const operatorUrls = operatorApiUrls(sw);
   const fspiopSpecFile = writeFspiopSpec(directory);
   const results = [];
   for (const slice of SLICES) {
@@ -146,13 +154,15 @@ async function main() {
     dfsps = await startDfsps(sw, DFSPS);
     const pids = new Map([...sw.processes].map(([key, child]) => [key, child.pid]));
     const results = await fuzzSlices({ sw, seconds, examples: values.examples && Number(values.examples), directory });
+    const repeatedQuery = await checkRepeatedQueryParameters({ urls: operatorApiUrls(sw), headers: adminHeaders('readWrite') });
+    log(`repeated query parameters: ${repeatedQuery.length === 0 ? 'every one refused with 3100' : `${repeatedQuery.length} not refused`}`);
     // The admin slice may have deactivated, re-keyed or re-pointed the fuzzed DFSPs, as an
     // operator may: the liveness checks use two DFSPs onboarded after the fuzzing.
     Object.assign(dfsps, await startDfsps(sw, LIVENESS_DFSPS));
     const survival = await checkAfterFuzz({ sw, dfsps, pids, edgeUrl: (name) => edgeUrl(sw, name) });
     const requests = results.reduce((sum, result) => sum + result.requests, 0);
-    const verdict = verdictOf(results, survival);
-    const summary = { seconds: Math.round((Date.now() - started) / 1000), requests, pass: verdict.length === 0, failures: verdict, results, survival };
+    const verdict = verdictOf(results, [...repeatedQuery.map((problem) => `repeated query parameter: ${problem}`), ...survival.reasons]);
+    const summary = { seconds: Math.round((Date.now() - started) / 1000), requests, pass: verdict.length === 0, failures: verdict, results, repeatedQuery, survival };
     writeFileSync(join(directory, 'summary.json'), JSON.stringify(summary, null, 2));
     log(`${summary.pass ? 'PASS' : 'FAIL'}: ${requests} requests in ${summary.seconds} s (report: ${directory})`);
     for (const reason of verdict) log(`  - ${reason}`);
@@ -169,14 +179,14 @@ async function main() {
  * undeclared methods), so the 5xx verdict is the proxy's, which sees every answer and knows
  * that contract; Schemathesis's own failures are in its log with a curl line for each.
  */
-function verdictOf(results, survival) {
+function verdictOf(results, otherReasons) {
   const reasons = [];
   for (const result of results) {
     if (result.serverErrors > result.findings.length) reasons.push(`${result.slice}: ${result.serverErrors} server errors in all`);
     for (const finding of result.findings) reasons.push(`${result.slice}: HTTP ${finding.status} to ${finding.method} ${finding.url} (${finding.answer.slice(0, 160)})`);
     if (result.serverSideErrors > 0) reasons.push(`${result.slice}: ${result.serverSideErrors} hung or dropped requests (see ${result.slice}.log)`);
   }
-  return [...reasons, ...survival.reasons];
+  return [...reasons, ...otherReasons];
 }
 
 main().catch((error) => {

@@ -58,6 +58,9 @@ before(async () => {
   env.payer = issue(env.dir, 'payerfsp', '/O=Scheme/CN=payerfsp', { issuer: env.ca });
   env.other = issue(env.dir, 'otherfsp', '/O=Scheme/CN=otherfsp', { issuer: env.ca });
   env.forged = issue(env.dir, 'forged-payerfsp', '/O=Scheme/CN=payerfsp', { issuer: env.rogueCa });
+  // mallory's certificate, issued by the scheme's CA, whose O spells another DFSP's CN.
+  env.mallory = issue(env.dir, 'mallory', '/O=Evil,CN=victimfsp/CN=mallory', { issuer: env.ca });
+  env.twoNames = issue(env.dir, 'two-names', '/CN=victimfsp/CN=mallory', { issuer: env.ca });
   env.prefix = await createTestTopics(() => createAdminClient(testConfig().kafka));
   env.tlsEdge = await startEdge({
     CLIENT_IDENTITY: 'certificate', TLS_CERT_PATH: env.server.cert, TLS_KEY_PATH: env.server.key, TLS_CLIENT_CA_PATH: env.ca.cert,
@@ -85,9 +88,9 @@ after(async () => {
   if (env.dir) rmSync(env.dir, { recursive: true, force: true });
 });
 
-function transferBody(transferId) {
+function transferBody(transferId, payerFsp = 'payerfsp') {
   return JSON.stringify({
-    transferId, payerFsp: 'payerfsp', payeeFsp: 'payeefsp', amount: { amount: '100.25', currency: 'USD' },
+    transferId, payerFsp, payeeFsp: 'payeefsp', amount: { amount: '100.25', currency: 'USD' },
     ilpPacket: 'AYIBgQAAAAAAAASwNGxldmVsb25lLmRmc3AxLm1lci45T2RTOF81MDdqUUZERmZlakgyOVc4bXFmNEpLMHlGTFGCAUBQU0svMS4w',
     condition: 'f5sqb7tBTWPd5Y8BDFdMm9BJR_MNI4isf8p8n4D5pHA', expiration: new Date(Date.now() + 60_000).toISOString(),
   });
@@ -115,7 +118,7 @@ function send({ edge, secure = true, client, method = 'POST', path = '/transfers
   });
 }
 
-const prepare = (transferId, source = 'payerfsp') => ({ headers: dfspHeaders('transfers', source, 'payeefsp'), body: transferBody(transferId) });
+const prepare = (transferId, source = 'payerfsp') => ({ headers: dfspHeaders('transfers', source, 'payeefsp'), body: transferBody(transferId, source) });
 
 async function waitProduced(id) {
   const deadline = Date.now() + EVENT_WAIT_MS;
@@ -165,4 +168,53 @@ test('behind an ingress, the verified subject it passes must name FSPIOP-Source'
   assert.equal((await viaIngress('CN=payerfsp,O=Scheme', rightful)).status, 202);
   await waitProduced(rightful);
   assert.deepEqual(env.produced.filter((id) => id === impostor || id === unverified), []);
+});
+
+/** The subject of a certificate as OpenSSL prints it: `RFC2253` is nginx's $ssl_client_s_dn, `compat` its legacy form. */
+function subjectOf(certificate, nameopt) {
+  return execFileSync('openssl', ['x509', '-in', certificate.cert, '-noout', '-subject', '-nameopt', nameopt], { encoding: 'utf8' }).trim().replace(/^subject=\s*/, '');
+}
+
+test('behind an ingress, an O that spells another DFSP\'s CN names nobody but the certificate\'s own CN', async () => {
+  const viaIngress = (subject, source, id) => send({
+    edge: env.ingressEdge, secure: false, ...prepare(id, source), headers: { ...prepare(id, source).headers, 'x-verified-client-subject': subject },
+  });
+  const rfc4514 = subjectOf(env.mallory, 'RFC2253');
+  assert.equal(rfc4514, 'CN=mallory,O=Evil\\,CN=victimfsp', 'the subject as nginx passes it, the comma escaped');
+  const written = ['O=Evil\\,CN=victimfsp,CN=mallory', rfc4514, subjectOf(env.mallory, 'compat')];
+  assert.equal(written[2], '/O=Evil,CN=victimfsp/CN=mallory');
+  const impostors = [];
+  for (const subject of written) {
+    const impostor = randomUUID();
+    impostors.push(impostor);
+    const refused = await viaIngress(subject, 'victimfsp', impostor);
+    assert.equal(refused.status, 400, `${subject}: ${JSON.stringify(refused.json)}`);
+    assert.match(refused.json.errorInformation.errorDescription, /FSPIOP-Source victimfsp is not mallory/, subject);
+    const own = randomUUID();
+    assert.equal((await viaIngress(subject, 'mallory', own)).status, 202, `${subject}: mallory's own requests pass`);
+    await waitProduced(own);
+  }
+  // A subject with two CNs names neither, in either form.
+  for (const subject of [subjectOf(env.twoNames, 'RFC2253'), subjectOf(env.twoNames, 'compat')]) {
+    for (const source of ['victimfsp', 'mallory']) {
+      const id = randomUUID();
+      impostors.push(id);
+      const refused = await viaIngress(subject, source, id);
+      assert.equal(refused.status, 400, `${subject} as ${source}`);
+      assert.match(refused.json.errorInformation.errorDescription, /no verified client certificate names the calling DFSP/);
+    }
+  }
+  assert.deepEqual(env.produced.filter((id) => impostors.includes(id)), []);
+});
+
+test('at the edge itself, the certificate\'s own CN counts and two CNs name nobody', async () => {
+  const asVictim = await send({ edge: env.tlsEdge, client: env.mallory, ...prepare(randomUUID(), 'victimfsp') });
+  assert.equal(asVictim.status, 400);
+  assert.match(asVictim.json.errorInformation.errorDescription, /FSPIOP-Source victimfsp is not mallory/);
+  assert.equal((await send({ edge: env.tlsEdge, client: env.mallory, ...prepare(randomUUID(), 'mallory') })).status, 202);
+  for (const source of ['victimfsp', 'mallory']) {
+    const refused = await send({ edge: env.tlsEdge, client: env.twoNames, ...prepare(randomUUID(), source) });
+    assert.equal(refused.status, 400, source);
+    assert.match(refused.json.errorInformation.errorDescription, /no verified client certificate names the calling DFSP/, source);
+  }
 });

@@ -8,6 +8,7 @@ import { adminOpenApiDocument, alsAdminOpenApiDocument } from '../fuzz/admin-ope
 import { fuzzedFspiopDocument } from '../fuzz/fspiop-spec.js';
 import { validators } from '../../ledger/admin-api/schemas.js';
 import { isServerError } from '../fuzz/signing-proxy.js';
+import { OPERATOR_QUERY_ROUTES, repeatedQueryProbes, repeatedQueryProblem } from '../fuzz/repeated-query.js';
 
 test('the admin document has each route of the table, with its body schema for writes', () => {
   const document = adminOpenApiDocument([
@@ -27,6 +28,34 @@ test('the ALS admin document: the oracle routes with their schemas and query par
   assert.ok(document.paths['/oracles'].post.requestBody.content['application/json'].schema.required.includes('oracleIdType'));
   assert.deepEqual(document.paths['/oracles'].get.parameters.map((parameter) => parameter.name), ['type', 'currency']);
   assert.equal(document.paths['/oracles/{ID}'].delete.requestBody, undefined);
+});
+
+test('query parameters are declared so that Schemathesis can send one repeated (an exploded array)', () => {
+  const document = adminOpenApiDocument([{ method: 'get', path: '/audit' }]);
+  for (const parameter of document.paths['/audit'].get.parameters) {
+    assert.deepEqual([parameter.in, parameter.style, parameter.explode], ['query', 'form', true], parameter.name);
+    assert.deepEqual(parameter.schema.anyOf.map((schema) => schema.type), ['string', 'array'], parameter.name);
+  }
+});
+
+test('the repeated-query probe sends each query parameter of every operator API twice, and accepts only 400/3100 naming it', () => {
+  const probes = repeatedQueryProbes();
+  const expected = Object.values(OPERATOR_QUERY_ROUTES).flatMap((routes) => Object.values(routes)).flat().length;
+  assert.equal(probes.length, expected);
+  assert.deepEqual(Object.keys(OPERATOR_QUERY_ROUTES), ['admin', 'settlement', 'alsAdmin', 'oracle']);
+  for (const probe of probes) {
+    const values = new URL(probe.path, 'http://switch').searchParams.getAll(probe.parameter);
+    assert.equal(values.length, 2, probe.path);
+    assert.doesNotMatch(probe.path, /[{}]/, 'every path parameter is filled in');
+  }
+  const state = probes.find((probe) => probe.api === 'settlement' && probe.path.startsWith('/v2/settlements?state='));
+  assert.equal(state.path, '/v2/settlements?state=OPEN&state=CLOSED');
+  const refusal = (parameter) => JSON.stringify({ errorInformation: { errorCode: '3100', errorDescription: `Generic validation error - query parameter '${parameter}' must appear at most once` } });
+  assert.equal(repeatedQueryProblem(state, 400, refusal('state')), null);
+  assert.match(repeatedQueryProblem(state, 400, refusal('currency')), /HTTP 400/, 'the refusal must name the parameter sent twice');
+  assert.match(repeatedQueryProblem(state, 500, '{"errorInformation":{"errorCode":"2001"}}'), /HTTP 500/);
+  assert.match(repeatedQueryProblem(state, 200, '[]'), /HTTP 200/);
+  assert.match(repeatedQueryProblem(state, 400, 'not json'), /not json/);
 });
 
 test('a write route without a known body schema stops the run instead of going unfuzzed', () => {
