@@ -141,9 +141,8 @@ try {
   }
   for (const mode of MODES) {
     const mine = results.filter((result) => result.mode === mode);
-    const medianOf = (key) => median(mine.map((result) => result[key]));
-    console.log(show({ mode, left: medianOf('left'), removed: medianOf('removed'), statements: medianOf('statements'), purgeMs: medianOf('purgeMs'),
-      rowsPerS: medianOf('rowsPerS'), deleteP50Ms: medianOf('deleteP50Ms'), deleteMaxMs: medianOf('deleteMaxMs'), insertP50Ms: medianOf('insertP50Ms'), insertP99Ms: medianOf('insertP99Ms'), insertMaxMs: medianOf('insertMaxMs') }).replace(mode.padEnd(6), `median ${mode}`));
+    const medians = Object.fromEntries(Object.keys(mine[0]).filter((key) => key !== 'mode').map((key) => [key, median(mine.map((result) => result[key]))]));
+    console.log(`median ${show({ ...medians, mode })}`);
   }
 } finally {
   await pool.end();

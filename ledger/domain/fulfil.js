@@ -91,8 +91,8 @@ function decideCompletion(event, transfer, now) {
  * with no state change. It is in time when the edge received it before the expiry, however
  * late this handler gets to it, as long as the transfer is still RESERVED. Once the timeout
  * handler has taken the transfer it is too late whenever it was received: the two handlers
- * lock the transfer row, the first to lock it decides, and the transition table lets only one
- * of RECEIVED_FULFIL and RESERVED_TIMEOUT follow RESERVED, so a transfer whose payer is told
+ * lock the transfer row, the first to lock it decides, and the transition table lets neither
+ * RECEIVED_FULFIL nor RESERVED_TIMEOUT become the other, so a transfer whose payer is told
  * ABORTED never commits. Expiry is reported before the state, so a fulfil that comes too
  * late gets 3303 whether or not the timeout handler has released the transfer yet.
  */
