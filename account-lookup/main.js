@@ -20,6 +20,7 @@ import { createOracleClient } from './oracle-client.js';
 import { createAccountLookupServer } from './server.js';
 import { createPendingLookups } from './pending-lookups.js';
 import { exitOnSignal } from '../platform/shutdown.js';
+import { startSweeping } from '../platform/periodic-sweep.js';
 import { findParty } from './oracle/repository.js';
 import { createPartyCallbackMetrics, createPartyCallbackSender } from './party-callbacks.js';
 import { createEndpointCache } from '../handlers/notification/endpoints.js';
@@ -66,12 +67,13 @@ const callbacks = createPartyCallbackSender({
   deadlineMs: delivery.batchDeadlineMs, bytesHeldMax: delivery.inFlightBytesMax,
 });
 const lookups = createPendingLookups({ db: pool, ttlMs: settings.partyLookupTtlMs });
-const EXPIRED_LOOKUPS_PURGED_MAX = 10_000;
-// Every replica purges what expired, a bounded batch a TTL; rows only grow between purges.
-const purgeTimer = setInterval(() => {
-  lookups.purgeExpired(EXPIRED_LOOKUPS_PURGED_MAX).catch((error) => logger.warn({ err: error }, 'purging expired party lookups failed'));
-}, settings.partyLookupTtlMs);
-purgeTimer.unref();
+// Every replica purges every expired lookup once a TTL, in short batches until one is not
+// full (pending-lookups.js), so the purge keeps pace with any lookup rate; a call that finds
+// a backlog has already drained it, so the sweep never needs to come back at once.
+const purging = startSweeping({
+  name: 'party-lookups', sweepOnce: () => lookups.purgeExpired(), logger,
+  settings: { intervalMs: settings.partyLookupTtlMs, batchSizeMax: Number.POSITIVE_INFINITY },
+});
 
 await producer.connect();
 await probe.connect();
@@ -85,9 +87,9 @@ logger.info({ port: server.info.port, builtInOracle: settings.oracleBuiltInUrl }
 // Requests in flight finish their oracle call and produce before the producer is closed, and
 // the calls they handed over end (each within its deadline) before the connections close.
 exitOnSignal(logger, async () => {
-  clearInterval(purgeTimer);
   await server.stop({ timeout: 5000 });
   await callbacks.drain();
+  await purging.stop();
   await deliverer.close();
   await producer.disconnect();
   await probe.disconnect();

@@ -30,10 +30,34 @@ export async function isPendingLookup(db, { party, requester, payee, now }) {
   return rows.length > 0;
 }
 
-/** Deletes up to `limit` lookups that expired before `now`; returns how many it deleted. */
-export async function purgeExpiredLookups(db, now, limit) {
-  const result = await runStatement(db, { sql: 'DELETE FROM `party_lookup` WHERE `expires_at` <= ? ORDER BY `expires_at` LIMIT ?', values: [now, limit] });
-  return result.affectedRows;
+// The purge walks the expiry index (party_lookup_expiry) in batches, each starting where the
+// last one ended: a DELETE from the start of the index would step again over every entry the
+// batches before it deleted, until InnoDB's purge thread removes them, so each batch would be
+// slower than the last. Each DELETE is one short autocommitted statement: under READ COMMITTED
+// (createSqlPool) it locks only the long-expired rows it deletes, never the recent ones the
+// hot path inserts and reads.
+const BATCH_END_TEXT = 'SELECT `expires_at` FROM `party_lookup` WHERE `expires_at` >= ? AND `expires_at` <= ?'
+  + ' ORDER BY `expires_at` LIMIT 1 OFFSET ?';
+const PURGE_TEXT = 'DELETE FROM `party_lookup` WHERE `expires_at` >= ? AND `expires_at` <= ? ORDER BY `expires_at` LIMIT ?';
+export const PURGE_BATCH_ROWS = 1_000;
+
+/**
+ * Deletes every lookup that expired at or before `now`, at most `batchRows` a statement,
+ * batch after batch with no pause while a full batch remains; returns how many it deleted.
+ * It ends: lookups recorded meanwhile expire after `now`. Replicas that purge at the same
+ * time wait at most a batch for each other, and each stops once no full batch is left.
+ */
+export async function purgeExpiredLookups(db, now, { batchRows = PURGE_BATCH_ROWS } = {}) {
+  let purged = 0;
+  let from = new Date(0);
+  for (;;) {
+    // The batch's last expiry; rows sharing it may be left for the next batch, which starts there.
+    const [batchEnd] = await runStatement(db, { sql: BATCH_END_TEXT, values: [from, now, batchRows - 1] });
+    const until = batchEnd?.expires_at ?? now;
+    purged += (await runStatement(db, { sql: PURGE_TEXT, values: [from, until, batchRows] })).affectedRows;
+    if (!batchEnd) return purged;
+    from = until;
+  }
 }
 
 /**
@@ -44,6 +68,6 @@ export function createPendingLookups({ db, ttlMs, clock = () => new Date() }) {
   return {
     record: (party, requester, payees) => recordPendingLookups(db, { party, requester, payees, expiresAt: new Date(clock().getTime() + ttlMs) }),
     isPending: (party, requester, payee) => isPendingLookup(db, { party, requester, payee, now: clock() }),
-    purgeExpired: (limit) => purgeExpiredLookups(db, clock(), limit),
+    purgeExpired: () => purgeExpiredLookups(db, clock()),
   };
 }

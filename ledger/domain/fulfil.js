@@ -1,15 +1,19 @@
 // The fulfil handler's decision: the payee's PUT /transfers/{ID} (fulfil), PUT …/error
 // (abort), and GET /transfers/{ID} from either party. Checks run in central-ledger's order:
-// the transfer, who is calling, duplicates, the state, expiry, the fulfilment.
+// the transfer, who is calling, duplicates, expiry, the state, the fulfilment. Expiry is
+// judged at the edge's receipt of the fulfil, not at this handler's clock (see fulfilTooLate).
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { fulfilmentMatchesCondition } from './ilp.js';
 import { tell } from './outcomes.js';
+import { receivedAtOf } from './received-at.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
 import { TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 const COMPLETIONS = new Set(['commit', 'reserve', 'reject', 'abort']);
-const EXPIRABLE = new Set([S.reserved, S.reservedTimeout, S.expiredReserved]);
+// The timeout handler has taken the transfer (RESERVED_TIMEOUT) or released it: its payer
+// is told, or about to be told, that it was aborted.
+const TIMED_OUT = new Set([S.reservedTimeout, S.expiredReserved]);
 
 /**
  * `events`: fulfil-topic events in consumption order. `transfers`: transferId → transfer
@@ -56,11 +60,7 @@ function decideCompletion(event, transfer, now) {
     if (transfer.completionHash !== hash) return refuse(event, FAILURE.modifiedRequest, `transfer ${event.id} was already completed with different content`);
     return replayCompletion(event, transfer);
   }
-  // Expiry is reported before the state: a fulfil that comes too late gets 3303 whether or
-  // not the timeout handler has already released the transfer.
-  if (EXPIRABLE.has(transfer.state) && event.action !== 'abort' && transfer.expiresAt.getTime() <= now.getTime()) {
-    return refuse(event, FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}`);
-  }
+  if (fulfilTooLate(event, transfer, now)) return refuse(event, FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}`);
   // A completion for a transfer that cannot take the step (not RESERVED) is the payee's
   // mistake or a race with the timeout handler: an expected failure, refused, not asserted.
   const requestedState = event.action === 'abort' ? S.receivedError : S.receivedFulfil;
@@ -84,6 +84,22 @@ function decideCompletion(event, transfer, now) {
     },
     positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action },
   };
+}
+
+/**
+ * Whether a fulfil (commit, reserve or reject; not the payee's error) comes too late: 3303,
+ * with no state change. It is in time when the edge received it before the expiry, however
+ * late this handler gets to it, as long as the transfer is still RESERVED. Once the timeout
+ * handler has taken the transfer it is too late whenever it was received: the two handlers
+ * lock the transfer row, the first to lock it decides, and the transition table lets neither
+ * RECEIVED_FULFIL nor RESERVED_TIMEOUT become the other, so a transfer whose payer is told
+ * ABORTED never commits. Expiry is reported before the state, so a fulfil that comes too
+ * late gets 3303 whether or not the timeout handler has released the transfer yet.
+ */
+function fulfilTooLate(event, transfer, now) {
+  if (event.action === 'abort') return false;
+  if (TIMED_OUT.has(transfer.state)) return true;
+  return transfer.state === S.reserved && transfer.expiresAt.getTime() <= receivedAtOf(event, now).getTime();
 }
 
 /**

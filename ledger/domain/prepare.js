@@ -3,6 +3,7 @@
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { isCondition } from './ilp.js';
 import { parseAmount } from './money.js';
+import { receivedAtOf } from './received-at.js';
 import { tell } from './outcomes.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
 import { TRANSFER_KIND, TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
@@ -61,6 +62,8 @@ function planTransfer(message, hash, participants, { now, onUsAllowed }) {
   const payee = participants.get(body.payeeFsp);
   const currency = body.amount?.currency;
   const amount = parseAmount(body.amount?.amount, { allowZero: false });
+  // Judged at the edge's receipt: a prepare that expires while it waits is not invalid; the
+  // position handler finishes it as expired (3303) instead.
   const reasons = validationReasons({ message, payer, payee, currency, amount, receivedAt: receivedAtOf(message, now), onUsAllowed });
   const row = {
     transferId: message.id,
@@ -84,16 +87,6 @@ function planTransfer(message, hash, participants, { now, onUsAllowed }) {
 /** A new row is stored in the last state of its path, so the two cannot disagree. */
 function withStatePath(row, statePath) {
   return { ...row, state: statePath.at(-1), statePath };
-}
-
-/**
- * When the edge accepted the prepare (the event's `at`), or `now` for an event without it.
- * Expiry is judged at that instant: a prepare that was still valid when the payer sent it
- * must not be refused as invalid because it waited in Kafka or behind a slow batch; if it
- * expires while waiting, the position handler finishes it as expired (3303) instead.
- */
-function receivedAtOf(message, now) {
-  return Number.isSafeInteger(message.at) && message.at <= now.getTime() ? new Date(message.at) : now;
 }
 
 function validationReasons({ message, payer, payee, currency, amount, receivedAt, onUsAllowed }) {

@@ -137,11 +137,12 @@ function prepareEvent({ payer, payee }, { amount = '100', expiresAt = LONG_LIVED
   });
 }
 
-function fulfilEvent({ payer, payee }, transferId, fulfilment, completedAt) {
+/** `receivedAt`: when the edge accepted the PUT (the event's `at`). */
+function fulfilEvent({ payer, payee }, transferId, fulfilment, completedAt, receivedAt = completedAt) {
   const body = { transferState: 'COMMITTED', fulfilment, completedTimestamp: completedAt.toISOString() };
   return asConsumed({
     id: transferId, type: 'transfer', action: 'commit', from: payee.name, to: payer.name,
-    headers: { 'fspiop-source': payee.name, 'fspiop-destination': payer.name }, body, rawBody: JSON.stringify(body), at: completedAt.getTime(),
+    headers: { 'fspiop-source': payee.name, 'fspiop-destination': payer.name }, body, rawBody: JSON.stringify(body), at: receivedAt.getTime(),
   });
 }
 
@@ -241,7 +242,7 @@ test('position handler: one batch reserves up to the net debit cap, refuses the 
   assert.equal(await counterValue('position_changes_total', { reason: 'PREPARE' }), reservationsBefore + 2);
 });
 
-test('fulfil handler: a fulfil by its clock in time is stored and committed once to the payee; one after the expiry gets 3303', async () => {
+test('fulfil handler: a fulfil in time is stored and committed once to the payee; one after the expiry gets 3303', async () => {
   clockNow = T0;
   const pair = await newPair();
   const { fulfilment, condition } = ilpPair();
@@ -264,7 +265,7 @@ test('fulfil handler: a fulfil by its clock in time is stored and committed once
   assert.deepEqual((await positionJournal(db, pair.payee.positionAccountId)).map((entry) => entry.reason), ['COMMIT'], 'committed once');
   assert.equal((await positionOf(db, pair.payer.positionAccountId)).value, units('200'), "the payer's reservations stay as they are");
 
-  // The clock, not the wall clock, says the second transfer has expired.
+  // Received and handled after the expiry by the injected clock, not the wall clock.
   clockNow = new Date(LONG_LIVED.getTime() + 1);
   await handlers.fulfil([fulfilEvent(pair, late.id, fulfilment, clockNow)]);
   const [tooLate] = await notificationsOf(1, [late.id], 'error');
@@ -320,6 +321,48 @@ test('timeout sweeper: a clock past the expiry expires at once; a second sweep c
   assert.deepEqual((await positionJournal(db, pair.payer.positionAccountId)).map((entry) => entry.reason), ['PREPARE', 'TIMEOUT']);
   const told = await notificationsOf(2, [reserved.id], 'error');
   assert.deepEqual(told.map((record) => record.event.to).sort(), [pair.payer.name, pair.payee.name].sort(), 'payer and payee hear of the expiry');
+  clockNow = T0;
+});
+
+// The fulfil handler lags (a backlog, a restart): a payee's answer is judged at the edge's
+// receipt, and whichever of the fulfil and timeout handlers locks the transfer first decides.
+test('fulfil handler: received before the expiry but handled after it commits; received after it, or after the sweeper expired the transfer, gets 3303', async () => {
+  const expiresAt = at(600_000);
+  clockNow = T0;
+  const pair = await newPair();
+  const { fulfilment, condition } = ilpPair();
+  const reserved = [];
+  for (let i = 0; i < 3; i += 1) reserved.push(await prepareAndReserve(pair, { condition, expiresAt }));
+  const [inTime, late, raced] = reserved;
+
+  clockNow = at(605_000);
+  await handlers.fulfil([fulfilEvent(pair, inTime.id, fulfilment, at(599_000), at(599_999))]);
+  assert.equal((await stateOf(inTime.id)).state, S.receivedFulfil, 'in time by the edge, though not by the handler clock');
+  const [commit] = await positionRecordsOf([inTime.id], 'commit');
+  await handlers.position([commit.event]);
+  assert.equal((await stateOf(inTime.id)).state, S.committed);
+  assert.equal((await positionOf(db, pair.payee.positionAccountId)).value, -units('100'));
+
+  await handlers.fulfil([fulfilEvent(pair, late.id, fulfilment, at(599_000), expiresAt)]);
+  const [tooLate] = await notificationsOf(1, [late.id], 'error');
+  assert.deepEqual([tooLate.event.to, tooLate.event.body.errorInformation.errorCode], [pair.payee.name, '3303']);
+  assert.equal((await stateOf(late.id)).state, S.reserved, 'a refused fulfil changes nothing; the sweeper expires it');
+
+  // The sweeper takes the two still RESERVED before the fulfil received in time for the third
+  // is handled: the payer will be told ABORTED, so the payee is told 3303 and nothing commits.
+  assert.equal(await handlers.sweep(), 2);
+  assert.equal((await stateOf(inTime.id)).state, S.committed, 'a fulfilled transfer is not the sweeper\'s');
+  const producedBefore = await producedTotal();
+  await handlers.fulfil([fulfilEvent(pair, raced.id, fulfilment, at(599_000), at(599_999))]);
+  assert.equal(await producedTotal(), producedBefore + 1, 'the answer to the payee, and no commit for the position handler');
+  const [racedTold] = await notificationsOf(1, [raced.id], 'error');
+  assert.deepEqual([racedTold.event.to, racedTold.event.body.errorInformation.errorCode], [pair.payee.name, '3303']);
+  assert.equal((await stateOf(raced.id)).state, S.reservedTimeout);
+
+  const releases = await positionRecordsOf([late.id, raced.id], 'timeout-reserved');
+  await handlers.position(releases.map((record) => record.event));
+  assert.deepEqual([(await stateOf(late.id)).state, (await stateOf(raced.id)).state], [S.expiredReserved, S.expiredReserved]);
+  assert.equal((await positionOf(db, pair.payer.positionAccountId)).value, units('100'), 'only the committed transfer stays on the payer');
   clockNow = T0;
 });
 

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, testConfig } from '../support/environment.js';
 import { createSqlPool } from '../../platform/db.js';
-import { isPendingLookup, purgeExpiredLookups, recordPendingLookups } from '../../account-lookup/pending-lookups.js';
+import { PURGE_BATCH_ROWS, isPendingLookup, purgeExpiredLookups, recordPendingLookups } from '../../account-lookup/pending-lookups.js';
 
 let env;
 let db;
@@ -37,14 +37,35 @@ test('a lookup is pending for each payee it went to, from that requester, for th
   assert.equal(await pending({ now: at(60_000) }), false, 'expired at its expiry');
 });
 
-test('the purge deletes only expired lookups, at most `limit` of them', async () => {
+const countOf = async (party) => Number((await db('party_lookup').where({ party_identifier: party.id }).count({ n: '*' }))[0].n);
+
+test('the purge deletes only what expired at or before its time', async () => {
   const party = { type: 'MSISDN', id: '27722222222', subId: 'WORK' };
   await recordPendingLookups(pool, { party, requester: 'payerfsp', payees: ['a', 'b', 'c'], expiresAt: at(10_000) });
   await recordPendingLookups(pool, { party, requester: 'payerfsp', payees: ['d'], expiresAt: at(90_000) });
-  const count = async () => Number((await db('party_lookup').where({ party_identifier: party.id }).count({ n: '*' }))[0].n);
-  assert.equal(await purgeExpiredLookups(pool, at(20_000), 2), 2);
-  assert.equal(await count(), 2);
-  assert.equal(await purgeExpiredLookups(pool, at(20_000), 100), 1);
+  assert.equal(await purgeExpiredLookups(pool, at(9_999), { batchRows: 2 }), 0);
+  assert.equal(await countOf(party), 4);
+  assert.equal(await purgeExpiredLookups(pool, at(10_000), { batchRows: 2 }), 3, 'a full batch, then the rest');
   assert.equal(await isPendingLookup(pool, { party, requester: 'payerfsp', payee: 'd', now: at(20_000) }), true, 'what has not expired stays');
-  assert.equal(await count(), 1);
+  assert.equal(await countOf(party), 1);
+});
+
+test('one purge call drains a backlog of several batches, each DELETE bounded, and leaves what has not expired', async () => {
+  const party = { type: 'MSISDN', id: '27733333333' };
+  const backlog = 2 * PURGE_BATCH_ROWS + 500;
+  await recordPendingLookups(pool, { party, requester: 'payerfsp', payees: Array.from({ length: backlog }, (_, i) => `payee${i}`), expiresAt: at(5_000) });
+  await recordPendingLookups(pool, { party, requester: 'payerfsp', payees: ['e', 'f'], expiresAt: at(90_000) });
+  const deletes = [];
+  const counting = {
+    async query(sql, values) {
+      const result = await pool.query(sql, values);
+      if (sql.startsWith('DELETE')) deletes.push(result[0].affectedRows);
+      return result;
+    },
+  };
+  // Before any other test's lookups expire, so the call's count is this test's backlog.
+  assert.equal(await purgeExpiredLookups(counting, at(8_000)), backlog);
+  assert.deepEqual(deletes, [PURGE_BATCH_ROWS, PURGE_BATCH_ROWS, 500], 'batch after batch, none past the bound');
+  assert.equal(await countOf(party), 2);
+  assert.equal(await isPendingLookup(pool, { party, requester: 'payerfsp', payee: 'f', now: at(8_000) }), true);
 });

@@ -173,6 +173,24 @@ test('fulfil: refused from the wrong party, after expiry, twice with other conte
   assert.deepEqual(codeOf([fulfilEvent('t', 'reject', { transferState: 'ABORTED' })]), [FAILURE.validation]);
 });
 
+test('fulfil: judged at the edge receipt: received before the expiry commits however late it is handled; at or after it, or once timed out, 3303', () => {
+  const expiresAt = Date.parse(later);
+  const handledAt = new Date(expiresAt + 5_000);
+  const body = { transferState: 'COMMITTED', fulfilment };
+  const receivedAt = (at, transfers = new Map([['t', transfer('t', S.reserved)]]), handlerNow = handledAt) => decideFulfilBatch({ events: [{ ...fulfilEvent('t', 'commit', body), at }], transfers, now: handlerNow });
+  const inTime = receivedAt(expiresAt - 1);
+  assert.deepEqual([inTime.outcomes, inTime.stateUpdates.map((update) => update.statePath[0]), inTime.positionEvents.map((event) => event.action)], [[], [S.receivedFulfil], ['commit']]);
+  const codes = (decision) => [decision.stateUpdates.length, decision.outcomes.map((outcome) => [outcome.to, outcome.failure.code])];
+  assert.deepEqual(codes(receivedAt(expiresAt)), [0, [['payee', FAILURE.transferExpired]]], 'received at the expiry is too late');
+  assert.deepEqual(codes(receivedAt(undefined)), [0, [['payee', FAILURE.transferExpired]]], 'no receipt time: judged at the handler clock');
+  // An edge clock ahead of the handler's is not believed: the handler's earlier clock judges.
+  assert.deepEqual(codes(receivedAt(expiresAt + 1, undefined, now)), [1, []]);
+  for (const state of [S.reservedTimeout, S.expiredReserved]) {
+    const timedOut = receivedAt(expiresAt - 1, new Map([['t', transfer('t', state)]]));
+    assert.deepEqual([...codes(timedOut), timedOut.positionEvents], [0, [['payee', FAILURE.transferExpired]], []], `${state}: the timeout handler came first`);
+  }
+});
+
 test('fulfil: the payee error aborts toward the payer position; GET answers parties only', () => {
   const reserved = new Map([['t', transfer('t', S.reserved)]]);
   const abort = decideFulfilBatch({ events: [fulfilEvent('t', 'abort', { errorInformation: { errorCode: '5104', errorDescription: 'Payee rejected' } })], transfers: reserved, now });
