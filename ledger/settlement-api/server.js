@@ -1,11 +1,12 @@
 // The settlement API (central-settlement compatible, port 3007, under /v2): windows and
 // settlements, on the shared HTTP base with the operator tokens and audit trail of the
-// admin API.
+// admin API; this API also records the changes it refuses (audit.js).
 import { createHttpServer } from '../../platform/http/server.js';
 import { datastoreHealth } from '../../platform/db.js';
 import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
+import { settlementSnapshot } from './audit.js';
 import { registerSettlementMetrics } from './metrics.js';
 import { settlementRoutes } from './settlement-routes.js';
 import { windowRoutes } from './window-routes.js';
@@ -15,7 +16,8 @@ export function createSettlementServer({ db, config, logger, metrics, clock = ()
   const health = async () => ({ datastore: await datastoreHealth(db) });
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
   requireOperatorTokens(server, config.operatorAuth);
-  const audit = createOperatorAudit({ db, api: 'settlement', snapshot: async () => null, record: insertAuditEntry, clock });
+  // Every attempt to change something is recorded, refused or not: settlement moves money.
+  const audit = createOperatorAudit({ db, api: 'settlement', snapshot: settlementSnapshot, record: insertAuditEntry, clock, everyAttempt: true, logger });
   const deps = { db: audit.db, config, clock };
   server.route(audit.auditWrites([...windowRoutes({ ...deps, onWindowClosed: counters.windowClosed }), ...settlementRoutes(deps)]));
   return { server, counters };
