@@ -52,7 +52,9 @@ COPY api-adapter ./api-adapter
 COPY handlers ./handlers
 COPY quoting ./quoting
 COPY account-lookup ./account-lookup
-COPY scripts/create-topics.js scripts/migrate.js scripts/oracle-load.js ./scripts/
+# The Jobs' scripts, and the operator's dead-letter command (`kubectl exec … node
+# scripts/dead-letters.js list`; charts/README.md).
+COPY scripts/create-topics.js scripts/migrate.js scripts/oracle-load.js scripts/dead-letters.js ./scripts/
 COPY scripts/lib ./scripts/lib
 # The in-cluster load test's simulators and provisioning (the chart's loadTest).
 COPY perf/simulators ./perf/simulators

@@ -62,7 +62,7 @@ cluster-test: ## the chart on a real one-node Kubernetes here: install, helm tes
 	@DEPS_CLUSTER=1 bash scripts/deps.sh && bash scripts/cluster-test.sh
 
 .PHONY: dead-letters
-dead-letters: ## list dead letters (ARGS="list [handler]"), or replay them after a fix (ARGS="replay <handler> all|<offset> ...")
+dead-letters: ## list dead letters of every partition (ARGS="list [handler]"), or replay them after a fix (ARGS="replay <handler> all|<partition>:<offset> ...")
 	@source scripts/env.sh && node scripts/dead-letters.js $(or $(ARGS),list)
 
 .PHONY: chaos

@@ -52,10 +52,11 @@ export OPERATOR_TOKEN_READ_WRITE OPERATOR_TOKEN_READ_ONLY
 # Every DFSP message with a body must be signed (the demo, the tests and the load test sign);
 # the hub signs its own callbacks with a key pair scripts/up.sh makes here if it is missing.
 # A lab measuring without JWS sets JWS_VERIFICATION=off and JWS_HUB_SIGNING_KEY_PATH= (empty:
-# the hub signs nothing).
+# the hub signs nothing). The public key follows the private one: a hub that signs nothing
+# publishes no key, so its default is then empty, and an empty value set here stays empty.
 : "${JWS_VERIFICATION:=required}"
 : "${JWS_HUB_SIGNING_KEY_PATH=$RUN_DIR/jws/hub-private.pem}"    # LOCAL-ONLY; deployments use a Secret
-: "${JWS_HUB_PUBLIC_KEY_PATH:=$RUN_DIR/jws/hub-public.pem}"
+: "${JWS_HUB_PUBLIC_KEY_PATH=${JWS_HUB_SIGNING_KEY_PATH:+$RUN_DIR/jws/hub-public.pem}}"
 : "${DFSP_JWS_KEYS_DIR:=$RUN_DIR/jws/dfsps}"                   # the demo's and simulators' DFSP key pairs
 export JWS_VERIFICATION JWS_HUB_SIGNING_KEY_PATH JWS_HUB_PUBLIC_KEY_PATH DFSP_JWS_KEYS_DIR
 

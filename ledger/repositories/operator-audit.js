@@ -1,21 +1,28 @@
 // The operator audit trail (operator_audit): written by every operator API in the change's
 // transaction, read by the admin API's GET /audit.
+import { parse as parseLossless } from 'lossless-json';
 
 /** JSON text of a snapshot; amounts are strings already, a BigInt is written as its digits. */
 function toJson(value) {
   return value === undefined || value === null ? null : JSON.stringify(value, (key, item) => (typeof item === 'bigint' ? item.toString() : item));
 }
 
-export async function insertAuditEntry(trx, { occurredAt, actor, api, method, route, target, status, before, after }) {
+/** `request` is JSON text already (the body as it was sent), or null. */
+export async function insertAuditEntry(trx, {
+  occurredAt, actor, api, method, route, target, status, errorCode = null, errorDescription = null, request = null, before, after,
+}) {
   await trx('operator_audit').insert({
-    occurred_at: occurredAt, actor, api, method, route, target: target.slice(0, 1024), status, before: toJson(before), after: toJson(after),
+    occurred_at: occurredAt, actor, api, method, route, target: target.slice(0, 1024), status,
+    error_code: errorCode, error_description: errorDescription?.slice(0, 1024) ?? null, request, before: toJson(before), after: toJson(after),
   });
 }
 
 function entryView(row) {
   return {
     id: Number(row.id), occurredAt: new Date(row.occurred_at).toISOString(), actor: row.actor, api: row.api, method: row.method,
-    route: row.route, target: row.target, status: row.status,
+    route: row.route, target: row.target, status: row.status, errorCode: row.error_code, errorDescription: row.error_description,
+    // What was asked is answered as it was sent: its numbers keep their digits (lossless-json).
+    request: row.request === null ? null : parseLossless(row.request),
     before: row.before === null ? null : JSON.parse(row.before), after: row.after === null ? null : JSON.parse(row.after),
   };
 }

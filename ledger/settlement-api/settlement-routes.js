@@ -1,6 +1,7 @@
 // Settlements: create one over closed windows, list and read them, and the PUT forms that
 // move their accounts or abort them (settlement-updates.js).
 import { bodyRoute, failureResponse, jsonResponse } from '../../platform/http/server.js';
+import { withRefusalForAudit } from '../../platform/http/operator-audit.js';
 import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { decideSettlementWindows } from '../domain/settlement-windows.js';
 import { decideSettlementModel, netSettlementAmounts } from '../domain/settlements.js';
@@ -15,6 +16,20 @@ import { settlementView } from './views.js';
 
 export const SETTLEMENT_FILTERS = Object.freeze(['state', 'fromDateTime', 'toDateTime', 'currency', 'settlementWindowId', 'fromSettlementWindowDateTime',
   'toSettlementWindowDateTime', 'participantId', 'accountId']);
+
+/** A PUT's answer: its failure, or the settlement as it now is (with any accounts refused inside the 200). */
+function answer(h, outcome) {
+  if (isFailure(outcome)) return failureResponse(h, outcome);
+  const response = jsonResponse(h, outcome);
+  // Accounts asked for a step they may not take are refused inside the 200, as
+  // central-settlement answers them; the audit trail keeps the refusal.
+  const refused = (outcome.participants ?? []).flatMap((participant) => participant.accounts.filter((account) => account.errorInformation));
+  if (refused.length === 0) return response;
+  return withRefusalForAudit(response, {
+    errorCode: refused[0].errorInformation.errorCode,
+    errorDescription: refused.map((account) => `account ${account.id}: ${account.errorInformation.errorDescription}`).join('; '),
+  });
+}
 
 export function settlementRoutes({ db, config, clock }) {
   const deps = { db, config, clock };
@@ -58,7 +73,6 @@ export function settlementRoutes({ db, config, clock }) {
     return jsonResponse(h, await viewOf(db, settlement));
   }
 
-  const answer = (h, outcome) => (isFailure(outcome) ? failureResponse(h, outcome) : jsonResponse(h, outcome));
   const accountRequests = (participantId, accounts) => accounts.map((account) => ({
     participantId, accountId: Number(account.id), state: account.state, reason: account.reason, externalReference: account.externalReference,
   }));

@@ -4,7 +4,7 @@
 # machine), the way the chart runs them, and checks what the chart relies on:
 #   - the switch image: uid 1000, a read-only root filesystem, node-rdkafka loads with TLS and
 #     SASL/SCRAM compiled in, no dev dependencies, and its migrate and create-topics Jobs
-#     work against the two dev stand-ins below;
+#     work against the two dev stand-ins below, and so does the operator's dead-letter command;
 #   - dev-mysql: initialised from MYSQL_ROOT_PASSWORD and MYSQL_DATABASE, root reachable over
 #     TCP with that password (and not without it);
 #   - dev-kafka: started with the chart's KAFKA_* settings, topics listed from the host;
@@ -163,7 +163,7 @@ cleanup() {
   set +e
   if [[ -S "$SOCKET" ]]; then
     local id
-    for id in smoke-switch smoke-migrate smoke-topics smoke-k6 smoke-kafka smoke-mysql; do
+    for id in smoke-switch smoke-migrate smoke-topics smoke-dead-letters smoke-k6 smoke-kafka smoke-mysql; do
       remove_container "$id"
     done
   fi
@@ -345,6 +345,13 @@ check_kafka() {
   log "switch image: scripts/create-topics.js against dev-kafka"
   run_switch smoke-topics KAFKA_BROKERS="127.0.0.1:$SMOKE_KAFKA_PORT" -- node scripts/create-topics.js | tail -n 3
   list_topics_from_host
+  # The operator's dead-letter command, as charts/README.md has it run in a pod.
+  log "switch image: scripts/dead-letters.js list against dev-kafka"
+  local letters
+  letters="$(run_switch smoke-dead-letters KAFKA_BROKERS="127.0.0.1:$SMOKE_KAFKA_PORT" -- node scripts/dead-letters.js list)" ||
+    die "scripts/dead-letters.js list failed in the switch image"
+  grep -q '^prepare: 0 dead letter(s) on topic-dead-letter-prepare (1 partition(s))$' <<<"$letters" ||
+    die "scripts/dead-letters.js list printed: $letters"
 
   log "dev-kafka: restart on the same log dir (formatting skipped, topics kept)"
   restart_task smoke-kafka "$TEST_DIR/kafka-restart.log"

@@ -396,9 +396,39 @@ test('every component keeps serving for preStopSleepSeconds after it is told to 
   assert.ok(off.every((d) => d.spec.template.spec.containers[0].lifecycle === undefined));
 });
 
+/** The paths the Dockerfile copies from the build context. */
+function dockerfileCopies() {
+  return [...readFileSync(join(root, 'Dockerfile'), 'utf8').matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1].split(' '));
+}
+
+/** Whether .dockerignore keeps `path` out of the build context (its last matching pattern decides, as Docker's does). */
+function dockerIgnores(path) {
+  const patterns = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const globToRegExp = (glob) => new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(.*/)?').replace(/\*/g, '[^/]*')}(/.*)?$`);
+  let ignored = false;
+  for (const pattern of patterns) {
+    const negated = pattern.startsWith('!');
+    if (globToRegExp(negated ? pattern.slice(1) : pattern).test(path)) ignored = !negated;
+  }
+  return ignored;
+}
+
+test('the image holds every command charts/README.md has an operator run in a pod (kubectl exec … node <script>)', () => {
+  const readme = readFileSync(join(root, 'charts', 'README.md'), 'utf8');
+  const commands = new Set([...readme.matchAll(/kubectl [^\n`]*\bexec [^\n`]*-- node (\S+\.js)/g)].map((m) => m[1]));
+  assert.ok(commands.has('scripts/dead-letters.js') && commands.has('perf/gate.js'), [...commands].join(', '));
+  const copied = dockerfileCopies();
+  for (const command of commands) {
+    assert.ok(copied.some((path) => command === path || command.startsWith(`${path}/`)), `${command} is not copied into the image`);
+    assert.equal(dockerIgnores(command), false, `.dockerignore keeps ${command} out of the build context`);
+  }
+  assert.equal(dockerIgnores('test/unit/money.test.js'), true, 'the ignore patterns are read');
+  assert.equal(dockerIgnores('perf/run.js'), true, 'perf/ is ignored but for its exceptions');
+});
+
 test('the Dockerfile copies every entry point the chart runs', { skip }, () => {
   const objects = render(['--set', 'db.password=x', '--set', 'loadTest.enabled=true']);
-  const copied = [...readFileSync(join(root, 'Dockerfile'), 'utf8').matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1].split(' '));
+  const copied = dockerfileCopies();
   const pods = objects.flatMap((o) => o.spec?.template?.spec?.containers ?? []);
   const entries = new Set(pods.map((c) => c.command?.[1]).filter((entry) => entry?.endsWith('.js')));
   assert.ok(entries.size >= 12, [...entries].join(', '));

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { formatAmount, parseAmount, amountFromColumn } from '../../ledger/domain/money.js';
-import { onboardDfsp, setUpHub } from '../support/admin-api.js';
+import { adminHeaders, onboardDfsp, setUpHub } from '../support/admin-api.js';
 import { signedFetch } from '../support/jws-keys.js';
 import { balancesOf, operatorClient, pollUntil } from '../support/settlement-api.js';
 import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
@@ -543,4 +543,77 @@ test('a currency that turns gross later: a transfer already closed for a net set
   const settled = await createSettlement([netWindowId], 'DEFERREDNETDEFAULT');
   assert.equal(settled.status, 200, settled.text);
   assertNets(settled.body, new Map([[accounts.get(payer).positionAccountId, parseAmount('40')], [accounts.get(payee).positionAccountId, -parseAmount('40')]]), 'KES');
+});
+
+/** The settlement API's audit entries after `sinceId`, oldest first, as the admin API's GET /audit answers them. */
+async function settlementAuditSince(sinceId) {
+  const answer = await operatorClient(sw.admin.baseUrl, 'readOnly')('GET', '/audit?api=settlement&limit=1000');
+  assert.equal(answer.status, 200, answer.text);
+  return answer.body.filter((entry) => entry.id > sinceId).reverse();
+}
+
+test('every change asked of the settlement API is audited: refused and forbidden ones too, with what was asked, who, the error and the state refused against', async () => {
+  const [latest] = (await operatorClient(sw.admin.baseUrl, 'readOnly')('GET', '/audit?limit=1')).body;
+  const since = latest?.id ?? 0;
+  const url = sw.urlOf('settlement-api');
+  await committedTransfer({ from: 'alphafsp', to: 'betafsp', amount: '1.5' });
+  const windowId = await openWindowId();
+  const readOnly = operatorClient(url, 'readOnly');
+  assert.equal((await readOnly('POST', `/v2/settlementWindows/${windowId}`, { state: 'CLOSED', reason: 'not mine to close' })).status, 403);
+  const anonymous = await fetch(`${url}/v2/settlementWindows/${windowId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(anonymous.status, 401, 'no token: refused, and not recorded (no one to record)');
+  const malformed = await fetch(`${url}/v2/settlementWindows/${windowId}`, {
+    method: 'POST', headers: { ...adminHeaders('readWrite'), 'content-type': 'application/json' }, body: '{"state": "CLOSED",',
+  });
+  assert.equal(malformed.status, 400);
+  assert.equal((await closeWindow(windowId)).status, 200);
+  assertRefused(await closeWindow(windowId), `Window ${windowId} is not open`);
+  assertRefused(await createSettlement([windowId], 'NOSUCHMODEL'), 'Settlement model not found: NOSUCHMODEL');
+  const created = await createSettlement([windowId]);
+  assert.equal(created.status, 200, created.text);
+  const early = await moveAccounts(created.body, 'PS_TRANSFERS_COMMITTED');
+  assert.equal(early.status, 200, early.text);
+  const aborted = await settlementApi('PUT', `/v2/settlements/${created.body.id}`, { state: 'ABORTED', reason: 'audit test' });
+  assert.equal(aborted.status, 200, aborted.text);
+
+  const entries = await settlementAuditSince(since);
+  assert.deepEqual(entries.map((entry) => `${entry.method} ${entry.route} ${entry.status} ${entry.errorCode}`), [
+    'POST /v2/settlementWindows/{id} 403 3000',
+    'POST /v2/settlementWindows/{id} 400 3101',
+    'POST /v2/settlementWindows/{id} 200 null',
+    'POST /v2/settlementWindows/{id} 400 3100',
+    'POST /v2/settlements 400 3100',
+    'POST /v2/settlements 200 null',
+    'PUT /v2/settlements/{id} 200 3000',
+    'PUT /v2/settlements/{id} 200 null',
+  ]);
+  const [forbidden, unparsed, closed, notOpen, noModel, settled, refusedSteps, abort] = entries;
+  assert.deepEqual(entries.map((entry) => entry.actor), ['operator:read-only', ...Array(7).fill('operator:read-write')]);
+  assert.ok(entries.every((entry) => entry.api === 'settlement' && Date.now() - Date.parse(entry.occurredAt) < 120_000));
+
+  assert.deepEqual(forbidden.request, { state: 'CLOSED', reason: 'not mine to close' }, 'what the read-only token asked');
+  assert.match(forbidden.errorDescription, /read-only operator token may not change anything/);
+  assert.deepEqual([forbidden.before, forbidden.after], [null, null], 'refused before anything was read');
+  assert.equal(unparsed.request, '{"state": "CLOSED",', 'a body that is not JSON is kept as its text');
+  assert.deepEqual([unparsed.before.window.id, unparsed.before.window.state, unparsed.before.openWindowId], [windowId, 'OPEN', windowId], 'the window it was refused on');
+
+  assert.deepEqual(closed.request, { state: 'CLOSED', reason: 'end of the test\'s business day' });
+  assert.equal(closed.target, `/v2/settlementWindows/${windowId}`);
+  assert.deepEqual([closed.before.window.state, closed.after.window.state], ['OPEN', 'CLOSED']);
+  assert.ok(closed.after.openWindowId > windowId, 'the next window opened');
+  assert.equal(notOpen.errorDescription, `Generic validation error - Window ${windowId} is not open`);
+  assert.equal(notOpen.before.window.state, 'CLOSED', 'the state it was refused against');
+  assert.deepEqual(notOpen.after, notOpen.before, 'a refusal changes nothing');
+
+  assert.equal(noModel.request.settlementModel, 'NOSUCHMODEL');
+  assert.deepEqual(noModel.before.windows, [{ id: windowId, state: 'CLOSED', content: [{ currency: 'USD', state: 'CLOSED', settlementId: null }] }]);
+  assert.deepEqual(settled.after.windows, [{ id: windowId, state: 'PENDING_SETTLEMENT', content: [{ currency: 'USD', state: 'PENDING_SETTLEMENT', settlementId: created.body.id }] }]);
+
+  assert.match(refusedSteps.errorDescription, /^account \d+: Generic client error - State change not allowed(; account \d+: Generic client error - State change not allowed)+$/);
+  assert.equal(refusedSteps.request.participants.length, created.body.participants.length, 'what was asked, account by account');
+  assert.equal(refusedSteps.before.settlement.state, 'PENDING_SETTLEMENT');
+  assert.ok(refusedSteps.before.settlement.accounts.every((account) => account.state === 'PENDING_SETTLEMENT'));
+  assert.deepEqual(refusedSteps.after, refusedSteps.before, 'no account moved');
+  assert.deepEqual([abort.before.settlement.state, abort.after.settlement.state], ['PENDING_SETTLEMENT', 'ABORTED']);
+  assert.deepEqual(abort.request, { state: 'ABORTED', reason: 'audit test' });
 });

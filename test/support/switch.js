@@ -29,7 +29,8 @@ export const COMPONENTS = Object.freeze({
 /** What a transfer needs: the transfers edge, its handlers and the callbacks. */
 export const TRANSFER_COMPONENTS = Object.freeze(['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout']);
 
-async function waitHealthy(url, child, timeoutMs = 30000) {
+/** Waits for `url`/health to answer 200; fails with the end of `child.output` if the process exits or never gets there. */
+export async function waitHealthy(url, child, timeoutMs = 30000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}:\n${child.output.slice(-2000)}`);
