@@ -9,6 +9,7 @@ import pino from 'pino';
 import client from 'prom-client';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { createDeliverer, OUTCOME } from '../../handlers/notification/deliver.js';
+import { loopbackDestinations } from '../support/callback-destinations.js';
 import { createEndpointCache } from '../../handlers/notification/endpoints.js';
 import { createNotificationHandler } from '../../handlers/notification/handler.js';
 import { createNotificationMetrics } from '../../handlers/notification/metrics.js';
@@ -72,6 +73,7 @@ test('a forward to a DFSP that refuses connections goes to its requester as an e
   const registry = new client.Registry();
   const deliverer = createDeliverer({
     timeoutMs: 500, maxInFlightPerFsp: 4, queueMaxPerFsp: 10, retries: 1, retryBackoffMs: 10, breakerFailures: 0, breakerOpenMs: 1_000, logger: pino({ level: 'silent' }),
+    destinationPolicy: loopbackDestinations(),
   });
   t.after(async () => { await deliverer.close(); admin.close(); });
   const told = [];
