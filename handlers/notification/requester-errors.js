@@ -39,7 +39,7 @@ export function undeliverableFailure(event, result) {
     return failure(FAILURE.destinationUnroutable, why);
   }
   if (result.reason === 'bad_template') return failure(FAILURE.destinationUnroutable, `the endpoint of the ${target} cannot be rendered`);
-  if (result.outcome === OUTCOME.refused) return failure(FAILURE.destinationUnroutable, `the endpoint of the ${target} is not a destination the hub may call`);
+  if (result.outcome === OUTCOME.refused) return failure(FAILURE.destinationUnroutable, `the endpoint of the ${target} is not allowed`);
   if (Number.isInteger(result.status)) return failure(FAILURE.destinationUnroutable, `the ${target} was answered HTTP ${result.status}`);
   return failure(FAILURE.destinationUnreachable, `the ${target} got no answer (${result.reason})`);
 }

@@ -111,11 +111,11 @@ export function refusedKindOf(address) {
 
 /**
  * The policy. `allowedCidrs` (parsed CALLBACK_ALLOWED_CIDRS) opens ranges that are refused by
- * default. A metadata service stays refused under a range that merely contains it (allowing a
+ * default; `resolve` is dns.lookup (tests give it other answers). A metadata service stays refused under a range that merely contains it (allowing a
  * cluster's 100.64.0.0/10 must not also hand a DFSP the node's credentials at 100.100.100.200):
  * only an entry naming that single address opens it.
  */
-export function createDestinationPolicy({ allowedCidrs = [] } = {}) {
+export function createDestinationPolicy({ allowedCidrs = [], resolve = dnsLookup } = {}) {
   const allowed = blockListOf(allowedCidrs);
   const allowedExactly = blockListOf(allowedCidrs.filter(({ prefix, family }) => prefix === (family === 'ipv4' ? 32 : 128)));
 
@@ -136,7 +136,7 @@ export function createDestinationPolicy({ allowedCidrs = [] } = {}) {
    * may try any of them. The socket then connects to what this returned, nothing else.
    */
   function lookup(hostname, options, callback) {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error);
       if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} resolves to no address`), { code: 'ENOTFOUND' }));
       for (const { address } of addresses) {
