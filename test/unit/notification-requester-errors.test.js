@@ -35,6 +35,7 @@ test('nowhere to send or an HTTP error is 3201; no answer at all is 2003; a deli
   assert.equal(codeOf({ outcome: OUTCOME.noEndpoint, fsp: 'unknown' }), '3201');
   assert.equal(codeOf({ outcome: OUTCOME.failed, reason: 'bad_template' }), '3201');
   assert.equal(codeOf({ outcome: OUTCOME.failed, reason: 'http_501', status: 501 }), '3201');
+  assert.equal(codeOf({ outcome: OUTCOME.refused, reason: 'private' }), '3201', 'an endpoint the hub may not call is nowhere to send it');
   for (const reason of ['ECONNREFUSED', 'CALLBACK_TIMEOUT', 'circuit_open', 'queue_full']) assert.equal(codeOf({ outcome: OUTCOME.failed, reason }), '2003', reason);
   assert.equal(requesterErrorEvent(lookup, { outcome: OUTCOME.delivered, status: 202 }, 'Hub'), null);
   assert.equal(requesterErrorEvent({ ...lookup, ifUndeliverable: undefined }, { outcome: OUTCOME.failed, reason: 'ECONNREFUSED' }, 'Hub'), null);
