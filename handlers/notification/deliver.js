@@ -10,7 +10,8 @@ import { createKeyedLimiter, QueueFullError } from './limiter.js';
 /**
  * How a callback ended. `refused`: the switch would not send it where its endpoint points (a
  * placeholder in the template's host, or an address the destination policy refuses); a failure
- * of its own, so that callbacks_total shows it apart from a DFSP that did not answer.
+ * of its own, so that callbacks_total shows it apart from a DFSP that did not answer; its
+ * `reason` is the kind of destination (`loopback`, `private`, …, `placeholder_host`).
  */
 export const OUTCOME = Object.freeze({ delivered: 'delivered', failed: 'failed', noEndpoint: 'no_endpoint', refused: 'refused' });
 
@@ -133,7 +134,7 @@ export function createDeliverer({
       const delivered = status >= 200 && status < 300;
       return { final: true, outcome: delivered ? OUTCOME.delivered : OUTCOME.failed, status, reason: delivered ? undefined : `http_${status}` };
     } catch (error) {
-      if (error instanceof DestinationRefusedError) return { final: true, outcome: OUTCOME.refused, error };
+      if (error instanceof DestinationRefusedError) return { outcome: OUTCOME.refused, error };
       return { final: false, reason: error.code ?? error.name };
     }
   }
@@ -154,7 +155,9 @@ export function createDeliverer({
     // Checked here too, not only at registration: an endpoint registered before the rule must not
     // send a callback to whatever host the request being answered names.
     const placeholder = call.endpoint && originPlaceholderProblem(call.endpoint);
-    if (placeholder) return refused(call, new DestinationRefusedError('placeholder_host', `the endpoint template ${call.endpoint}: ${placeholder}`), 0);
+    if (placeholder) {
+      return refused(call, new DestinationRefusedError('placeholder_host', `the endpoint template ${call.endpoint}: ${placeholder}`), 0);
+    }
     try {
       return await limiter.run(call.fsp, () => attemptAll(call));
     } catch (error) {

@@ -70,7 +70,7 @@ class StatusOnlyCall {
  * would connect to without any lookup, is checked here. A refusal fails the connection with
  * DestinationRefusedError, which undici hands to every request waiting for it.
  */
-export function checkedConnector(destinationPolicy) {
+function checkedConnector(destinationPolicy) {
   const connect = buildConnector({ lookup: destinationPolicy.lookup });
   return function connectChecked(options, callback) {
     const refusal = isIP(options.hostname) ? destinationPolicy.refusalOf(options.hostname) : null;

@@ -15,5 +15,6 @@ const ORIGIN = /^[^:/?#]*:\/\/[^/?#\\]*/;
 export function originPlaceholderProblem(template) {
   const origin = ORIGIN.exec(template)?.[0] ?? template;
   if (!origin.includes('{{')) return undefined;
-  return 'a placeholder before the path (in the scheme, host or port) would let each request choose where the switch connects; placeholders may stand only in the path and query';
+  return 'a placeholder before the path (in the scheme, host or port) would let each request choose where the switch '
+    + 'connects; placeholders may stand only in the path and query';
 }

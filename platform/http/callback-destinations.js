@@ -17,8 +17,9 @@ import { lookup as dnsLookup } from 'node:dns';
 const ALLOW_SETTING = 'CALLBACK_ALLOWED_CIDRS';
 
 // The kinds of address a callback may not reach, in the order they are told apart (the first
-// that holds names the refusal in the log and in the callback's outcome). IPv4-mapped (::ffff:0:0/96)
-// and NAT64 (64:ff9b::/96) addresses are checked as the IPv4 address they carry, below.
+// that holds names the refusal in the log and in the callback's outcome). IPv4-mapped
+// (::ffff:0:0/96) and NAT64 (64:ff9b::/96) addresses are checked as the IPv4 address they
+// carry (effectiveAddress below).
 const REFUSED_RANGES = Object.freeze([
   // AWS (EC2, ECS task role), Alibaba, Azure (WireServer), Oracle Cloud and EC2's IPv6 metadata service.
   ['metadata', ['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32', '168.63.129.16/32', '192.0.0.192/32', 'fd00:ec2::254/128']],
@@ -103,17 +104,19 @@ function effectiveAddress(address) {
   return { address: [high >> 8, high & 255, low >> 8, low & 255].join('.'), family: 'ipv4' };
 }
 
+const kindOf = (target) => RANGES.find(({ list }) => list.check(target.address, target.family))?.kind ?? null;
+
 /** The kind of address `address` is when a callback may not reach it by default, or null for a public one. */
 export function refusedKindOf(address) {
-  const target = effectiveAddress(address);
-  return RANGES.find(({ list }) => list.check(target.address, target.family))?.kind ?? null;
+  return kindOf(effectiveAddress(address));
 }
 
 /**
  * The policy. `allowedCidrs` (parsed CALLBACK_ALLOWED_CIDRS) opens ranges that are refused by
- * default; `resolve` is dns.lookup (tests give it other answers). A metadata service stays refused under a range that merely contains it (allowing a
- * cluster's 100.64.0.0/10 must not also hand a DFSP the node's credentials at 100.100.100.200):
- * only an entry naming that single address opens it.
+ * default; `resolve` is dns.lookup (tests give it other answers). A metadata service stays
+ * refused under a range that merely contains it (allowing a cluster's 100.64.0.0/10 must not
+ * also hand a DFSP the node's credentials at 100.100.100.200): only an entry naming that
+ * single address opens it.
  */
 export function createDestinationPolicy({ allowedCidrs = [], resolve = dnsLookup } = {}) {
   const allowed = blockListOf(allowedCidrs);
@@ -121,9 +124,9 @@ export function createDestinationPolicy({ allowedCidrs = [], resolve = dnsLookup
 
   /** A DestinationRefusedError when a callback may not connect to `address` (which `host` resolved to), else null. */
   function refusalOf(address, host = address) {
-    const kind = refusedKindOf(address);
-    if (kind === null) return null;
     const target = effectiveAddress(address);
+    const kind = kindOf(target);
+    if (kind === null) return null;
     if ((kind === 'metadata' ? allowedExactly : allowed).check(target.address, target.family)) return null;
     const what = host === address ? address : `${host} resolves to ${address}, which`;
     const unless = kind === 'metadata' ? `${ALLOW_SETTING} names that address` : `${ALLOW_SETTING} allows it`;
