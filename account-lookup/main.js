@@ -25,6 +25,7 @@ import { findParty } from './oracle/repository.js';
 import { createPartyCallbackMetrics, createPartyCallbackSender } from './party-callbacks.js';
 import { createEndpointCache } from '../handlers/notification/endpoints.js';
 import { createDeliverer } from '../handlers/notification/deliver.js';
+import { createDestinationPolicy } from '../platform/http/callback-destinations.js';
 import { createHubSigner, readHubSigningKey } from '../handlers/notification/hub-signature.js';
 
 // The read-write token registers parties with the built-in oracle and reads DFSP endpoints
@@ -56,6 +57,7 @@ const deliverer = createDeliverer({
   timeoutMs: delivery.callbackTimeoutMs, maxInFlightPerFsp: delivery.callbackInFlightMaxPerFsp, queueMaxPerFsp: delivery.callbackQueueMaxPerFsp,
   retries: delivery.callbackRetries, retryBackoffMs: delivery.callbackRetryBackoffMs,
   breakerFailures: delivery.breakerFailures, breakerOpenMs: delivery.breakerOpenMs, logger: logger.child({ component: 'callback-delivery' }),
+  destinationPolicy: createDestinationPolicy({ allowedCidrs: delivery.allowedCidrs }), originPoolsMax: delivery.originPoolsMax,
 });
 const callbacks = createPartyCallbackSender({
   endpoints: createEndpointCache({

@@ -31,7 +31,7 @@ export function createPartyCallbackMetrics(metrics) {
   return {
     callbacks: metricOnce(metrics, Counter, {
       name: 'callbacks_total',
-      help: 'Callback delivery rounds that reached an outcome (delivered, failed after its attempts, no_endpoint), by receiving DFSP and endpoint type.',
+      help: 'Callback delivery rounds that reached an outcome (delivered, failed after its attempts, no_endpoint, refused: a destination the hub may not call), by receiving DFSP and endpoint type.',
       labelNames: ['fsp', 'endpoint_type', 'outcome'],
     }),
     callbackDuration: metricOnce(metrics, Histogram, {

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { TOPIC } from './kafka/topics.js';
 import { EXPIRATION_AHEAD_MAX_MS_DEFAULT } from './fspiop/input-limits.js';
+import { parseCidrList } from './http/callback-destinations.js';
 
 export class ConfigError extends Error {}
 
@@ -68,9 +69,18 @@ function deepFreeze(value) {
   return Object.freeze(value);
 }
 
+function parseCidrs(name, text) {
+  try {
+    return parseCidrList(text);
+  } catch (error) {
+    throw new ConfigError(`${name}: ${error.message}`);
+  }
+}
+
 /**
- * The notification handler's settings (handlers/notification). The batch deadline defaults to
- * the longest a callback can take: every attempt timing out, plus the backoffs between them.
+ * The notification handler's settings (handlers/notification), which account-lookup's /parties
+ * calls share. The batch deadline defaults to the longest a callback can take: every attempt
+ * timing out, plus the backoffs between them.
  */
 function readNotification(env) {
   const callbackTimeoutMs = readInteger(env, 'CALLBACK_TIMEOUT_MS', 10_000, { min: 1 }); // per HTTP attempt
@@ -94,6 +104,9 @@ function readNotification(env) {
     retryBackoffMs: readInteger(env, 'NOTIFICATION_RETRY_BACKOFF_MS', 5_000, { min: 1 }), // first wait on the retry topic; doubles per attempt
     retryBackoffMaxMs: readInteger(env, 'NOTIFICATION_RETRY_BACKOFF_MAX_MS', 300_000, { min: 1 }),
     retryAgeMaxMs: readInteger(env, 'NOTIFICATION_RETRY_AGE_MAX_MS', 86_400_000, { min: 1 }), // then a callback is given up
+    // Ranges a callback may connect to although they are not public addresses (platform/http/callback-destinations.js).
+    allowedCidrs: parseCidrs('CALLBACK_ALLOWED_CIDRS', readString(env, 'CALLBACK_ALLOWED_CIDRS', '')),
+    originPoolsMax: readInteger(env, 'CALLBACK_ORIGIN_POOLS_MAX', 1_000, { min: 1 }), // connection pools kept, least recently used closed first
   };
 }
 

@@ -60,6 +60,14 @@ export OPERATOR_TOKEN_READ_WRITE OPERATOR_TOKEN_READ_ONLY
 : "${DFSP_JWS_KEYS_DIR:=$RUN_DIR/jws/dfsps}"                   # the demo's and simulators' DFSP key pairs
 export JWS_VERIFICATION JWS_HUB_SIGNING_KEY_PATH JWS_HUB_PUBLIC_KEY_PATH DFSP_JWS_KEYS_DIR
 
+# --- callback destinations ------------------------------------------------------------------
+# A callback may connect only to public addresses unless this allow-list names the range. On
+# one machine every DFSP (the demo's, the tests', the simulators') listens on loopback, so the
+# local runtime allows loopback, and nothing else: a LAB setting, never a deployed one.
+# `CALLBACK_ALLOWED_CIDRS= make up` (empty) runs with nothing private allowed.
+: "${CALLBACK_ALLOWED_CIDRS=127.0.0.0/8,::1/128}"
+export CALLBACK_ALLOWED_CIDRS
+
 # --- Kafka ---------------------------------------------------------------------------------
 : "${KAFKA_VERSION:=3.9.2}"                # org.apache.kafka:kafka_2.13 from Maven Central
 : "${KAFKA_PORT:=9192}"                    # client listener (not 9092: may be taken)

@@ -1,10 +1,19 @@
 // Delivery of one callback to one DFSP: a slot in that DFSP's limiter, a timeout on every
 // attempt, a few retries with backoff for connection errors, timeouts and 5xx, none for 4xx,
 // and a circuit breaker per DFSP endpoint. Every call ends in a final outcome; nothing here throws.
+import { originPlaceholderProblem } from '../../platform/domain/callback-url-templates.js';
+import { DestinationRefusedError } from '../../platform/http/callback-destinations.js';
+import { createThrottledWarn } from '../../platform/throttled-log.js';
 import { createHttpPools } from './http-pools.js';
 import { createKeyedLimiter, QueueFullError } from './limiter.js';
 
-export const OUTCOME = Object.freeze({ delivered: 'delivered', failed: 'failed', noEndpoint: 'no_endpoint' });
+/**
+ * How a callback ended. `refused`: the switch would not send it where its endpoint points (a
+ * placeholder in the template's host, or an address the destination policy refuses); a failure
+ * of its own, so that callbacks_total shows it apart from a DFSP that did not answer; its
+ * `reason` is the kind of destination (`loopback`, `private`, …, `placeholder_host`).
+ */
+export const OUTCOME = Object.freeze({ delivered: 'delivered', failed: 'failed', noEndpoint: 'no_endpoint', refused: 'refused' });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -76,13 +85,15 @@ export function retryDelayMs(baseMs, attempt) {
 /**
  * Creates the deliverer. `deliver({ fsp, endpoint?, url, method, headers, body, deadline })` resolves
  * to `{ outcome, status?, attempts, reason? }`; `deadline` (epoch ms) caps every wait, so a
- * batch ends by its deadline whatever the DFSPs do.
+ * batch ends by its deadline whatever the DFSPs do. `destinationPolicy`
+ * (platform/http/callback-destinations.js) decides which addresses a callback may connect to.
  */
 export function createDeliverer({
   timeoutMs, maxInFlightPerFsp, queueMaxPerFsp, retries, retryBackoffMs,
-  breakerFailures, breakerOpenMs, logger, now = Date.now,
+  breakerFailures, breakerOpenMs, logger, destinationPolicy, originPoolsMax, now = Date.now,
 }) {
-  const pools = createHttpPools({ maxSocketsPerOrigin: maxInFlightPerFsp });
+  const pools = createHttpPools({ maxSocketsPerOrigin: maxInFlightPerFsp, originPoolsMax, destinationPolicy });
+  const throttledWarn = createThrottledWarn(logger, { now });
   const limiter = createKeyedLimiter({ maxInFlight: maxInFlightPerFsp, queueMax: queueMaxPerFsp });
   const breaker = createCircuitBreaker({
     threshold: breakerFailures,
@@ -105,6 +116,8 @@ export function createDeliverer({
       const remainingMs = deadline - now();
       if (remainingMs <= 0) return failed(attempt - 1, 'deadline', last.status);
       last = await attemptOnce(call, Math.min(timeoutMs, remainingMs));
+      // A refused destination was never connected to: it says nothing about the endpoint's health.
+      if (last.outcome === OUTCOME.refused) return refused(call, last.error, attempt);
       if (provesEndpointAlive(last)) breaker.succeeded(key);
       else breaker.failed(key);
       if (last.final) return { outcome: last.outcome, status: last.status, attempts: attempt, reason: last.reason };
@@ -121,11 +134,30 @@ export function createDeliverer({
       const delivered = status >= 200 && status < 300;
       return { final: true, outcome: delivered ? OUTCOME.delivered : OUTCOME.failed, status, reason: delivered ? undefined : `http_${status}` };
     } catch (error) {
+      if (error instanceof DestinationRefusedError) return { outcome: OUTCOME.refused, error };
       return { final: false, reason: error.code ?? error.name };
     }
   }
 
+  /**
+   * A refused callback is final, like a 4xx: where an endpoint points changes only when its
+   * DFSP registers another URL or changes its DNS, or the operator changes the allow-list,
+   * none of which a retry waits for, and retrying a forbidden address for a day is what the
+   * policy is there to prevent. A forward's requester hears 3201 at once (requester-errors.js).
+   */
+  function refused({ fsp, url }, error, attempts) {
+    throttledWarn(`refused\u0000${fsp}\u0000${error.kind}`, { fsp, url: url.href, refused: error.kind, why: error.message },
+      'callback refused: its destination is not allowed; it is not sent, nor retried');
+    return { outcome: OUTCOME.refused, attempts, reason: error.kind };
+  }
+
   async function deliver(call) {
+    // Checked here too, not only at registration: an endpoint registered before the rule must not
+    // send a callback to whatever host the request being answered names.
+    const placeholder = call.endpoint && originPlaceholderProblem(call.endpoint);
+    if (placeholder) {
+      return refused(call, new DestinationRefusedError('placeholder_host', `the endpoint template ${call.endpoint}: ${placeholder}`), 0);
+    }
     try {
       return await limiter.run(call.fsp, () => attemptAll(call));
     } catch (error) {

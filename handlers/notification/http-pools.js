@@ -1,8 +1,11 @@
 // Keep-alive connection pools, one per DFSP origin, and one HTTP call with a hard timeout.
 // undici's Pool keeps the connections open across callbacks instead of paying a TCP (and TLS)
 // handshake per call; on this project's two-core test machine it sent about 2.5 times as many
-// callbacks per second as node:http's keep-alive Agent.
-import { Pool } from 'undici';
+// callbacks per second as node:http's keep-alive Agent. Every connection a pool opens goes
+// through the callback destination policy (platform/http/callback-destinations.js).
+import { isIP } from 'node:net';
+import { LRUCache } from 'lru-cache';
+import { buildConnector, Pool } from 'undici';
 
 /** The call did not complete (connect, send, answer and body) within its time. */
 export class CallbackTimeoutError extends Error {
@@ -62,16 +65,42 @@ class StatusOnlyCall {
 }
 
 /**
+ * undici's connector with the destination policy in front: a host name is resolved by the
+ * policy's lookup, which net.connect then connects with, and an IP literal, which net.connect
+ * would connect to without any lookup, is checked here. A refusal fails the connection with
+ * DestinationRefusedError, which undici hands to every request waiting for it.
+ */
+function checkedConnector(destinationPolicy) {
+  const connect = buildConnector({ lookup: destinationPolicy.lookup });
+  return function connectChecked(options, callback) {
+    const refusal = isIP(options.hostname) ? destinationPolicy.refusalOf(options.hostname) : null;
+    if (!refusal) return connect(options, callback);
+    process.nextTick(callback, refusal); // asynchronously, as a socket's own errors arrive
+    return null;
+  };
+}
+
+const closePool = (pool) => pool.close().catch(() => pool.destroy());
+
+/**
  * Creates the pools. `maxSocketsPerOrigin` caps the connections to one origin; the per-DFSP
  * limiter keeps the calls in flight within it, so a pool never queues more than that.
+ * `originPoolsMax` caps the pools: origins come from registered endpoints, a few per DFSP,
+ * but endpoints change over a process's life, so past it the least recently used pool is
+ * closed (its calls in flight still finish) and no sequence of URLs grows the map for ever.
+ * `destinationPolicy` decides where a connection may go.
  */
-export function createHttpPools({ maxSocketsPerOrigin, keepAliveTimeoutMs = 30_000 }) {
-  const pools = new Map();
+export function createHttpPools({ maxSocketsPerOrigin, keepAliveTimeoutMs = 30_000, originPoolsMax = 1_000, destinationPolicy }) {
+  const connect = checkedConnector(destinationPolicy);
+  const pools = new LRUCache({
+    max: originPoolsMax,
+    dispose: (pool, origin, reason) => { if (reason === 'evict') closePool(pool); },
+  });
 
   function poolFor(url) {
     let pool = pools.get(url.origin);
     if (!pool) {
-      pool = new Pool(url.origin, { connections: maxSocketsPerOrigin, keepAliveTimeout: keepAliveTimeoutMs, pipelining: 1 });
+      pool = new Pool(url.origin, { connections: maxSocketsPerOrigin, keepAliveTimeout: keepAliveTimeoutMs, pipelining: 1, connect });
       pools.set(url.origin, pool);
     }
     return pool;
@@ -90,9 +119,11 @@ export function createHttpPools({ maxSocketsPerOrigin, keepAliveTimeoutMs = 30_0
 
   return {
     send,
+    /** The number of origins with a pool. */
+    size: () => pools.size,
     /** Closes every pool, letting calls in flight finish. */
     async close() {
-      const closing = [...pools.values()].map((pool) => pool.close().catch(() => pool.destroy()));
+      const closing = [...pools.values()].map(closePool);
       pools.clear();
       await Promise.all(closing);
     },

@@ -9,6 +9,7 @@ import { createHttpServer } from '../../platform/http/server.js';
 import { startBatchConsumer } from '../../platform/kafka/consumer.js';
 import { createProducer } from '../../platform/kafka/producer.js';
 import { TOPIC, topicName } from '../../platform/kafka/topics.js';
+import { createDestinationPolicy } from '../../platform/http/callback-destinations.js';
 import { createDeliverer } from './deliver.js';
 import { createEndpointCache } from './endpoints.js';
 import { createNotificationHandler, createNotifyContext } from './handler.js';
@@ -41,6 +42,8 @@ const deliverer = createDeliverer({
   breakerFailures: settings.breakerFailures,
   breakerOpenMs: settings.breakerOpenMs,
   logger: logger.child({ component: 'callback-delivery' }),
+  destinationPolicy: createDestinationPolicy({ allowedCidrs: settings.allowedCidrs }),
+  originPoolsMax: settings.originPoolsMax,
 });
 const notificationMetrics = createNotificationMetrics(metrics);
 const context = createNotifyContext({
@@ -90,7 +93,10 @@ retryConsumer = await startBatchConsumer({
   handleBatch: handleRetryBatch, ...pipeline, ...deadLetters,
 });
 registerConsumerLag(metrics, { handler: 'notification', consumer });
-logger.info({ port: server.info.port, topic, retryTopic, adminApiUrl: config.adminApiUrl, hubSigns: Boolean(hubSigningKey) }, 'notification handler started');
+logger.info({
+  port: server.info.port, topic, retryTopic, adminApiUrl: config.adminApiUrl, hubSigns: Boolean(hubSigningKey),
+  callbackAllowedCidrs: settings.allowedCidrs.map(({ address, prefix }) => `${address}/${prefix}`),
+}, 'notification handler started');
 
 // The batch in flight finishes (its callbacks delivered, failed or on the retry topic) before
 // the consumer closes; retries still waiting for their time stay on their topic, uncommitted.

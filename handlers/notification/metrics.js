@@ -10,7 +10,7 @@ export function createNotificationMetrics({ registry, client }) {
   const metrics = {
     callbacks: new client.Counter({
       name: 'callbacks_total',
-      help: 'Callback delivery rounds that reached an outcome (delivered, failed after its attempts, no_endpoint), by receiving DFSP and endpoint type; a failed round that can pass is followed by one from the retry topic.',
+      help: 'Callback delivery rounds that reached an outcome (delivered, failed after its attempts, no_endpoint, refused: a destination the hub may not call), by receiving DFSP and endpoint type; a failed round that can pass is followed by one from the retry topic.',
       labelNames: ['fsp', 'endpoint_type', 'outcome'],
       registers,
     }),

@@ -27,8 +27,10 @@ export function tellsRequester(event) {
 /**
  * Why the forward failed, as a domain failure: 3201 (destination FSP error) when there was
  * nowhere to send it (an unknown DFSP, no endpoint of the type, a template that does not
- * render) or the DFSP answered with an HTTP error; 2003 (service unavailable) when the DFSP
- * gave no answer at all (refused or reset connection, timeout, open circuit, full queue).
+ * render, an endpoint the switch may not call) or the DFSP answered with an HTTP error; 2003
+ * (service unavailable) when the DFSP gave no answer at all (refused or reset connection,
+ * timeout, open circuit, full queue). Where a refused endpoint points is the payee's
+ * business, so the requester is not told the address.
  */
 export function undeliverableFailure(event, result) {
   const target = `${event.callback.method} ${event.callback.endpointType} to ${event.to}`;
@@ -37,6 +39,7 @@ export function undeliverableFailure(event, result) {
     return failure(FAILURE.destinationUnroutable, why);
   }
   if (result.reason === 'bad_template') return failure(FAILURE.destinationUnroutable, `the endpoint of the ${target} cannot be rendered`);
+  if (result.outcome === OUTCOME.refused) return failure(FAILURE.destinationUnroutable, `the endpoint of the ${target} is not allowed`);
   if (Number.isInteger(result.status)) return failure(FAILURE.destinationUnroutable, `the ${target} was answered HTTP ${result.status}`);
   return failure(FAILURE.destinationUnreachable, `the ${target} got no answer (${result.reason})`);
 }

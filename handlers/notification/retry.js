@@ -27,7 +27,8 @@ export class RetryWaitStoppedError extends Error {
 /**
  * Whether a failed callback can succeed later: a 5xx, no answer, a refused connection, a full
  * queue or an open circuit can; a 4xx or a 501 (not implemented) is the DFSP's final word and
- * an unrenderable URL never renders, so those are not retried.
+ * an unrenderable URL never renders, so those are not retried. Nor is a callback whose
+ * destination the switch refused (OUTCOME.refused, deliver.js says why).
  */
 export function isRetryable(result) {
   if (result?.outcome !== OUTCOME.failed || result.reason === 'bad_template') return false;

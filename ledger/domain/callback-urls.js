@@ -1,9 +1,12 @@
 // Which callback URLs a DFSP may register. The notification handler calls whatever is
 // registered from inside the switch's network, so a URL is a request the switch makes on
-// the registrant's behalf: it must be HTTP(S), and never a link-local or cloud metadata
-// address (where instance credentials are served) unless a lab explicitly allows it.
-// Names are checked as written; a name that resolves to such an address later is the
-// network's to stop (the chart's egress policy), as no check at registration can see it.
+// the registrant's behalf: it must be HTTP(S), its scheme, host and port fixed text (no
+// placeholder a request could fill in), and never a link-local or cloud metadata address
+// (where instance credentials are served) unless a lab explicitly allows it.
+// Names are checked as written here, for an early answer to the operator; what a name
+// resolves to is checked when a callback connects (platform/http/callback-destinations.js),
+// as no check at registration can see where a name will point later.
+import { originPlaceholderProblem } from '../../platform/domain/callback-url-templates.js';
 import { URL_ENDPOINT_TYPES } from './participants.js';
 
 // Only the URL types are checked here: an e-mail address or a Kafka topic name is never a
@@ -46,11 +49,14 @@ function forbiddenHostReason(host) {
 
 /**
  * Why a callback endpoint may not be registered, or undefined when it may. URL templates
- * (`{{transferId}}`) parse as URLs, so they are checked like any other.
+ * (`{{transferId}}` in the path or query) parse as URLs, so they are checked like any other.
  * `allowLinkLocal` is CALLBACK_URL_ALLOW_LINK_LOCAL (a lab only).
  */
 export function callbackEndpointProblem({ type, value }, { allowLinkLocal = false } = {}) {
   if (!URL_TYPES.has(type)) return undefined;
+  // Before parsing: `http://dfsp:{{port}}/` is no URL, and the placeholder is the reason why.
+  const placeholder = originPlaceholderProblem(value);
+  if (placeholder) return `${type} refused: ${placeholder}`;
   let url;
   try {
     url = new URL(value);

@@ -127,6 +127,7 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   // Every DFSP is rate limited at the edges by default; the burst is left to its derived default.
   assert.deepEqual([config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST, JSON.parse(config.RATE_LIMIT_OVERRIDES_JSON)], ['1000', undefined, {}]);
   for (const value of Object.values(config)) assert.equal(typeof value, 'string');
+  assert.equal(config.CALLBACK_ALLOWED_CIDRS, undefined, 'callbacks reach public addresses only unless the operator lists more');
   assert.equal(Buffer.from(named(objects, 'Secret', 'sw-fspiop-switch-secrets').data.DB_PASSWORD, 'base64').toString(), 's3cret');
 
   const policies = ofKind(objects, 'NetworkPolicy');
@@ -271,6 +272,12 @@ test('settlement API: an internal operator API on 3007 like the admin API, one r
   assert.equal(windowAlert(monitored).expr.trim(), 'max(settlement_window_open_age_seconds{namespace="payments"}) > 86400');
   const hourly = render(['--set', 'db.password=x', '--set', 'metrics.prometheusRule.enabled=true', '--set', 'metrics.prometheusRule.settlementWindowMaxAgeSeconds=3600']);
   assert.match(windowAlert(hourly).expr, /> 3600\n?$/);
+});
+
+test('the one-node cluster lets callbacks reach its Service CIDR, where the load test\'s simulators are, and nothing else private', { skip }, () => {
+  const serviceCidr = /^SERVICE_CIDR=(\S+)$/m.exec(readFileSync(join(root, 'scripts', 'k8s-cluster.sh'), 'utf8'))[1];
+  const objects = render(['-f', join(chart, 'examples', 'values-one-node.yaml'), '--set', 'loadTest.enabled=true']);
+  assert.equal(named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.CALLBACK_ALLOWED_CIDRS, serviceCidr);
 });
 
 test('EKS values: MSK over SASL/SCRAM + TLS, Aurora over TLS, secrets from existing Secrets', { skip }, () => {

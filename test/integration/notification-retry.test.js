@@ -22,6 +22,7 @@ import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { TOPIC, topicDefinitions, topicName } from '../../platform/kafka/topics.js';
 import { freePort } from '../../scripts/lib/ports.js';
 import { hubSigningEnv } from '../support/jws-keys.js';
+import { LOOPBACK_CALLBACK_ENV } from '../support/callback-destinations.js';
 
 const HANDLER = fileURLToPath(new URL('../../handlers/notification/main.js', import.meta.url));
 const RETRY_BACKOFF_MS = 1_000;
@@ -114,7 +115,7 @@ before(async () => {
     KAFKA_TOPIC_PREFIX: await createTestTopics(() => createAdminClient(config.kafka)),
     KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: proxy.url, OPERATOR_TOKEN_READ_ONLY: operatorTokens().readOnly,
     PORT: String(await freePort()), CALLBACK_TIMEOUT_MS: '2000', CALLBACK_RETRIES: '1', CALLBACK_RETRY_BACKOFF_MS: '50',
-    NOTIFICATION_RETRY_BACKOFF_MS: String(RETRY_BACKOFF_MS), LOG_LEVEL: 'warn', JWS_VERIFICATION: 'required', ...hubSigningEnv(),
+    NOTIFICATION_RETRY_BACKOFF_MS: String(RETRY_BACKOFF_MS), LOG_LEVEL: 'warn', JWS_VERIFICATION: 'required', ...hubSigningEnv(), ...LOOPBACK_CALLBACK_ENV,
   });
   producer = createProducer({ kafka: config.kafka, logger: pino({ level: 'warn' }) });
   await producer.connect();

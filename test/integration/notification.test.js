@@ -17,6 +17,7 @@ import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { TOPIC, topicDefinitions, topicName } from '../../platform/kafka/topics.js';
 import { freePort } from '../../scripts/lib/ports.js';
 import { hubSigningEnv } from '../support/jws-keys.js';
+import { LOOPBACK_CALLBACK_ENV } from '../support/callback-destinations.js';
 import { publicKeyFromPem, verifyFspiopMessage } from '../../platform/fspiop/jws.js';
 
 const HANDLER = fileURLToPath(new URL('../../handlers/notification/main.js', import.meta.url));
@@ -132,7 +133,7 @@ before(async () => {
     // Failed callbacks wait on the retry topic longer than this file runs, so each counts once
     // here; notification-retry.test.js covers the retry topic.
     NOTIFICATION_RETRY_BACKOFF_MS: '600000',
-    JWS_VERIFICATION: 'required', ...hubSigningEnv(),
+    JWS_VERIFICATION: 'required', ...hubSigningEnv(), ...LOOPBACK_CALLBACK_ENV,
   });
   producer = createProducer({ kafka: config.kafka, logger: pino({ level: 'warn' }) });
   await producer.connect();

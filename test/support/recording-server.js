@@ -36,11 +36,12 @@ async function signatureProblemOf(call, publicKeysOf) {
 }
 
 /**
- * Resolves to `{ url, received, signatureFailures, waitFor(predicate, timeoutMs), close() }`.
+ * Resolves to `{ url, received, signatureFailures, waitFor(predicate, timeoutMs), close() }`; it listens on `host`
+ * (any loopback address), on `port` or a free one.
  * `publicKeysOf(fsp)` gives, or resolves to, the keys a sender's signature must verify with (the test run's
  * keys by default); a call is recorded only after its signature has been checked.
  */
-export async function startRecordingServer({ name, port = 0, onCall = () => {}, publicKeysOf = testPublicKeysOf }) {
+export async function startRecordingServer({ name, host = '127.0.0.1', port = 0, onCall = () => {}, publicKeysOf = testPublicKeysOf }) {
   const received = [];
   const signatureFailures = [];
   const waiters = new Set();
@@ -60,9 +61,9 @@ export async function startRecordingServer({ name, port = 0, onCall = () => {}, 
       onCall(call);
     });
   });
-  await new Promise((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
+  await new Promise((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url: `http://${host}:${server.address().port}`,
     received,
     signatureFailures,
     waitFor: (predicate, timeoutMs = 15000) => waitFor(name, received, waiters, predicate, timeoutMs),

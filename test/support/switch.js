@@ -8,6 +8,7 @@ import { topicDefinitions } from '../../platform/kafka/topics.js';
 import { createTestTopics, operatorTokens, testConfig, uniqueSuffix } from './environment.js';
 import { startAdminApi } from './admin-api.js';
 import { hubSigningEnv } from './jws-keys.js';
+import { LOOPBACK_CALLBACK_ENV } from './callback-destinations.js';
 import { freePort } from '../../scripts/lib/ports.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -55,7 +56,8 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
     ...process.env, OPERATOR_TOKEN_READ_WRITE: tokens.readWrite, OPERATOR_TOKEN_READ_ONLY: tokens.readOnly, DB_PASSWORD: config.db.password, DB_NAME: admin.databaseName, KAFKA_TOPIC_PREFIX: prefix,
     KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, LOG_LEVEL: 'warn', TIMEOUT_INTERVAL_MS: '200',
     // The hub signs its callbacks with this run's key, which the test DFSPs verify them with.
-    ...hubSigningEnv(), ...oracleEnv, ...extraEnv,
+    // The test DFSPs listen on loopback, where a switch calls only when told (`env` may override).
+    ...hubSigningEnv(), ...LOOPBACK_CALLBACK_ENV, ...oracleEnv, ...extraEnv,
   };
   const processes = new Map();
   const ports = new Map(); // `${name}-${index}` → the HTTP port that replica listens on

@@ -9,6 +9,7 @@ import http from 'node:http';
 import pino from 'pino';
 import { createMetrics } from '../../platform/metrics.js';
 import { createDeliverer } from '../../handlers/notification/deliver.js';
+import { loopbackDestinations } from '../support/callback-destinations.js';
 import { createHubSigner } from '../../handlers/notification/hub-signature.js';
 import { EndpointLookupError } from '../../handlers/notification/endpoints.js';
 import { forwardEvent, partyEndpoint, partyErrorEvent } from '../../account-lookup/callbacks.js';
@@ -64,7 +65,7 @@ function newSender({ endpoints = endpointTable(), bytesHeldMax = 1024 * 1024 } =
   const metrics = createMetrics({ serviceName: 'test' });
   const deliverer = createDeliverer({
     timeoutMs: 5_000, maxInFlightPerFsp: 4, queueMaxPerFsp: 10, retries: 0, retryBackoffMs: 10,
-    breakerFailures: 0, breakerOpenMs: 1_000, logger: pino({ level: 'silent' }),
+    breakerFailures: 0, breakerOpenMs: 1_000, logger: pino({ level: 'silent' }), destinationPolicy: loopbackDestinations(),
   });
   const sender = createPartyCallbackSender({
     endpoints, deliverer, signCallback: createHubSigner(jwsKeyPair('Hub').privateKey), hubName: 'Hub',

@@ -29,6 +29,24 @@ test('link-local and metadata addresses are refused in every spelling', () => {
   }
 });
 
+test('a placeholder before the path is refused, whatever its place and spelling; in the path and query it is the template', () => {
+  for (const value of [
+    'http://{{partyIdentifier}}/parties', 'http://dfsp-{{partyIdentifier}}.example/parties', 'https://dfsp.example:{{ID}}/x',
+    '{{partyIdType}}://dfsp.example/x', 'http{{ID}}://dfsp.example/', 'http://{{ID}}@dfsp.example/', 'http://user:{{ID}}@dfsp.example/',
+    'http://[{{ID}}]/x', 'HTTP://{{ partyIdentifier }}/x', 'http:\\\\{{ID}}/x', 'http:/{{ID}}/x', 'http:\t//{{ID}}/x',
+    'http://{{transferId}}',
+  ]) {
+    assert.match(problem(value) ?? '', /refused: a placeholder before the path \(in the scheme, host or port\)/, value);
+    assert.match(problem(value, { allowLinkLocal: true }) ?? '', /placeholder/, `${value}: no lab setting lets it through`);
+  }
+  for (const value of [
+    'http://dfsp.example/parties/{{partyIdType}}/{{partyIdentifier}}', 'https://dfsp.example:8443/t/{{transferId}}?id={{ID}}',
+    'http://dfsp.example\\{{ID}}', 'http://dfsp.example#{{ID}}', 'http://dfsp.example?{{ID}}',
+  ]) {
+    assert.equal(problem(value), undefined, value);
+  }
+});
+
 test('a lab may allow them; e-mail and topic endpoint types are not URLs and pass as they are', () => {
   assert.equal(problem('http://169.254.169.254/', { allowLinkLocal: true }), undefined);
   assert.equal(problem('ftp://x', { allowLinkLocal: true }) !== undefined, true, 'the scheme is checked even then');

@@ -7,6 +7,7 @@ import http from 'node:http';
 import pino from 'pino';
 import { createEndpointCache, EndpointLookupError } from '../../handlers/notification/endpoints.js';
 import { createDeliverer, OUTCOME } from '../../handlers/notification/deliver.js';
+import { loopbackDestinations } from '../support/callback-destinations.js';
 
 const TIMEOUT = { timeout: 10_000 };
 const silent = pino({ level: 'silent' });
@@ -86,7 +87,7 @@ test('an expired answer is served while the admin API is down', TIMEOUT, async (
 function deliverer(overrides = {}) {
   return createDeliverer({
     timeoutMs: 300, maxInFlightPerFsp: 4, queueMaxPerFsp: 100, retries: 2, retryBackoffMs: 10,
-    breakerFailures: 0, breakerOpenMs: 1_000, logger: silent, ...overrides,
+    breakerFailures: 0, breakerOpenMs: 1_000, logger: silent, destinationPolicy: loopbackDestinations(), ...overrides,
   });
 }
 

@@ -10,6 +10,7 @@ import pino from 'pino';
 import client from 'prom-client';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { createDeliverer } from '../../handlers/notification/deliver.js';
+import { loopbackDestinations } from '../support/callback-destinations.js';
 import { createEndpointCache } from '../../handlers/notification/endpoints.js';
 import { createNotificationHandler } from '../../handlers/notification/handler.js';
 import { createNotificationMetrics } from '../../handlers/notification/metrics.js';
@@ -40,7 +41,7 @@ async function setUp(t) {
   const metrics = createNotificationMetrics({ registry, client });
   const deliverer = createDeliverer({
     timeoutMs: 1_000, maxInFlightPerFsp: 8, queueMaxPerFsp: 100, retries: 0, retryBackoffMs: 10,
-    breakerFailures: 0, breakerOpenMs: 1_000, logger: pino({ level: 'silent' }),
+    breakerFailures: 0, breakerOpenMs: 1_000, logger: pino({ level: 'silent' }), destinationPolicy: loopbackDestinations(),
   });
   const handleBatch = createNotificationHandler({
     endpoints: createEndpointCache({ adminApiUrl: admin.url, ttlMs: 60_000, failureTtlMs: 0 }),

@@ -9,6 +9,7 @@ import pino from 'pino';
 import client from 'prom-client';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { createDeliverer, OUTCOME } from '../../handlers/notification/deliver.js';
+import { loopbackDestinations } from '../support/callback-destinations.js';
 import { createEndpointCache } from '../../handlers/notification/endpoints.js';
 import { createNotificationHandler } from '../../handlers/notification/handler.js';
 import { createNotificationMetrics } from '../../handlers/notification/metrics.js';
@@ -34,6 +35,7 @@ test('nowhere to send or an HTTP error is 3201; no answer at all is 2003; a deli
   assert.equal(codeOf({ outcome: OUTCOME.noEndpoint, fsp: 'unknown' }), '3201');
   assert.equal(codeOf({ outcome: OUTCOME.failed, reason: 'bad_template' }), '3201');
   assert.equal(codeOf({ outcome: OUTCOME.failed, reason: 'http_501', status: 501 }), '3201');
+  assert.equal(codeOf({ outcome: OUTCOME.refused, reason: 'private' }), '3201', 'an endpoint the hub may not call is nowhere to send it');
   for (const reason of ['ECONNREFUSED', 'CALLBACK_TIMEOUT', 'circuit_open', 'queue_full']) assert.equal(codeOf({ outcome: OUTCOME.failed, reason }), '2003', reason);
   assert.equal(requesterErrorEvent(lookup, { outcome: OUTCOME.delivered, status: 202 }, 'Hub'), null);
   assert.equal(requesterErrorEvent({ ...lookup, ifUndeliverable: undefined }, { outcome: OUTCOME.failed, reason: 'ECONNREFUSED' }, 'Hub'), null);
@@ -72,6 +74,7 @@ test('a forward to a DFSP that refuses connections goes to its requester as an e
   const registry = new client.Registry();
   const deliverer = createDeliverer({
     timeoutMs: 500, maxInFlightPerFsp: 4, queueMaxPerFsp: 10, retries: 1, retryBackoffMs: 10, breakerFailures: 0, breakerOpenMs: 1_000, logger: pino({ level: 'silent' }),
+    destinationPolicy: loopbackDestinations(),
   });
   t.after(async () => { await deliverer.close(); admin.close(); });
   const told = [];

@@ -8,6 +8,7 @@ import pino from 'pino';
 import client from 'prom-client';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { createDeliverer, OUTCOME } from '../../handlers/notification/deliver.js';
+import { loopbackDestinations } from '../support/callback-destinations.js';
 import { createEndpointCache } from '../../handlers/notification/endpoints.js';
 import { createNotificationHandler } from '../../handlers/notification/handler.js';
 import { createNotificationMetrics } from '../../handlers/notification/metrics.js';
@@ -81,6 +82,7 @@ test('the batch hands a callback that got a 503 to the retry scheduler before it
   await Promise.all([dfsp, admin].map((server) => new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))));
   const deliverer = createDeliverer({
     timeoutMs: 1_000, maxInFlightPerFsp: 4, queueMaxPerFsp: 10, retries: 1, retryBackoffMs: 10, breakerFailures: 0, breakerOpenMs: 1, logger: pino({ level: 'silent' }),
+    destinationPolicy: loopbackDestinations(),
   });
   t.after(async () => { await deliverer.close(); dfsp.close(); admin.close(); });
   const scheduled = [];
