@@ -1,7 +1,7 @@
 // The ALS admin API (oracle registry, default port 4001) on the shared HTTP base.
 import { createHttpServer } from '../../platform/http/server.js';
 import { datastoreHealth } from '../../platform/db.js';
-import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
+import { OPERATOR_API, requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../../ledger/repositories/operator-audit.js';
 import { alsAdminSnapshot } from '../operator-audit.js';
@@ -9,7 +9,7 @@ import { oracleAdminRoutes } from './routes.js';
 
 export function createAlsAdminServer({ db, port, host, operatorAuth, logger, metrics, clock = () => new Date() }) {
   const server = createHttpServer({ port, host, logger, metrics, health: async () => ({ datastore: await datastoreHealth(db) }) });
-  requireOperatorTokens(server, operatorAuth);
+  requireOperatorTokens(server, operatorAuth, OPERATOR_API.oracleAdmin);
   const audit = createOperatorAudit({ db, api: 'als-admin', snapshot: alsAdminSnapshot, record: insertAuditEntry, clock });
   server.route(audit.auditWrites(oracleAdminRoutes({ db: audit.db, clock })));
   return server;

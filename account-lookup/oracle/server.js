@@ -1,7 +1,7 @@
 // The built-in oracle (Mojaloop's oracle API over MySQL, default port 4003) on the shared HTTP base.
 import { createHttpServer } from '../../platform/http/server.js';
 import { datastoreHealth } from '../../platform/db.js';
-import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
+import { OPERATOR_API, requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../../ledger/repositories/operator-audit.js';
 import { oracleSnapshot } from '../operator-audit.js';
@@ -10,7 +10,7 @@ import { oracleRoutes } from './routes.js';
 /** An operator API: who owns a party is the switch's routing, so every call needs a token. */
 export function createOracleServer({ db, port, host, operatorAuth, logger, metrics }) {
   const server = createHttpServer({ port, host, logger, metrics, health: async () => ({ datastore: await datastoreHealth(db) }) });
-  requireOperatorTokens(server, operatorAuth);
+  requireOperatorTokens(server, operatorAuth, OPERATOR_API.oracle);
   const audit = createOperatorAudit({ db, api: 'oracle', snapshot: oracleSnapshot, record: insertAuditEntry });
   server.route(audit.auditWrites(oracleRoutes({ db: audit.db })));
   return server;

@@ -6,7 +6,7 @@ import { onboardingRoutes } from './onboarding-routes.js';
 import { fundsRoutes } from './funds-routes.js';
 import { jwsKeyRoutes } from './jws-key-routes.js';
 import { registerPositionMetrics } from './position-metrics.js';
-import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
+import { OPERATOR_API, requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
 import { adminSnapshot, auditRoutes } from './audit.js';
@@ -15,7 +15,7 @@ export function createAdminServer({ db, config, logger, metrics, clock = () => n
   registerPositionMetrics(metrics, { db, hubName: config.hubName, logger });
   const health = async () => ({ datastore: await datastoreHealth(db) });
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
-  requireOperatorTokens(server, config.operatorAuth);
+  requireOperatorTokens(server, config.operatorAuth, OPERATOR_API.admin);
   // Every write route runs in a transaction that also writes its audit row; routes reach the
   // database through audit.db, which is that transaction while they run.
   const audit = createOperatorAudit({ db, api: 'admin', snapshot: adminSnapshot, record: insertAuditEntry, clock });

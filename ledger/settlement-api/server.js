@@ -3,7 +3,7 @@
 // admin API.
 import { createHttpServer } from '../../platform/http/server.js';
 import { datastoreHealth } from '../../platform/db.js';
-import { requireOperatorTokens } from '../../platform/http/operator-auth.js';
+import { OPERATOR_API, requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
 import { registerSettlementMetrics } from './metrics.js';
@@ -14,7 +14,7 @@ export function createSettlementServer({ db, config, logger, metrics, clock = ()
   const counters = registerSettlementMetrics(metrics, { db, logger, clock });
   const health = async () => ({ datastore: await datastoreHealth(db) });
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health });
-  requireOperatorTokens(server, config.operatorAuth);
+  requireOperatorTokens(server, config.operatorAuth, OPERATOR_API.settlement);
   const audit = createOperatorAudit({ db, api: 'settlement', snapshot: async () => null, record: insertAuditEntry, clock });
   const deps = { db: audit.db, config, clock };
   server.route(audit.auditWrites([...windowRoutes({ ...deps, onWindowClosed: counters.windowClosed }), ...settlementRoutes(deps)]));
