@@ -28,9 +28,12 @@ import { createDeliverer } from '../handlers/notification/deliver.js';
 import { createDestinationPolicy } from '../platform/http/callback-destinations.js';
 import { createHubSigner, readHubSigningKey } from '../handlers/notification/hub-signature.js';
 
-// The read-write token registers parties with the built-in oracle and reads DFSP endpoints
-// from the admin API; the process signs its own /parties errors as the hub.
-const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, { defaultPort: 4002, operatorTokens: ['readWrite'], signsAsHub: true });
+// Two narrow tokens: one registers and removes parties in the built-in oracle (which it reads
+// in process, from the database), the other reads DFSP endpoints from the admin API. The
+// process signs its own /parties errors as the hub.
+const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, {
+  defaultPort: 4002, operatorTokens: ['oracleWrite', 'dfspDirectoryRead'], signsAsHub: true,
+});
 const settings = config.accountLookup;
 const logger = createLogger(config);
 const metrics = createMetrics(config);
@@ -49,7 +52,7 @@ const registry = createOracleRegistry({
 });
 const client = createOracleClient({
   timeoutMs: settings.oracleRequestTimeoutMs, connectionsMax: settings.oracleConnectionsMax, metrics,
-  builtIn: { url: settings.oracleBuiltInUrl, token: config.operatorAuth.tokens.readWrite, findParty: (query) => findParty(pool, query) },
+  builtIn: { url: settings.oracleBuiltInUrl, token: config.operatorAuth.tokens.oracleWrite, findParty: (query) => findParty(pool, query) },
 });
 // The /parties calls go out with the notification handler's settings and pieces (party-callbacks.js).
 const delivery = config.notification;
@@ -61,7 +64,7 @@ const deliverer = createDeliverer({
 });
 const callbacks = createPartyCallbackSender({
   endpoints: createEndpointCache({
-    adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.readOnly ?? config.operatorAuth.tokens.readWrite,
+    adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.dfspDirectoryRead,
     ttlMs: delivery.endpointCacheTtlMs, failureTtlMs: delivery.endpointFailureTtlMs, entriesMax: delivery.endpointCacheEntriesMax,
   }),
   deliverer, signCallback: createHubSigner(readHubSigningKey(config.jws)), hubName: config.hubName,

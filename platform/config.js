@@ -160,26 +160,40 @@ function checkOperatorToken(name, token) {
 }
 
 /**
- * Bearer tokens of the operator APIs (admin, ALS admin, built-in oracle). A process that
- * serves one needs both scopes' tokens; a client names the scopes it calls with. Both are
- * secrets without defaults, so a missing one stops the process, unless OPERATOR_AUTH=off
- * (a lab) turns the check off altogether.
+ * The bearer tokens of the operator APIs (admin, settlement, ALS admin, built-in oracle), by
+ * the name a process asks for them with, and the variable each is read from (or, with
+ * `_FILE` after it, the file that holds it). The operator's two reach every API, read-write
+ * or read-only, for people and their tools; the others are the narrow ones the DFSP-facing
+ * processes hold. platform/http/operator-auth.js says what each may call.
  */
-function readOperatorAuth(env, scopes) {
+export const OPERATOR_TOKEN_VARIABLES = Object.freeze({
+  readWrite: 'OPERATOR_TOKEN_READ_WRITE',
+  readOnly: 'OPERATOR_TOKEN_READ_ONLY',
+  oracleWrite: 'OPERATOR_TOKEN_ORACLE_WRITE',
+  dfspDirectoryRead: 'OPERATOR_TOKEN_DFSP_DIRECTORY_READ',
+});
+
+/**
+ * Reads the tokens `names` (keys of OPERATOR_TOKEN_VARIABLES). A process that serves an
+ * operator API reads every token, so it can tell a token it knows but may not admit (403)
+ * from a stranger (401); a client reads only the tokens it sends. All are secrets without
+ * defaults, so a missing one stops the process, unless OPERATOR_AUTH=off (a lab) turns the
+ * check off altogether.
+ */
+function readOperatorAuth(env, names) {
   const mode = readString(env, 'OPERATOR_AUTH', 'required');
   if (!OPERATOR_AUTH_MODES.includes(mode)) throw new ConfigError(`OPERATOR_AUTH must be one of ${OPERATOR_AUTH_MODES.join(', ')}, got "${mode}"`);
   if (mode === 'off') return { required: false, tokens: {} };
   const tokens = {};
-  if (scopes.includes('readWrite')) {
-    const path = readString(env, 'OPERATOR_TOKEN_READ_WRITE_FILE', '');
-    tokens.readWrite = checkOperatorToken('OPERATOR_TOKEN_READ_WRITE', readSecretOrFile(env, 'OPERATOR_TOKEN_READ_WRITE', 'OPERATOR_TOKEN_READ_WRITE_FILE', path));
-  }
-  if (scopes.includes('readOnly')) {
-    const path = readString(env, 'OPERATOR_TOKEN_READ_ONLY_FILE', '');
-    tokens.readOnly = checkOperatorToken('OPERATOR_TOKEN_READ_ONLY', readSecretOrFile(env, 'OPERATOR_TOKEN_READ_ONLY', 'OPERATOR_TOKEN_READ_ONLY_FILE', path));
-  }
-  if (tokens.readWrite !== undefined && tokens.readWrite === tokens.readOnly) {
-    throw new ConfigError('OPERATOR_TOKEN_READ_ONLY must differ from OPERATOR_TOKEN_READ_WRITE');
+  for (const name of names) {
+    const variable = OPERATOR_TOKEN_VARIABLES[name];
+    if (!variable) throw new Error(`no operator token is called ${name}`);
+    const path = readString(env, `${variable}_FILE`, '');
+    const token = checkOperatorToken(variable, readSecretOrFile(env, variable, `${variable}_FILE`, path));
+    // One secret under two names would give either holder the other's rights.
+    const same = Object.keys(tokens).find((other) => tokens[other] === token);
+    if (same) throw new ConfigError(`${variable} must differ from ${OPERATOR_TOKEN_VARIABLES[same]}`);
+    tokens[name] = token;
   }
   return { required: true, tokens };
 }
@@ -354,7 +368,7 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
     // Loopback unless told otherwise: on one machine nothing else needs to reach a port, and
     // operator APIs have their own setting so that opening the DFSP edges never opens them.
     httpHost: operatorApi ? readString(env, 'OPERATOR_HOST', '127.0.0.1') : readString(env, 'HOST', '127.0.0.1'),
-    operatorAuth: readOperatorAuth(env, operatorApi ? ['readWrite', 'readOnly'] : operatorTokens),
+    operatorAuth: readOperatorAuth(env, operatorApi ? Object.keys(OPERATOR_TOKEN_VARIABLES) : operatorTokens),
     // Callback URLs may not point at link-local or cloud metadata addresses unless a lab allows it.
     callbackUrlsAllowLinkLocal: readBoolean(env, 'CALLBACK_URL_ALLOW_LINK_LOCAL', false),
     hubName: readString(env, 'HUB_NAME', 'Hub'),

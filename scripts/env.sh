@@ -43,10 +43,13 @@ export RUN_DIR CACHE_DIR TOOLS_BIN LOG_DIR PID_DIR SERVICES_CONF
 : "${DB_BUFFER_POOL_SIZE:=512M}"           # InnoDB buffer pool of the local server
 export DB_HOST DB_PORT DB_NAME DB_USER DB_PASSWORD DB_MAX_CONNECTIONS DB_BUFFER_POOL_SIZE
 
-# --- operator APIs (admin 3001, ALS admin 4001, built-in oracle 4003) -----------------------
-: "${OPERATOR_TOKEN_READ_WRITE:=local-operator-read-write}"  # LOCAL-ONLY; deployments use a Secret
-: "${OPERATOR_TOKEN_READ_ONLY:=local-operator-read-only}"    # LOCAL-ONLY; deployments use a Secret
-export OPERATOR_TOKEN_READ_WRITE OPERATOR_TOKEN_READ_ONLY
+# --- operator APIs (admin 3001, settlement 3007, ALS admin 4001, built-in oracle 4003) -------
+# The operator's two tokens (every API) and the narrow ones the DFSP-facing processes hold.
+: "${OPERATOR_TOKEN_READ_WRITE:=local-operator-read-write}"            # LOCAL-ONLY; deployments use a Secret
+: "${OPERATOR_TOKEN_READ_ONLY:=local-operator-read-only}"              # LOCAL-ONLY; deployments use a Secret
+: "${OPERATOR_TOKEN_ORACLE_WRITE:=local-oracle-write-token}"           # LOCAL-ONLY; deployments use a Secret
+: "${OPERATOR_TOKEN_DFSP_DIRECTORY_READ:=local-dfsp-directory-read}"   # LOCAL-ONLY; deployments use a Secret
+export OPERATOR_TOKEN_READ_WRITE OPERATOR_TOKEN_READ_ONLY OPERATOR_TOKEN_ORACLE_WRITE OPERATOR_TOKEN_DFSP_DIRECTORY_READ
 
 # --- FSPIOP signatures (JWS) ----------------------------------------------------------------
 # Every DFSP message with a body must be signed (the demo, the tests and the load test sign);

@@ -21,7 +21,7 @@ import { exitOnSignal } from '../../platform/shutdown.js';
 import { deadLetterOptions } from '../../platform/handler-runtime.js';
 
 const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, {
-  defaultPort: 4301, usesDatabase: false, operatorTokens: ['readOnly'], signsAsHub: true,
+  defaultPort: 4301, usesDatabase: false, operatorTokens: ['dfspDirectoryRead'], signsAsHub: true,
 });
 const logger = createLogger(config);
 const metrics = createMetrics(config);
@@ -30,7 +30,7 @@ const settings = config.notification;
 const hubSigningKey = readHubSigningKey(config.jws);
 
 const endpoints = createEndpointCache({
-  adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.readOnly, ttlMs: settings.endpointCacheTtlMs,
+  adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.dfspDirectoryRead, ttlMs: settings.endpointCacheTtlMs,
   failureTtlMs: settings.endpointFailureTtlMs, entriesMax: settings.endpointCacheEntriesMax,
 });
 const deliverer = createDeliverer({

@@ -4,6 +4,7 @@
 // later dropping the old are both one idempotent call. The hub's own key is read-only here:
 // it is published from the file the hub signs with (JWS_HUB_PUBLIC_KEY_PATH).
 import { bodyRoute, jsonResponse } from '../../platform/http/server.js';
+import { OPERATOR_SCOPE, admitAlso } from '../../platform/http/operator-auth.js';
 import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { describePublicKey } from '../../platform/fspiop/jws.js';
 import { listJwsKeys, replaceJwsKeys } from '../repositories/jws-keys.js';
@@ -46,6 +47,7 @@ export function jwsKeyRoutes({ db, config, clock, hubPublicKey }) {
 
   return [
     bodyRoute('PUT', '/participants/{name}/jwsKeys', validators.jwsKeys, putKeys),
-    { method: 'GET', path: '/participants/{name}/jwsKeys', handler: getKeys },
+    // The edges verify DFSP signatures with these keys, holding only the DFSP directory token.
+    admitAlso({ method: 'GET', path: '/participants/{name}/jwsKeys', handler: getKeys }, [OPERATOR_SCOPE.dfspDirectoryRead]),
   ];
 }

@@ -1,6 +1,7 @@
 // Settlement models, initial position and limits, limit adjustments and endpoints.
 import { bodyRoute, emptyResponse, jsonResponse } from '../../platform/http/server.js';
 import { isDuplicateKeyError } from '../../platform/db.js';
+import { OPERATOR_SCOPE, admitAlso } from '../../platform/http/operator-auth.js';
 import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { parseAmount } from '../domain/money.js';
 import { ACCOUNT_TYPE, INITIAL_POSITION_EXISTS, SETTLEMENT_MODEL_EXISTS, decideInitialPositionAndLimits } from '../domain/participants.js';
@@ -85,7 +86,8 @@ export function onboardingRoutes({ db, config, clock }) {
     { method: 'GET', path: '/settlementModels', handler: async (request, h) => jsonResponse(h, (await listSettlementModels(db)).map(settlementModelView)) },
     { method: 'GET', path: '/participants/limits', handler: (request, h) => getAllLimits(db, request, h) },
     { method: 'GET', path: '/participants/{name}/limits', handler: (request, h) => getLimits(db, request, h) },
-    { method: 'GET', path: '/participants/{name}/endpoints', handler: (request, h) => getEndpoints(db, request, h) },
+    // The notification handler and account lookup read where to call a DFSP with the DFSP directory token.
+    admitAlso({ method: 'GET', path: '/participants/{name}/endpoints', handler: (request, h) => getEndpoints(db, request, h) }, [OPERATOR_SCOPE.dfspDirectoryRead]),
   ];
 }
 

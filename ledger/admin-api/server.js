@@ -6,6 +6,7 @@ import { onboardingRoutes } from './onboarding-routes.js';
 import { fundsRoutes } from './funds-routes.js';
 import { jwsKeyRoutes } from './jws-key-routes.js';
 import { registerPositionMetrics } from './position-metrics.js';
+import { OPERATOR_API } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
 import { adminSnapshot, auditRoutes } from './audit.js';
@@ -13,7 +14,7 @@ import { adminSnapshot, auditRoutes } from './audit.js';
 export function createAdminServer({ db, config, logger, metrics, clock = () => new Date(), hubPublicKey }) {
   registerPositionMetrics(metrics, { db, hubName: config.hubName, logger });
   const health = async () => ({ datastore: await datastoreHealth(db) });
-  const server = createOperatorServer({ port: config.httpPort, host: config.httpHost, operatorAuth: config.operatorAuth, logger, metrics, health });
+  const server = createOperatorServer({ port: config.httpPort, host: config.httpHost, operatorAuth: config.operatorAuth, api: OPERATOR_API.admin, logger, metrics, health });
   // Every write route runs in a transaction that also writes its audit row; routes reach the
   // database through audit.db, which is that transaction while they run.
   const audit = createOperatorAudit({ db, api: 'admin', snapshot: adminSnapshot, record: insertAuditEntry, clock });

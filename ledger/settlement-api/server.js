@@ -3,6 +3,7 @@
 // admin API; this API also records the changes it refuses (audit.js).
 import { createOperatorServer } from '../../platform/http/operator-server.js';
 import { datastoreHealth } from '../../platform/db.js';
+import { OPERATOR_API } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
 import { settlementSnapshot } from './audit.js';
@@ -13,7 +14,7 @@ import { windowRoutes } from './window-routes.js';
 export function createSettlementServer({ db, config, logger, metrics, clock = () => new Date() }) {
   const counters = registerSettlementMetrics(metrics, { db, logger, clock });
   const health = async () => ({ datastore: await datastoreHealth(db) });
-  const server = createOperatorServer({ port: config.httpPort, host: config.httpHost, operatorAuth: config.operatorAuth, logger, metrics, health });
+  const server = createOperatorServer({ port: config.httpPort, host: config.httpHost, operatorAuth: config.operatorAuth, api: OPERATOR_API.settlement, logger, metrics, health });
   // Every attempt to change something is recorded, refused or not: settlement moves money.
   const audit = createOperatorAudit({ db, api: 'settlement', snapshot: settlementSnapshot, record: insertAuditEntry, clock, everyAttempt: true, logger });
   const deps = { db: audit.db, config, clock };

@@ -49,7 +49,7 @@ export function createEdgeServer({ config, logger, metrics, producer, kafkaHealt
 
 /** Runs an edge process; `probeTopic` is the base name of a topic the edge produces to. */
 export async function runEdgeProcess({ name, defaultPort, probeTopic, routes }) {
-  const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort, usesDatabase: false, operatorTokens: ['readOnly'] });
+  const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort, usesDatabase: false, operatorTokens: ['dfspDirectoryRead'] });
   const logger = createLogger(config);
   const metrics = createMetrics(config);
   const producer = createProducer({ kafka: config.kafka, logger, metrics });

@@ -128,10 +128,10 @@ function refuse(h, failure) {
 
 /**
  * The key store an edge process verifies with, from its configuration: the admin API (with
- * the read-only operator token, when operator authentication is on) and the keys directory.
+ * the DFSP directory token, when operator authentication is on) and the keys directory.
  */
 export function createDfspKeyStore(config) {
-  const token = config.operatorAuth?.tokens?.readOnly ?? config.operatorAuth?.tokens?.readWrite;
+  const token = config.operatorAuth?.tokens?.dfspDirectoryRead;
   const headers = token ? { authorization: `Bearer ${token}` } : {};
   const sources = [adminApiKeySource({ adminApiUrl: config.adminApiUrl, headers })];
   if (config.jws.keysDirectory) sources.push(directoryKeySource(config.jws.keysDirectory));

@@ -1,12 +1,42 @@
-// Bearer-token authentication of the operator APIs (admin API, ALS admin API, built-in
-// oracle): a small hapi auth scheme, so every route is covered by default and a route can
-// only opt out by saying so (/health and /metrics do). Two scopes: read-only may GET,
-// read-write may do anything.
+// Bearer-token authentication of the operator APIs (admin API, settlement API, ALS admin API,
+// built-in oracle): a small hapi auth scheme, so every route is covered by default and a route
+// can only opt out by saying so (/health and /metrics do). Each API has a read and a write
+// scope; a token carries the scopes it was configured for (TOKEN_GRANTS), and a route admits
+// its API's read scope for GET and its write scope for anything else, plus any narrow scope
+// the route names itself (admitAlso).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { FAILURE, failure } from '../domain/failures.js';
 import { failureToFspiop } from '../fspiop/errors.js';
 
-export const OPERATOR_SCOPE = Object.freeze({ readWrite: 'read-write', readOnly: 'read-only' });
+/** The operator APIs, as their scopes name them. */
+export const OPERATOR_API = Object.freeze({ admin: 'admin', settlement: 'settlement', oracleAdmin: 'oracle-admin', oracle: 'oracle' });
+
+export const OPERATOR_SCOPE = Object.freeze({
+  adminRead: 'admin:read',
+  adminWrite: 'admin:write',
+  settlementRead: 'settlement:read',
+  settlementWrite: 'settlement:write',
+  oracleAdminRead: 'oracle-admin:read',
+  oracleAdminWrite: 'oracle-admin:write',
+  oracleRead: 'oracle:read',
+  oracleWrite: 'oracle:write',
+  // What a DFSP-facing process reads from the admin API: a DFSP's JWS keys and endpoints.
+  dfspDirectoryRead: 'dfsp-directory:read',
+});
+
+const APIS = Object.values(OPERATOR_API);
+
+/**
+ * What each configured token may do, by the name platform/config.js reads it under, and who
+ * it is in the audit trail (tokens are per scope, not per person). The operator's tokens
+ * reach every API; the service tokens carry only what their holders call.
+ */
+export const TOKEN_GRANTS = Object.freeze({
+  readWrite: { subject: 'operator:read-write', scopes: APIS.flatMap((api) => [`${api}:read`, `${api}:write`]) },
+  readOnly: { subject: 'operator:read-only', scopes: APIS.map((api) => `${api}:read`) },
+  oracleWrite: { subject: 'service:oracle-write', scopes: [OPERATOR_SCOPE.oracleWrite] },
+  dfspDirectoryRead: { subject: 'service:dfsp-directory-read', scopes: [OPERATOR_SCOPE.dfspDirectoryRead] },
+});
 
 const READ_METHODS = new Set(['get', 'head', 'options']);
 const CHALLENGE = 'Bearer realm="fspiop-switch operator API"';
@@ -30,46 +60,66 @@ function refusal(h, failureCode, detail, status) {
 /**
  * Compares the presented token with every configured one. Both sides are hashed first, so
  * timingSafeEqual sees equal lengths and the time taken says nothing about the token, and
- * every token is compared, so neither does which scope matched.
+ * every token is compared, so neither does which one matched.
  */
-function scopeOf(token, known) {
+function grantOf(token, known) {
   if (!token) return undefined;
   const presented = digest(token);
-  let scope;
-  for (const entry of known) if (timingSafeEqual(presented, entry.digest)) scope = entry.scope;
-  return scope;
+  let grant;
+  for (const entry of known) if (timingSafeEqual(presented, entry.digest)) grant = entry.grant;
+  return grant;
 }
 
 function authenticate(request, h, known) {
   const token = presentedToken(request);
-  const scope = scopeOf(token, known);
-  if (!scope) {
+  const grant = grantOf(token, known);
+  if (!grant) {
     const detail = token ? 'the operator token is not recognised' : 'an operator token is required (Authorization: Bearer)';
     return refusal(h, FAILURE.operatorUnauthenticated, detail, 401);
   }
-  // The scope is also the audit trail's "who": tokens are per scope, not per person.
-  return h.authenticated({ credentials: { scope, subject: `operator:${scope}` } });
+  return h.authenticated({ credentials: { scope: grant.scopes, subject: grant.subject } });
 }
 
-function refuseReadOnlyWrite(request, h) {
+/** The scope a call to `api` needs by its method: reads need the read scope, the rest the write scope. */
+function scopeNeeded(api, method) {
+  return `${api}:${READ_METHODS.has(method) ? 'read' : 'write'}`;
+}
+
+function refuseOutOfScope(api, request, h) {
   const credentials = request.auth.credentials;
-  if (credentials?.scope !== OPERATOR_SCOPE.readOnly || READ_METHODS.has(request.method)) return h.continue;
-  return refusal(h, FAILURE.operatorForbidden, 'a read-only operator token may not change anything', 403);
+  if (!credentials) return h.continue; // a route that opted out of authentication
+  const needed = scopeNeeded(api, request.method);
+  const admitted = [needed, ...(request.route.settings.plugins.operatorScopes ?? [])];
+  if (admitted.some((scope) => credentials.scope.includes(scope))) return h.continue;
+  return refusal(h, FAILURE.operatorForbidden, `this operator token does not carry the ${needed} scope`, 403);
 }
 
 /**
- * Requires an operator token on every route of `server` (config.operatorAuth from
- * platform/config.js). With authentication off (a lab) nothing is installed, and the
- * audit trail records the caller as unauthenticated.
+ * Requires an operator token on every route of `server`, the API `api` (OPERATOR_API), and
+ * admits a token on a route only with a scope the route admits (config.operatorAuth from
+ * platform/config.js). With authentication off (a lab) nothing is installed, and the audit
+ * trail records the caller as unauthenticated.
  */
-export function requireOperatorTokens(server, operatorAuth) {
+export function requireOperatorTokens(server, operatorAuth, api) {
+  if (!APIS.includes(api)) throw new Error(`no operator API is called ${api}`);
   if (!operatorAuth.required) return;
-  const known = Object.entries(operatorAuth.tokens).map(([scope, token]) => ({ scope: OPERATOR_SCOPE[scope], digest: digest(token) }));
-  if (known.length !== 2) throw new Error('an operator API needs both the read-write and the read-only token');
+  const names = Object.keys(TOKEN_GRANTS);
+  const missing = names.filter((name) => !operatorAuth.tokens[name]);
+  if (missing.length > 0) throw new Error(`an operator API needs every operator token; missing: ${missing.join(', ')}`);
+  const known = names.map((name) => ({ grant: TOKEN_GRANTS[name], digest: digest(operatorAuth.tokens[name]) }));
   server.auth.scheme('operator-bearer', () => ({ authenticate: (request, h) => authenticate(request, h, known) }));
   server.auth.strategy('operator', 'operator-bearer');
   server.auth.default('operator');
-  server.ext('onPostAuth', refuseReadOnlyWrite);
+  server.ext('onPostAuth', (request, h) => refuseOutOfScope(api, request, h));
+}
+
+/**
+ * `route` with the narrow `scopes` admitted beside its API's own scope: the admin API lets the
+ * DFSP directory token read exactly the routes the DFSP-facing processes read.
+ */
+export function admitAlso(route, scopes) {
+  const options = route.options ?? {};
+  return { ...route, options: { ...options, plugins: { ...options.plugins, operatorScopes: scopes } } };
 }
 
 /**

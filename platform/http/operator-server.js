@@ -17,13 +17,13 @@ function refuseRepeatedQueryParameters(request, h) {
 }
 
 /**
- * An operator API's server (createHttpServer's options, and `operatorAuth` from
- * platform/config.js). The query check runs after authentication, so a caller without a
+ * An operator API's server (createHttpServer's options, `operatorAuth` from platform/config.js
+ * and `api`, the OPERATOR_API whose scopes its routes ask for). The query check runs after authentication, so a caller without a
  * token learns nothing but that it needs one.
  */
-export function createOperatorServer({ operatorAuth, ...options }) {
+export function createOperatorServer({ operatorAuth, api, ...options }) {
   const server = createHttpServer(options);
-  requireOperatorTokens(server, operatorAuth);
+  requireOperatorTokens(server, operatorAuth, api);
   server.ext('onPreHandler', refuseRepeatedQueryParameters);
   return server;
 }

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { load, loadAll } from 'js-yaml';
+import { OPERATOR_TOKEN_VARIABLES } from '../../platform/config.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chart = join(root, 'charts', 'fspiop-switch');
@@ -118,12 +119,12 @@ test('install (no hooks), upgrade and rollback against a real API server', { ski
   runHelm(['install', RELEASE, chart, '-n', NAMESPACE, '--create-namespace', '--no-hooks', '-f', eksValues]);
   const { body: deployments } = await api('GET', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments`);
   assert.equal(deployments.items.length, 13);
-  // The settlement API, as the server stored it: an operator API on 3007 with both tokens, fenced like the admin API.
+  // The settlement API, as the server stored it: an operator API on 3007 with every token, fenced like the admin API.
   const settlement = deployments.items.find((d) => d.metadata.name === `${RELEASE}-fspiop-switch-settlement-api`);
   const [container] = settlement.spec.template.spec.containers;
   assert.deepEqual([settlement.spec.replicas, container.command, container.ports[0].containerPort], [1, ['node', 'ledger/settlement-api/main.js'], 3007]);
   const tokenEnv = container.env.filter((e) => e.name.startsWith('OPERATOR_TOKEN_')).map((e) => [e.name, e.valueFrom.secretKeyRef.name]);
-  assert.deepEqual(tokenEnv, [['OPERATOR_TOKEN_READ_WRITE', 'fspiop-operator-tokens'], ['OPERATOR_TOKEN_READ_ONLY', 'fspiop-operator-tokens']]);
+  assert.deepEqual(tokenEnv, Object.values(OPERATOR_TOKEN_VARIABLES).map((key) => [key, 'fspiop-operator-tokens']));
   const service = await api('GET', `/api/v1/namespaces/${NAMESPACE}/services/${RELEASE}-fspiop-switch-settlement-api`);
   assert.deepEqual([service.status, service.body.spec.type, service.body.spec.ports[0].port], [200, 'ClusterIP', 3007]);
   const policy = await api('GET', `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies/${RELEASE}-fspiop-switch-settlement-api-internal`);

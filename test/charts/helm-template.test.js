@@ -9,6 +9,8 @@ import { allPairs, dfspNames, payerWorkersOf } from '../../perf/provision.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, loadAll } from 'js-yaml';
+import { OPERATOR_TOKEN_VARIABLES } from '../../platform/config.js';
+import { TOKEN_GRANTS } from '../../platform/http/operator-auth.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chart = join(root, 'charts', 'fspiop-switch');
@@ -154,22 +156,25 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
 });
 
 test('operator APIs: tokens from a Secret to the servers and their clients only, a NetworkPolicy that admits operator clients only, pods listening on 0.0.0.0', { skip }, () => {
-  const objects = render(['--set', 'db.password=x', '--set', 'operatorAuth.readWriteToken=rw-token-for-this-test', '--set', 'operatorAuth.readOnlyToken=ro-token-for-this-test']);
+  const given = { readWrite: 'rw-token-for-this-test', readOnly: 'ro-token-for-this-test', oracleWrite: 'oracle-token-for-this-test', dfspDirectoryRead: 'dir-token-for-this-test' };
+  const objects = render(['--set', 'db.password=x', ...Object.entries(given).flatMap(([name, token]) => ['--set', `operatorAuth.${name}Token=${token}`])]);
   const secret = named(objects, 'Secret', 'sw-fspiop-switch-secrets').data;
   const decoded = (key) => Buffer.from(secret[key], 'base64').toString();
-  assert.deepEqual([decoded('OPERATOR_TOKEN_READ_WRITE'), decoded('OPERATOR_TOKEN_READ_ONLY')], ['rw-token-for-this-test', 'ro-token-for-this-test']);
+  for (const [name, token] of Object.entries(given)) assert.equal(decoded(OPERATOR_TOKEN_VARIABLES[name]), token, name);
   const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
   assert.deepEqual([config.HOST, config.OPERATOR_HOST, config.OPERATOR_AUTH], ['0.0.0.0', '0.0.0.0', 'required']);
 
-  const tokenKeys = ['OPERATOR_TOKEN_READ_WRITE', 'OPERATOR_TOKEN_READ_ONLY'];
+  const tokenKeys = Object.values(OPERATOR_TOKEN_VARIABLES);
   const tokenRefs = (podSpec, secretName = 'sw-fspiop-switch-secrets') => {
     const env = envOf(podSpec.containers[0]);
     const present = tokenKeys.filter((key) => env[key]);
     for (const key of present) assert.deepEqual(env[key], { secretKeyRef: { name: secretName, key } });
     return present;
   };
-  // The FSPIOP edges read DFSPs' registered JWS keys through the admin API (read-only).
-  const clients = { notification: ['OPERATOR_TOKEN_READ_ONLY'], 'api-adapter': ['OPERATOR_TOKEN_READ_ONLY'], quoting: ['OPERATOR_TOKEN_READ_ONLY'], 'account-lookup': ['OPERATOR_TOKEN_READ_WRITE'] };
+  // The FSPIOP edges read DFSPs' registered JWS keys through the admin API with the directory
+  // token, the notification handler their endpoints; account lookup also registers parties.
+  const directory = ['OPERATOR_TOKEN_DFSP_DIRECTORY_READ'];
+  const clients = { notification: directory, 'api-adapter': directory, quoting: directory, 'account-lookup': ['OPERATOR_TOKEN_ORACLE_WRITE', ...directory] };
   const expected = { 'admin-api': tokenKeys, 'settlement-api': tokenKeys, 'account-lookup-admin': tokenKeys, oracle: tokenKeys, ...clients };
   for (const d of ofKind(objects, 'Deployment')) {
     assert.deepEqual(tokenRefs(d.spec.template.spec), expected[component(d)] ?? [], `${component(d)}'s tokens`);
@@ -195,7 +200,8 @@ test('operator APIs: tokens from a Secret to the servers and their clients only,
 
   // Without tokens the chart generates them (an upgrade keeps the installed Secret's); a lab may switch auth off.
   const generated = named(render(['--set', 'db.password=x']), 'Secret', 'sw-fspiop-switch-secrets').data;
-  assert.ok(Buffer.from(generated.OPERATOR_TOKEN_READ_WRITE, 'base64').toString().length >= 32);
+  for (const key of tokenKeys) assert.ok(Buffer.from(generated[key], 'base64').toString().length >= 32, key);
+  assert.equal(new Set(tokenKeys.map((key) => generated[key])).size, tokenKeys.length, 'each token its own');
   const lab = render(['--set', 'db.password=x', '--set', 'operatorAuth.enabled=false']);
   assert.equal(named(lab, 'ConfigMap', 'sw-fspiop-switch-config').data.OPERATOR_AUTH, 'off');
   assert.equal(named(lab, 'Secret', 'sw-fspiop-switch-secrets').data.OPERATOR_TOKEN_READ_WRITE, undefined);
@@ -205,6 +211,70 @@ test('operator APIs: tokens from a Secret to the servers and their clients only,
   for (const d of ofKind(render(['-f', eksValues]), 'Deployment')) {
     assert.deepEqual(tokenRefs(d.spec.template.spec, 'fspiop-operator-tokens'), expected[component(d)] ?? [], `${component(d)}'s tokens on EKS`);
   }
+});
+
+const FSPIOP_EDGES = ['api-adapter', 'quoting', 'account-lookup'];
+// What each edge sends, by the scopes of the tokens it holds (platform/http/operator-auth.js).
+const EDGE_WRITE_SCOPES = { 'api-adapter': [], quoting: [], 'account-lookup': ['oracle:write'] };
+const TOKEN_OF_KEY = Object.fromEntries(Object.entries(OPERATOR_TOKEN_VARIABLES).map(([name, key]) => [key, name]));
+
+/**
+ * The operator tokens a Deployment's container can read, however they reach it: an env var
+ * from a Secret (under any name), an envFrom ConfigMap or Secret, or a Secret mounted as files.
+ * The operator's own Secret of tokens (`existingSecret`, not rendered) holds every token.
+ */
+function operatorTokensReaching(objects, deployment, tokenSecret) {
+  const podSpec = deployment.spec.template.spec;
+  const [container] = podSpec.containers;
+  const keysOf = (kind, name) => {
+    if (kind === 'Secret' && name === tokenSecret) return Object.keys(TOKEN_OF_KEY);
+    return Object.keys(named(objects, kind, name)?.data ?? {});
+  };
+  const keys = [];
+  for (const entry of container.env ?? []) {
+    keys.push(entry.name);
+    if (entry.valueFrom?.secretKeyRef) keys.push(entry.valueFrom.secretKeyRef.key);
+  }
+  for (const source of container.envFrom ?? []) {
+    if (source.configMapRef) keys.push(...keysOf('ConfigMap', source.configMapRef.name));
+    if (source.secretRef) keys.push(...keysOf('Secret', source.secretRef.name));
+  }
+  for (const volume of podSpec.volumes ?? []) {
+    const secrets = [volume.secret, ...(volume.projected?.sources ?? []).map((projection) => projection.secret)].filter(Boolean);
+    for (const secret of secrets) keys.push(...(secret.items?.map((item) => item.key) ?? keysOf('Secret', secret.secretName ?? secret.name)));
+  }
+  return [...new Set(keys.filter((key) => key in TOKEN_OF_KEY))].sort();
+}
+
+/** Asserts that no FSPIOP edge can read the operator's read-write token or a write scope it does not use. */
+function assertEdgesLeastPrivileged(objects, what, tokenSecret) {
+  const edges = ofKind(objects, 'Deployment').filter((d) => FSPIOP_EDGES.includes(component(d)));
+  assert.deepEqual(edges.map(component).sort(), [...FSPIOP_EDGES].sort(), `${what}: every edge rendered`);
+  for (const edge of edges) {
+    const name = component(edge);
+    const keys = operatorTokensReaching(objects, edge, tokenSecret);
+    assert.ok(!keys.includes(OPERATOR_TOKEN_VARIABLES.readWrite), `${what}: ${name} can read the operator's read-write token`);
+    const writeScopes = [...new Set(keys.flatMap((key) => TOKEN_GRANTS[TOKEN_OF_KEY[key]].scopes))].filter((scope) => scope.endsWith(':write')).sort();
+    assert.deepEqual(writeScopes, EDGE_WRITE_SCOPES[name], `${what}: ${name}'s write scopes`);
+    const expected = name === 'account-lookup' ? ['OPERATOR_TOKEN_DFSP_DIRECTORY_READ', 'OPERATOR_TOKEN_ORACLE_WRITE'] : ['OPERATOR_TOKEN_DFSP_DIRECTORY_READ'];
+    assert.deepEqual(keys, expected, `${what}: ${name} holds only the tokens it sends`);
+  }
+}
+
+test('no FSPIOP edge holds the operator\'s read-write token or a write scope it does not use; account-lookup exactly its oracle write scope', { skip }, () => {
+  assertEdgesLeastPrivileged(render(['--set', 'db.password=x']), 'default values');
+  assertEdgesLeastPrivileged(render(['-f', eksValues]), 'EKS values', 'fspiop-operator-tokens');
+  assertEdgesLeastPrivileged(render(['-f', eksValues, '-f', plan1000Values]), 'the 1,000 TPS plan', 'fspiop-operator-tokens');
+  const mounted = render(['-f', eksValues, '--set', 'jws.dfspKeys.existingSecret=fspiop-operator-tokens']);
+  assert.throws(() => assertEdgesLeastPrivileged(mounted, 'the token Secret mounted as DFSP keys', 'fspiop-operator-tokens'), /read-write token/);
+  // The check sees a token however it would arrive: as the component's own, or through envFrom.
+  const granted = render(['--set', 'db.password=x', '--set-json', 'components.quoting.operatorTokens=["readWrite"]']);
+  assert.throws(() => assertEdgesLeastPrivileged(granted, 'quoting given the read-write token'), /quoting can read the operator's read-write token/);
+  const broad = render(['--set', 'db.password=x', '--set-json', 'components.api-adapter.operatorTokens=["dfspDirectoryRead","oracleWrite"]']);
+  assert.throws(() => assertEdgesLeastPrivileged(broad, 'api-adapter given the oracle token'), /api-adapter's write scopes/);
+  const leaked = render(['--set', 'db.password=x']);
+  named(leaked, 'ConfigMap', 'sw-fspiop-switch-config').data.OPERATOR_TOKEN_READ_WRITE = 'in the config by mistake';
+  assert.throws(() => assertEdgesLeastPrivileged(leaked, 'a token in the shared ConfigMap'), /read-write token/);
 });
 
 test('the 1,000 TPS plan renders over the EKS values: its replica floors, partitions and load test', { skip }, () => {
@@ -231,8 +301,8 @@ test('settlement API: an internal operator API on 3007 like the admin API, one r
   assert.deepEqual(container.command, ['node', 'ledger/settlement-api/main.js']);
   assert.deepEqual([deployment.spec.replicas, container.ports[0].containerPort, env.PORT, env.SERVICE_NAME], [1, 3007, '3007', 'settlement-api']);
   assert.deepEqual(env.DB_PASSWORD, { secretKeyRef: { name: 'sw-fspiop-switch-secrets', key: 'DB_PASSWORD' } });
-  for (const key of ['OPERATOR_TOKEN_READ_WRITE', 'OPERATOR_TOKEN_READ_ONLY']) {
-    assert.deepEqual(env[key], { secretKeyRef: { name: 'sw-fspiop-switch-secrets', key } }, `${key}: it checks both scopes`);
+  for (const key of Object.values(OPERATOR_TOKEN_VARIABLES)) {
+    assert.deepEqual(env[key], { secretKeyRef: { name: 'sw-fspiop-switch-secrets', key } }, `${key}: it checks every token`);
   }
   assert.equal(deployment.spec.template.metadata.labels['fspiop-switch.io/operator-client'], undefined, 'a server, not an operator client');
   assert.equal(deployment.spec.template.metadata.annotations['prometheus.io/port'], '3007');

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { dump, load } from 'js-yaml';
 import { startSwitch } from '../support/switch.js';
 import { SETTLEMENT_GAUGES_MAX_AGE_MS } from '../../ledger/settlement-api/metrics.js';
-import { operatorTokens, testConfig } from '../support/environment.js';
+import { operatorTokenEnv, operatorTokens, testConfig } from '../support/environment.js';
 import { onboardDfsp } from '../support/admin-api.js';
 import { signedFetch } from '../support/jws-keys.js';
 import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
@@ -177,7 +177,7 @@ async function startSettlementApi() {
   const port = await freePort();
   const child = spawnLogged(process.execPath, [join(root, 'ledger', 'settlement-api', 'main.js')], {
     ...process.env, PORT: String(port), SERVICE_NAME: 'settlement-api', LOG_LEVEL: 'warn', DB_PASSWORD: testConfig().db.password,
-    DB_NAME: sw.admin.databaseName, OPERATOR_TOKEN_READ_WRITE: tokens.readWrite, OPERATOR_TOKEN_READ_ONLY: tokens.readOnly,
+    DB_NAME: sw.admin.databaseName, ...operatorTokenEnv(),
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForUrl(`${url}/health`, child);

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { onboardDfsp, setUpHub, startAdminApi } from '../support/admin-api.js';
-import { createTestTopics, operatorTokens, testConfig, uniqueSuffix } from '../support/environment.js';
+import { createTestTopics, operatorTokenEnv, testConfig, uniqueSuffix } from '../support/environment.js';
 import { startRecordingServer } from '../support/recording-server.js';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { createProducer } from '../../platform/kafka/producer.js';
@@ -113,7 +113,7 @@ before(async () => {
   Object.assign(env, {
     DB_PASSWORD: config.db.password, KAFKA_BROKERS: config.kafka.brokers,
     KAFKA_TOPIC_PREFIX: await createTestTopics(() => createAdminClient(config.kafka)),
-    KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: proxy.url, OPERATOR_TOKEN_READ_ONLY: operatorTokens().readOnly,
+    KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: proxy.url, ...operatorTokenEnv(['dfspDirectoryRead']),
     PORT: String(await freePort()), CALLBACK_TIMEOUT_MS: '2000', CALLBACK_RETRIES: '1', CALLBACK_RETRY_BACKOFF_MS: '50',
     NOTIFICATION_RETRY_BACKOFF_MS: String(RETRY_BACKOFF_MS), LOG_LEVEL: 'warn', JWS_VERIFICATION: 'required', ...hubSigningEnv(), ...LOOPBACK_CALLBACK_ENV,
   });

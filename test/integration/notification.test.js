@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { onboardDfsp, setUpHub, startAdminApi } from '../support/admin-api.js';
-import { createTestTopics, operatorTokens, testConfig, uniqueSuffix } from '../support/environment.js';
+import { createTestTopics, operatorTokenEnv, testConfig, uniqueSuffix } from '../support/environment.js';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { createProducer } from '../../platform/kafka/producer.js';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
@@ -128,7 +128,7 @@ before(async () => {
   Object.assign(env, {
     DB_PASSWORD: config.db.password, KAFKA_BROKERS: config.kafka.brokers,
     KAFKA_TOPIC_PREFIX: await createTestTopics(() => createAdminClient(config.kafka)),
-    KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, OPERATOR_TOKEN_READ_ONLY: operatorTokens().readOnly, PORT: String(await freePort()),
+    KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, ...operatorTokenEnv(['dfspDirectoryRead']), PORT: String(await freePort()),
     CALLBACK_TIMEOUT_MS: String(CALLBACK_TIMEOUT_MS), CALLBACK_RETRIES: '1', CALLBACK_RETRY_BACKOFF_MS: '50', LOG_LEVEL: 'warn',
     // Failed callbacks wait on the retry topic longer than this file runs, so each counts once
     // here; notification-retry.test.js covers the retry topic.

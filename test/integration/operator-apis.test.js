@@ -1,16 +1,18 @@
-// The operator APIs (admin API, ALS admin API, built-in oracle) against the real servers:
-// a bearer token on every call but /health and /metrics (401 without or with a wrong one,
-// 403 for a read-only token that tries to change something), loopback-only binding by
-// default, and a process that serves one refusing to start without its tokens.
+// The operator APIs (admin API, settlement API, ALS admin API, built-in oracle) against the
+// real servers: a bearer token on every call but /health and /metrics (401 without or with a
+// wrong one, 403 for a known token whose scopes do not admit the route: the read-only token's
+// writes, the service tokens outside their one need), loopback-only binding by default, and a
+// process that serves one, or calls one, refusing to start without its tokens.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import os from 'node:os';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { adminHeaders, setUpHub } from '../support/admin-api.js';
+import { adminHeaders, onboardDfsp, setUpHub } from '../support/admin-api.js';
 import { startSwitch } from '../support/switch.js';
-import { testConfig } from '../support/environment.js';
+import { operatorTokenEnv, testConfig } from '../support/environment.js';
+import { OPERATOR_TOKEN_VARIABLES } from '../../platform/config.js';
 import { freePort } from '../../scripts/lib/ports.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -18,10 +20,17 @@ let sw;
 let apis;
 
 before(async () => {
-  sw = await startSwitch({ components: ['account-lookup-admin'] });
+  sw = await startSwitch({ components: ['account-lookup-admin', 'settlement-api'] });
   await setUpHub(sw.admin.request);
+  const [openWindow] = (await call(sw.urlOf('settlement-api'), 'GET', '/v2/settlementWindows?state=OPEN', { headers: adminHeaders('readOnly') })).body;
   apis = {
     admin: { url: sw.admin.baseUrl, read: '/participants', write: ['POST', '/participants', { name: 'authfsp', currency: 'USD' }] },
+    // The only write the settlement API can take with nothing paid yet is refused for what it
+    // is, an empty window (400, 3100): the token was admitted.
+    settlement: {
+      url: sw.urlOf('settlement-api'), read: '/v2/settlementWindows?state=OPEN', written: [400],
+      write: ['POST', `/v2/settlementWindows/${openWindow.settlementWindowId}`, { state: 'CLOSED', reason: 'auth test' }],
+    },
     alsAdmin: {
       url: `http://127.0.0.1:${sw.ports.get('account-lookup-admin-0')}`, read: '/oracles',
       write: ['POST', '/oracles', { oracleIdType: 'BUSINESS', endpoint: { value: 'http://127.0.0.1:9/oracle', endpointType: 'URL' } }],
@@ -72,7 +81,7 @@ test('every operator API: a read-only token reads but may not write (403); the r
     assert.ok([200, 404].includes(read.status) && !read.body?.errorInformation?.errorCode?.startsWith('30'), `${name} read with the read-only token: ${read.text}`);
     assertRefused(await call(api.url, method, path, { headers: adminHeaders('readOnly'), body }), 403, `${name} ${method} with the read-only token`);
     const written = await call(api.url, method, path, { headers: adminHeaders('readWrite'), body });
-    assert.ok([200, 201].includes(written.status), `${name} ${method} with the read-write token: ${written.status} ${written.text}`);
+    assert.ok((api.written ?? [200, 201]).includes(written.status), `${name} ${method} with the read-write token: ${written.status} ${written.text}`);
     assert.equal((await call(api.url, 'GET', api.read, { headers: adminHeaders('readWrite') })).status, 200, `${name} read with the read-write token`);
   }
 });
@@ -111,16 +120,24 @@ test('operator APIs bind to 127.0.0.1 by default: the machine\'s other address i
   }
 });
 
-test('a process serving an operator API stops at start-up without its tokens, unless OPERATOR_AUTH=off', async () => {
+/** Runs `entry` with `env` and resolves to its exit code and stderr; for a process that stops at start-up. */
+async function startupFailure(entry, env) {
+  const child = spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr.on('data', (chunk) => { output += chunk; });
+  const [code] = await once(child, 'exit');
+  return { code, output };
+}
+
+test('a process serving an operator API stops at start-up without any of its tokens, unless OPERATOR_AUTH=off', async () => {
   const config = testConfig();
   const env = { PATH: process.env.PATH, DB_PASSWORD: config.db.password, DB_PORT: String(config.db.port), PORT: String(await freePort()), ORACLE_PORT: 'off' };
-  for (const missing of ['OPERATOR_TOKEN_READ_WRITE', 'OPERATOR_TOKEN_READ_ONLY']) {
-    const tokens = { OPERATOR_TOKEN_READ_WRITE: 'a-read-write-token-for-this-test', OPERATOR_TOKEN_READ_ONLY: 'a-read-only-token-for-this-test' };
-    delete tokens[missing];
-    const child = spawn(process.execPath, ['account-lookup/admin-main.js'], { cwd: ROOT, env: { ...env, ...tokens }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stderr.on('data', (chunk) => { output += chunk; });
-    const [code] = await once(child, 'exit');
+  const tokens = {
+    OPERATOR_TOKEN_READ_WRITE: 'a-read-write-token-for-this-test', OPERATOR_TOKEN_READ_ONLY: 'a-read-only-token-for-this-test',
+    OPERATOR_TOKEN_ORACLE_WRITE: 'an-oracle-token-for-this-test', OPERATOR_TOKEN_DFSP_DIRECTORY_READ: 'a-directory-token-for-this-test',
+  };
+  for (const missing of Object.values(OPERATOR_TOKEN_VARIABLES)) {
+    const { code, output } = await startupFailure('account-lookup/admin-main.js', { ...env, ...tokens, [missing]: '' });
     assert.notEqual(code, 0, `it started without ${missing}`);
     assert.match(output, new RegExp(`${missing} is required`));
   }
@@ -137,6 +154,98 @@ test('a process serving an operator API stops at start-up without its tokens, un
     lab.kill('SIGTERM');
     await once(lab, 'exit');
   }
+});
+
+test('the DFSP-facing processes start only with their narrow tokens: the operator\'s do not stand in for them', async () => {
+  const config = testConfig();
+  const operatorOnly = {
+    PATH: process.env.PATH, DB_PASSWORD: config.db.password, DB_PORT: String(config.db.port), JWS_VERIFICATION: 'off',
+    ...operatorTokenEnv(['readWrite', 'readOnly']),
+  };
+  const needs = {
+    'api-adapter/main.js': 'OPERATOR_TOKEN_DFSP_DIRECTORY_READ', 'quoting/main.js': 'OPERATOR_TOKEN_DFSP_DIRECTORY_READ',
+    'handlers/notification/main.js': 'OPERATOR_TOKEN_DFSP_DIRECTORY_READ', 'account-lookup/main.js': 'OPERATOR_TOKEN_ORACLE_WRITE',
+  };
+  for (const [entry, missing] of Object.entries(needs)) {
+    const { code, output } = await startupFailure(entry, { ...operatorOnly, PORT: String(await freePort()) });
+    assert.notEqual(code, 0, `${entry} started with the operator's tokens only`);
+    assert.match(output, new RegExp(`${missing} is required`), entry);
+  }
+});
+
+/** A participant's SETTLEMENT account and its balance, read with the operator's read-only token. */
+async function settlementAccount(name) {
+  const accounts = await call(sw.admin.baseUrl, 'GET', `/participants/${name}/accounts?currency=USD`, { headers: adminHeaders('readOnly') });
+  assert.equal(accounts.status, 200, accounts.text);
+  return accounts.body.find((account) => account.ledgerAccountType === 'SETTLEMENT');
+}
+
+test('account lookup\'s oracle token registers and removes parties in the built-in oracle, and can do nothing else: no funds in or out, no settlement', async () => {
+  await onboardDfsp(sw.admin.request, { name: 'scopefsp', endpointBase: 'http://127.0.0.1:9', fundsIn: '500' });
+  const headers = adminHeaders('oracleWrite');
+  const party = '/participants/MSISDN/27719990077';
+  const since = await lastAuditId();
+  assert.equal((await call(sw.oracleUrl, 'POST', party, { headers, body: { fspId: 'scopefsp', currency: 'USD' } })).status, 201);
+  assert.equal((await call(sw.oracleUrl, 'DELETE', party, { headers })).status, 204);
+  assert.deepEqual((await auditSince(since)).map((entry) => [entry.api, entry.method, entry.actor]), [
+    ['oracle', 'POST', 'service:oracle-write'], ['oracle', 'DELETE', 'service:oracle-write'],
+  ], 'the audit trail names the token');
+  assertRefused(await call(sw.oracleUrl, 'GET', party, { headers }), 403, 'the oracle token reads parties in process, not over the API');
+
+  const account = await settlementAccount('scopefsp');
+  const funds = (action, transferId) => ({ transferId, externalReference: 'scope test', action, reason: 'scope test', amount: { amount: '100', currency: 'USD' } });
+  const fundsPath = `/participants/scopefsp/accounts/${account.id}`;
+  for (const [action, transferId] of [['recordFundsIn', '5a0c3f1e-7b2d-4c8e-9f10-2a3b4c5d6e70'], ['recordFundsOutPrepareReserve', '5a0c3f1e-7b2d-4c8e-9f10-2a3b4c5d6e71']]) {
+    assertRefused(await call(sw.admin.baseUrl, 'POST', fundsPath, { headers, body: funds(action, transferId) }), 403, `${action} with the oracle token`);
+  }
+  assert.equal((await settlementAccount('scopefsp')).value, account.value, 'no money moved');
+
+  const settlementUrl = sw.urlOf('settlement-api');
+  const [openWindow] = (await call(settlementUrl, 'GET', '/v2/settlementWindows?state=OPEN', { headers: adminHeaders('readOnly') })).body;
+  const settlementCalls = [
+    ['POST', `/v2/settlementWindows/${openWindow.settlementWindowId}`, { state: 'CLOSED', reason: 'not the oracle token\'s to close' }],
+    ['POST', '/v2/settlements', { settlementModel: 'DEFERREDNETUSD', reason: 'scope test', settlementWindows: [{ id: openWindow.settlementWindowId }] }],
+    ['PUT', '/v2/settlements/1', { state: 'SETTLED', reason: 'scope test' }],
+    ['GET', '/v2/settlementWindows?state=OPEN'],
+  ];
+  for (const [method, path, body] of settlementCalls) assertRefused(await call(settlementUrl, method, path, { headers, body }), 403, `settlement ${method} ${path}`);
+  const [stillOpen] = (await call(settlementUrl, 'GET', '/v2/settlementWindows?state=OPEN', { headers: adminHeaders('readOnly') })).body;
+  assert.equal(stillOpen.settlementWindowId, openWindow.settlementWindowId, 'the window is still open');
+
+  const elsewhere = [
+    [sw.admin.baseUrl, 'POST', '/participants/scopefsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_QUOTES', value: 'http://127.0.0.1:9/elsewhere' }],
+    [sw.admin.baseUrl, 'GET', '/participants/scopefsp/endpoints'],
+    [apis.alsAdmin.url, 'POST', '/oracles', { oracleIdType: 'IBAN', endpoint: { value: 'http://127.0.0.1:9/iban', endpointType: 'URL' } }],
+  ];
+  for (const [url, method, path, body] of elsewhere) assertRefused(await call(url, method, path, { headers, body }), 403, `${method} ${path}`);
+});
+
+test('the DFSP directory token reads a DFSP\'s JWS keys and endpoints, and nothing else; it changes neither', async () => {
+  await onboardDfsp(sw.admin.request, { name: 'dirfsp', endpointBase: 'http://127.0.0.1:9', fundsIn: '' });
+  const headers = adminHeaders('dfspDirectoryRead');
+  const keys = await call(sw.admin.baseUrl, 'GET', '/participants/dirfsp/jwsKeys', { headers });
+  assert.equal(keys.status, 200, keys.text);
+  assert.equal(keys.body.length, 1, 'its registered key');
+  const endpoints = await call(sw.admin.baseUrl, 'GET', '/participants/dirfsp/endpoints', { headers });
+  assert.equal(endpoints.status, 200, endpoints.text);
+  assert.ok(endpoints.body.some((endpoint) => endpoint.type === 'FSPIOP_CALLBACK_URL_TRANSFER_POST'), endpoints.text);
+  assert.equal((await call(sw.admin.baseUrl, 'GET', '/participants/Hub/jwsKeys', { headers })).status, 200, 'the hub\'s key too');
+
+  const refused = [
+    [sw.admin.baseUrl, 'PUT', '/participants/dirfsp/jwsKeys', { keys: [keys.body[0].publicKey] }],
+    [sw.admin.baseUrl, 'POST', '/participants/dirfsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_TRANSFER_POST', value: 'http://127.0.0.1:9/moved' }],
+    [sw.admin.baseUrl, 'PUT', '/participants/dirfsp', { isActive: false }],
+    [sw.admin.baseUrl, 'GET', '/participants'],
+    [sw.admin.baseUrl, 'GET', '/participants/dirfsp'],
+    [sw.admin.baseUrl, 'GET', '/participants/dirfsp/accounts'],
+    [sw.admin.baseUrl, 'GET', '/audit'],
+    [sw.urlOf('settlement-api'), 'GET', '/v2/settlementWindows?state=OPEN'],
+    [apis.alsAdmin.url, 'GET', '/oracles'],
+    [sw.oracleUrl, 'GET', '/participants/MSISDN/27719990001'],
+  ];
+  for (const [url, method, path, body] of refused) assertRefused(await call(url, method, path, { headers, body }), 403, `${method} ${path} with the directory token`);
+  const after = await call(sw.admin.baseUrl, 'GET', '/participants/dirfsp/endpoints', { headers: adminHeaders('readOnly') });
+  assert.deepEqual(after.body, endpoints.body, 'the endpoints are as they were');
 });
 
 /** The audit entries newer than `sinceId`, oldest first, read with the read-only token. */

@@ -8,9 +8,9 @@ import { operatorHeaders } from '../../scripts/lib/operator-auth.js';
 import { createTestDatabase, operatorTokens, testConfig } from './environment.js';
 import { hubKeyFiles, jwsKeyPair } from './jws-keys.js';
 
-/** The headers of an operator call with the test token of `scope` (`readWrite` or `readOnly`). */
-export function adminHeaders(scope = 'readWrite') {
-  return operatorHeaders(operatorTokens()[scope]);
+/** The headers of an operator call with the test token `name` (`readWrite`, `readOnly`, `oracleWrite`, `dfspDirectoryRead`). */
+export function adminHeaders(name = 'readWrite') {
+  return operatorHeaders(operatorTokens()[name]);
 }
 
 export async function startAdminApi() {

@@ -2,7 +2,7 @@
 // Each test file gets a database and a topic prefix of its own, so runs never see each
 // other's rows or messages.
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../platform/config.js';
+import { OPERATOR_TOKEN_VARIABLES, loadConfig } from '../../platform/config.js';
 import { createDatabase } from '../../platform/db.js';
 import { topicDefinitions } from '../../platform/kafka/topics.js';
 import { MIGRATION_DIRECTORIES } from '../../scripts/lib/schema.js';
@@ -12,15 +12,26 @@ const LOCAL_DEFAULTS = {
   DB_PASSWORD: 'switch-local-dev',
   OPERATOR_TOKEN_READ_WRITE: 'local-operator-read-write',
   OPERATOR_TOKEN_READ_ONLY: 'local-operator-read-only',
+  OPERATOR_TOKEN_ORACLE_WRITE: 'local-oracle-write-token',
+  OPERATOR_TOKEN_DFSP_DIRECTORY_READ: 'local-dfsp-directory-read',
 };
 
 export function testConfig(overrides = {}, options = {}) {
   return loadConfig({ ...LOCAL_DEFAULTS, ...process.env, ...overrides }, options);
 }
 
-/** The operator tokens the switch under test accepts, by scope (`readWrite`, `readOnly`). */
+/**
+ * The operator tokens the switch under test accepts, by name (`readWrite`, `readOnly`,
+ * `oracleWrite`, `dfspDirectoryRead`: platform/config.js's OPERATOR_TOKEN_VARIABLES).
+ */
 export function operatorTokens() {
   return testConfig({}, { operatorApi: true }).operatorAuth.tokens;
+}
+
+/** The environment that gives a spawned process the tokens `names` (all by default). */
+export function operatorTokenEnv(names = Object.keys(OPERATOR_TOKEN_VARIABLES)) {
+  const tokens = operatorTokens();
+  return Object.fromEntries(names.map((name) => [OPERATOR_TOKEN_VARIABLES[name], tokens[name]]));
 }
 
 export function uniqueSuffix() {

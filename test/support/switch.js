@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { topicDefinitions } from '../../platform/kafka/topics.js';
-import { createTestTopics, operatorTokens, testConfig, uniqueSuffix } from './environment.js';
+import { createTestTopics, operatorTokenEnv, testConfig, uniqueSuffix } from './environment.js';
 import { startAdminApi } from './admin-api.js';
 import { hubSigningEnv } from './jws-keys.js';
 import { LOOPBACK_CALLBACK_ENV } from './callback-destinations.js';
@@ -47,13 +47,12 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
   const admin = await startAdminApi();
   const config = testConfig();
   const prefix = await createTestTopics(() => createAdminClient(config.kafka));
-  const tokens = operatorTokens();
   // The built-in oracle is served by account-lookup-admin on a port of its own: chosen free here
   // too, so that no test's switch depends on which ports a running `make up` holds.
   const oraclePort = extraEnv.ORACLE_PORT ?? String(await freePort());
   const oracleEnv = { ORACLE_PORT: oraclePort, ORACLE_BUILTIN_URL: `http://127.0.0.1:${oraclePort}` };
   const baseEnv = {
-    ...process.env, OPERATOR_TOKEN_READ_WRITE: tokens.readWrite, OPERATOR_TOKEN_READ_ONLY: tokens.readOnly, DB_PASSWORD: config.db.password, DB_NAME: admin.databaseName, KAFKA_TOPIC_PREFIX: prefix,
+    ...process.env, ...operatorTokenEnv(), DB_PASSWORD: config.db.password, DB_NAME: admin.databaseName, KAFKA_TOPIC_PREFIX: prefix,
     KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, LOG_LEVEL: 'warn', TIMEOUT_INTERVAL_MS: '200',
     // The hub signs its callbacks with this run's key, which the test DFSPs verify them with.
     // The test DFSPs listen on loopback, where a switch calls only when told (`env` may override).

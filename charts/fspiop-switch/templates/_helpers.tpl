@@ -204,7 +204,7 @@ Call with (dict "root" $ "hook" bool "db" bool).
 {{- end }}
 {{- if $root.Values.operatorAuth.enabled }}
 {{- range (.operatorTokens | default list) }}
-{{- $key := ternary "OPERATOR_TOKEN_READ_WRITE" "OPERATOR_TOKEN_READ_ONLY" (eq . "readWrite") }}
+{{- $key := get (include "fspiop-switch.operatorTokenKeys" $root | fromYaml) . }}
 - name: {{ $key }}
   valueFrom:
     secretKeyRef:
@@ -214,9 +214,24 @@ Call with (dict "root" $ "hook" bool "db" bool).
 {{- end }}
 {{- end -}}
 
-{{/* The operator tokens a component sends or checks: an internal API checks both scopes. Call with the component. */}}
+{{/*
+The operator tokens by the name a component asks for them with, and their keys in the Secret
+(the variables platform/config.js reads). The operator's two reach every operator API; the
+others are the narrow ones the DFSP-facing processes hold.
+*/}}
+{{- define "fspiop-switch.operatorTokenKeys" -}}
+readWrite: OPERATOR_TOKEN_READ_WRITE
+readOnly: OPERATOR_TOKEN_READ_ONLY
+oracleWrite: OPERATOR_TOKEN_ORACLE_WRITE
+dfspDirectoryRead: OPERATOR_TOKEN_DFSP_DIRECTORY_READ
+{{- end -}}
+
+{{/*
+The operator tokens a component sends or checks: an internal API checks every token (it tells
+a known token out of its scope from a stranger). Call with the component.
+*/}}
 {{- define "fspiop-switch.operatorTokens" -}}
-{{- if .internal -}}[readWrite, readOnly]{{- else -}}{{ toJson (.operatorTokens | default list) }}{{- end -}}
+{{- if .internal -}}[readWrite, readOnly, oracleWrite, dfspDirectoryRead]{{- else -}}{{ toJson (.operatorTokens | default list) }}{{- end -}}
 {{- end -}}
 
 {{/* The keys of the chart-made Secret (empty when every secret is an existing one). */}}
@@ -230,8 +245,10 @@ KAFKA_SASL_PASSWORD: {{ .Values.kafka.sasl.password | b64enc | quote }}
 {{- if and .Values.operatorAuth.enabled (not .Values.operatorAuth.existingSecret) }}
 {{- /* Tokens not given are generated once: an upgrade keeps the installed Secret's. */}}
 {{- $installed := (lookup "v1" "Secret" .Release.Namespace (printf "%s-secrets" (include "fspiop-switch.fullname" .))).data | default dict }}
-OPERATOR_TOKEN_READ_WRITE: {{ .Values.operatorAuth.readWriteToken | b64enc | default (get $installed "OPERATOR_TOKEN_READ_WRITE") | default (randAlphaNum 48 | b64enc) | quote }}
-OPERATOR_TOKEN_READ_ONLY: {{ .Values.operatorAuth.readOnlyToken | b64enc | default (get $installed "OPERATOR_TOKEN_READ_ONLY") | default (randAlphaNum 48 | b64enc) | quote }}
+{{- $given := dict "readWrite" .Values.operatorAuth.readWriteToken "readOnly" .Values.operatorAuth.readOnlyToken "oracleWrite" .Values.operatorAuth.oracleWriteToken "dfspDirectoryRead" .Values.operatorAuth.dfspDirectoryReadToken }}
+{{- range $name, $key := include "fspiop-switch.operatorTokenKeys" . | fromYaml }}
+{{ $key }}: {{ get $given $name | b64enc | default (get $installed $key) | default (randAlphaNum 48 | b64enc) | quote }}
+{{- end }}
 {{- end }}
 {{- end -}}
 
