@@ -592,7 +592,7 @@ test('every change asked of the settlement API is audited: refused and forbidden
   assert.ok(entries.every((entry) => entry.api === 'settlement' && Date.now() - Date.parse(entry.occurredAt) < 120_000));
 
   assert.deepEqual(forbidden.request, { state: 'CLOSED', reason: 'not mine to close' }, 'what the read-only token asked');
-  assert.match(forbidden.errorDescription, /read-only operator token may not change anything/);
+  assert.match(forbidden.errorDescription, /does not carry the settlement:write scope/);
   assert.deepEqual([forbidden.before, forbidden.after], [null, null], 'refused before anything was read');
   assert.equal(unparsed.request, '{"state": "CLOSED",', 'a body that is not JSON is kept as its text');
   assert.deepEqual([unparsed.before.window.id, unparsed.before.window.state, unparsed.before.openWindowId], [windowId, 'OPEN', windowId], 'the window it was refused on');
