@@ -59,6 +59,14 @@ export OPERATOR_TOKEN_READ_WRITE OPERATOR_TOKEN_READ_ONLY
 : "${DFSP_JWS_KEYS_DIR:=$RUN_DIR/jws/dfsps}"                   # the demo's and simulators' DFSP key pairs
 export JWS_VERIFICATION JWS_HUB_SIGNING_KEY_PATH JWS_HUB_PUBLIC_KEY_PATH DFSP_JWS_KEYS_DIR
 
+# --- the local scheme's certificates ---------------------------------------------------------
+# scripts/up.sh makes the local scheme's CA, the FSPIOP edges' server certificate and the hub's
+# client certificate here if they are missing; a DFSP's is made on demand (scripts/scheme-ca.js
+# <fsp>, or scripts/lib/scheme-certs.js).
+: "${SCHEME_TLS_DIR:=$RUN_DIR/tls}"               # LOCAL-ONLY CA; deployments use their scheme's PKI
+SCHEME_TLS_DIR="$(abs_path "$SCHEME_TLS_DIR")"
+export SCHEME_TLS_DIR
+
 # --- Kafka ---------------------------------------------------------------------------------
 : "${KAFKA_VERSION:=3.9.2}"                # org.apache.kafka:kafka_2.13 from Maven Central
 : "${KAFKA_PORT:=9192}"                    # client listener (not 9092: may be taken)
