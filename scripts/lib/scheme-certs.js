@@ -14,6 +14,9 @@ import { X509Certificate, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** The services that serve DFSPs (platform/fspiop/edge-process.js): HTTPS with this server certificate when TLS_CERT_PATH is set. */
+export const FSPIOP_EDGES = Object.freeze(['api-adapter', 'quoting', 'account-lookup']);
+
 const CA_DAYS = 3650;
 const LEAF_DAYS = 825;
 const RENEW_BEFORE_MS = 24 * 60 * 60 * 1000;

@@ -23,7 +23,7 @@ before(async () => {
   apis = {
     admin: { url: sw.admin.baseUrl, read: '/participants', write: ['POST', '/participants', { name: 'authfsp', currency: 'USD' }] },
     alsAdmin: {
-      url: `http://127.0.0.1:${sw.ports.get('account-lookup-admin-0')}`, read: '/oracles',
+      url: sw.urlOf('account-lookup-admin'), read: '/oracles',
       write: ['POST', '/oracles', { oracleIdType: 'BUSINESS', endpoint: { value: 'http://127.0.0.1:9/oracle', endpointType: 'URL' } }],
     },
     oracle: {
