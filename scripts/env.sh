@@ -64,10 +64,10 @@ export JWS_VERIFICATION JWS_HUB_SIGNING_KEY_PATH JWS_HUB_PUBLIC_KEY_PATH DFSP_JW
 # and refuse any FSPIOP request whose client certificate, from the scheme's CA, does not name its
 # FSPIOP-Source. scripts/up.sh makes the local scheme's CA, the edges' server certificate and the
 # hub's client certificate in SCHEME_TLS_DIR if they are missing; a DFSP's is made on demand
-# (scripts/scheme-ca.js <fsp>, or scripts/lib/scheme-certs.js, as the demo, the load test and
-# the fuzzer do). With CLIENT_IDENTITY=off the edges serve plain HTTP and signatures alone prove
-# who sent a request.
-: "${CLIENT_IDENTITY:=off}"
+# (scripts/scheme-ca.js <fsp>, or scripts/lib/scheme-certs.js, as the demo and the load test
+# do). Secure by default: certificate. A lab relaxes it with CLIENT_IDENTITY=off: the edges
+# serve plain HTTP and signatures alone prove who sent a request.
+: "${CLIENT_IDENTITY:=certificate}"
 : "${SCHEME_TLS_DIR:=$RUN_DIR/tls}"               # LOCAL-ONLY CA; deployments use their scheme's PKI
 SCHEME_TLS_DIR="$(abs_path "$SCHEME_TLS_DIR")"
 if [[ "$CLIENT_IDENTITY" == certificate ]]; then

@@ -33,8 +33,8 @@ export const COMPONENTS = Object.freeze({
 /** What a transfer needs: the transfers edge, its handlers and the callbacks. */
 export const TRANSFER_COMPONENTS = Object.freeze(['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout']);
 
-/** CLIENT_IDENTITY of a test's switch unless the test sets its own. */
-const DEFAULT_CLIENT_IDENTITY = 'off';
+/** CLIENT_IDENTITY of a test's switch unless the test sets its own: mutual TLS, as the local runtime runs. */
+const DEFAULT_CLIENT_IDENTITY = 'certificate';
 
 /**
  * The environment of the edges' mutual TLS: the test run's certificates with
