@@ -164,8 +164,7 @@ function reportSignatures(simulators) {
 /** A DFSP's client certificate for the edges when they serve HTTPS (`{ ca, cert, key }`), otherwise none. */
 function clientTls(name) {
   if (![TRANSFERS_URL, QUOTES_URL, PARTIES_URL].some((url) => url.startsWith('https:'))) return undefined;
-  const { ca, cert, key } = ensureClientCertificate(TLS_DIR, name);
-  return { ca, cert, key };
+  return ensureClientCertificate(TLS_DIR, name).tls;
 }
 
 async function runPayments(request) {

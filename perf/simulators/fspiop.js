@@ -21,8 +21,7 @@ function agentFor(config, name, url) {
   if (!url.startsWith('https:')) return plainAgent;
   if (!tlsAgents.has(name)) {
     if (!config.tlsDir) throw new Error(`${url} is HTTPS: SCHEME_TLS_DIR must name the scheme's certificates`);
-    const { ca, cert, key } = ensureClientCertificate(config.tlsDir, name);
-    tlsAgents.set(name, new https.Agent({ ...AGENT_OPTIONS, ca, cert, key }));
+    tlsAgents.set(name, new https.Agent({ ...AGENT_OPTIONS, ...ensureClientCertificate(config.tlsDir, name).tls }));
   }
   return tlsAgents.get(name);
 }

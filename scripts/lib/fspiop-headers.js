@@ -29,9 +29,9 @@ export async function signedHeaders(headers, { privateKey, method, uri, body }) 
 const dispatchers = new WeakMap();
 
 /**
- * undici's connection pool for `tls` ({ ca, cert, key }, PEM): it trusts the scheme's CA for the
- * edges' certificate and presents the DFSP's client certificate (mutual TLS). One per `tls`
- * object, so a DFSP's connections are kept alive across its requests.
+ * undici's connection pool for `tls` (PEM): it trusts `ca` for the edges' certificate and, given
+ * `cert` and `key`, presents the DFSP's client certificate (mutual TLS). One per `tls` object,
+ * so a DFSP's connections are kept alive across its requests.
  */
 export function tlsDispatcher(tls) {
   if (!dispatchers.has(tls)) dispatchers.set(tls, new Agent({ connect: tls }));

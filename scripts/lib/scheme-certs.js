@@ -87,8 +87,8 @@ export function ensureServerCertificate(dir) {
 
 /**
  * The client certificate of DFSP `name` (CN=<name>, as the edges read it), made if it is
- * missing: `{ certPath, keyPath, caPath, cert, key, ca }`, the last three as PEM text, which
- * is what a TLS connection takes (`connect: { ca, cert, key }`).
+ * missing: `{ certPath, keyPath, caPath, tls }`, `tls` being `{ ca, cert, key }` as PEM text,
+ * what a TLS client takes to trust the edges and present the certificate.
  */
 export function ensureClientCertificate(dir, name) {
   if (!NAME.test(name)) throw new Error(`no client certificate for "${name}": a name is letters, digits, '.', '_' and '-'`);
@@ -98,8 +98,6 @@ export function ensureClientCertificate(dir, name) {
     subject: `/O=fspiop-switch local scheme/CN=${name}`,
     extensions: ['keyUsage=critical,digitalSignature', 'extendedKeyUsage=clientAuth'],
   });
-  return {
-    ...paths,
-    cert: readFileSync(paths.certPath, 'utf8'), key: readFileSync(paths.keyPath, 'utf8'), ca: readFileSync(paths.caPath, 'utf8'),
-  };
+  const tls = { ca: readFileSync(paths.caPath, 'utf8'), cert: readFileSync(paths.certPath, 'utf8'), key: readFileSync(paths.keyPath, 'utf8') };
+  return { ...paths, tls };
 }

@@ -35,10 +35,7 @@ const clients = new Map();
  * use; the same object every time, so a DFSP's connections are pooled (tlsDispatcher).
  */
 export function testClientTls(name) {
-  if (!clients.has(name)) {
-    const { ca, cert, key } = ensureClientCertificate(testSchemeDir(), name);
-    clients.set(name, { ca, cert, key });
-  }
+  if (!clients.has(name)) clients.set(name, ensureClientCertificate(testSchemeDir(), name).tls);
   return clients.get(name);
 }
 

@@ -26,10 +26,10 @@ test('a CA, the edges\' server certificate for 127.0.0.1 and localhost, and a DF
   assert.equal(serverCertificate.ca, false);
   assert.equal(serverCertificate.subjectAltName, 'IP Address:127.0.0.1, DNS:localhost');
   assert.ok(serverCertificate.verify(ca.publicKey), 'the server certificate is the CA\'s');
-  const clientCertificate = new X509Certificate(client.cert);
+  const clientCertificate = new X509Certificate(client.tls.cert);
   assert.match(clientCertificate.subject, /^CN=payerfsp$/m);
   assert.ok(clientCertificate.verify(ca.publicKey), 'the client certificate is the CA\'s');
-  assert.equal(client.ca, readFileSync(server.caPath, 'utf8'));
+  assert.equal(client.tls.ca, readFileSync(server.caPath, 'utf8'));
 });
 
 test('an edge configured with them admits a DFSP\'s certificate as its CN, over a real handshake', async () => {
@@ -41,7 +41,7 @@ test('an edge configured with them admits a DFSP\'s certificate as its CN, over 
   edge.listen(0, '127.0.0.1');
   await once(edge, 'listening');
   try {
-    const { cert, key, ca } = ensureClientCertificate(dir, 'payeefsp');
+    const { cert, key, ca } = ensureClientCertificate(dir, 'payeefsp').tls;
     for (const host of ['127.0.0.1', 'localhost']) {
       const response = await new Promise((resolve, reject) => {
         https.get({ host, port: edge.address().port, path: '/', ca, cert, key }, (answer) => {
@@ -59,13 +59,13 @@ test('an edge configured with them admits a DFSP\'s certificate as its CN, over 
 
 test('certificates are kept while their CA is; a CA made again gets every certificate made again', () => {
   const first = ensureClientCertificate(dir, 'greenbank');
-  assert.equal(ensureClientCertificate(dir, 'greenbank').cert, first.cert, 'made once, then reused');
+  assert.equal(ensureClientCertificate(dir, 'greenbank').tls.cert, first.tls.cert, 'made once, then reused');
   const serverBefore = readFileSync(ensureServerCertificate(dir).certPath, 'utf8');
   rmSync(join(dir, 'ca.crt'));
   const again = ensureClientCertificate(dir, 'greenbank');
-  assert.notEqual(again.cert, first.cert);
+  assert.notEqual(again.tls.cert, first.tls.cert);
   const ca = certificateAt(join(dir, 'ca.crt'));
-  assert.ok(new X509Certificate(again.cert).verify(ca.publicKey), 'issued by the new CA');
+  assert.ok(new X509Certificate(again.tls.cert).verify(ca.publicKey), 'issued by the new CA');
   assert.notEqual(readFileSync(ensureServerCertificate(dir).certPath, 'utf8'), serverBefore);
 });
 
