@@ -99,6 +99,16 @@ health_status() {
   curl -s -o /dev/null -w '%{http_code}' --max-time 2 --cacert "$SCHEME_TLS_DIR/ca.crt" "$(health_url "$1" "$2")"
 }
 
+# An edge left running from a start with other TLS settings (CLIENT_IDENTITY changed since)
+# would answer its health check, and every DFSP, in the other scheme: it is not reused.
+check_tls_unchanged() {
+  local name="$1" index="$2" pid="$3" running
+  [[ "$FSPIOP_EDGES" == *" $name "* ]] || return 0
+  running="$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^TLS_CERT_PATH=//p' | tail -n 1)"
+  [[ "$running" == "${TLS_CERT_PATH:-}" ]] ||
+    die "$name replica $index (pid $pid) runs with TLS_CERT_PATH='$running', not '${TLS_CERT_PATH:-}' (CLIENT_IDENTITY=$CLIENT_IDENTITY): stop it first (make down)"
+}
+
 # Waits until every "name index port" line of $1 answers GET /health with 200. Fails at
 # once when a replica dies, or after HEALTH_TIMEOUT seconds, showing the replica's log.
 wait_healthy() {
@@ -189,6 +199,7 @@ cmd_start() {
       port=$((SVC_PORTS[s] + i))
       pid="$(replica_pid "$name" "$i")"
       if [[ -n "$pid" ]]; then
+        check_tls_unchanged "$name" "$i" "$pid"
         log "$name replica $i already running (pid $pid, port $port)"
       else
         start_replica "$name" "$entry" "$port" "$i"
