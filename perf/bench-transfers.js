@@ -2,8 +2,9 @@
 // Kafka and MariaDB (durable commits), in one of two modes:
 //   --mode=kafka  events go straight onto the topics; this process plays both DFSPs by
 //                 reading the notification topic and producing the payee's fulfil;
-//   --mode=http   through the api-adapter and the notification handler, with callbacks to
-//                 fast local DFSPs served by this process.
+//   --mode=http   through the api-adapter (plain HTTP, without mutual TLS, as its figures in
+//                 perf/RESULTS.md were measured) and the notification handler, with callbacks
+//                 to fast local DFSPs served by this process.
 // It prints transfers/s and latency percentiles (prepare accepted → payer told COMMITTED).
 // Usage: node perf/bench-transfers.js --mode=kafka --transfers=20000 --in-flight=2000
 import http from 'node:http';
@@ -178,7 +179,7 @@ async function waitDone(tracker) {
 async function main() {
   const replicas = Number(options.replicas);
   const components = options.mode === 'kafka' ? ['prepare', 'position', 'fulfil'] : TRANSFER_COMPONENTS;
-  const sw = await startSwitch({ components, replicas: { prepare: replicas, position: replicas, fulfil: replicas, notification: replicas }, env: { LOG_LEVEL: 'warn' },
+  const sw = await startSwitch({ components, replicas: { prepare: replicas, position: replicas, fulfil: replicas, notification: replicas }, env: { LOG_LEVEL: 'warn', CLIENT_IDENTITY: 'off' },
     nodeArgs: options['profile-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${options['profile-dir']}`] : [] });
   const tracker = createTracker();
   const fulfilments = new Map();

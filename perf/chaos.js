@@ -24,6 +24,7 @@ import { freshTarget, pidsMatching, runPerf } from './run.js';
 import { readBuckets } from './report.js';
 import { poisonFaults, setPayeeFault } from './chaos-poison.js';
 import { COMPONENTS } from '../test/support/switch.js';
+import { probeFetch } from '../test/support/scheme-tls.js';
 import { freePortRange } from '../scripts/lib/ports.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -62,7 +63,7 @@ async function waitHealthy(url, child, timeoutMs = 60_000) {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${url}: restarted process exited: ${child.output.slice(-2000)}`);
     try {
-      if ((await fetch(url, { signal: AbortSignal.timeout(1000) })).status === 200) return;
+      if ((await probeFetch(url, { signal: AbortSignal.timeout(1000) })).status === 200) return;
     } catch { /* not yet */ }
     await sleep(200);
   }
@@ -87,7 +88,7 @@ async function killAndRestart(target, key) {
   next.stdout.on('data', keep);
   next.stderr.on('data', keep);
   target.sw.processes.set(key, next);
-  await waitHealthy(`http://127.0.0.1:${env.PORT}/health`, next);
+  await waitHealthy(`${target.sw.urlOf(env.SERVICE_NAME, Number(env.REPLICA_INDEX))}/health`, next);
 }
 
 /** Every fault of the campaign: `{ name, label, seconds (its expected length), inject(context) }`. */

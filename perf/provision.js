@@ -13,7 +13,9 @@
 // so a DFSP that signed with the other algorithm before is switched over. The switch's edges
 // cache a DFSP's keys (JWS_KEY_CACHE_TTL_MS) and the notification handler its endpoints
 // (ENDPOINT_CACHE_TTL_MS): when either changed, provisioning waits that long before it
-// returns, so the run's first requests do not meet the old ones.
+// returns, so the run's first requests do not meet the old ones. With `tlsDir` (the scheme's
+// certificates, for edges with mutual TLS) each DFSP's client certificate is made there too,
+// before the simulators start.
 //   node perf/provision.js --dfsps 4 --msisdns 100000 --transfers 100000 [--sim-base URL] [--sim-workers N]
 //     [--jws-alg RS256|ES256] [--load-parties=false]
 import { spawn } from 'node:child_process';
@@ -24,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { adminClient, ensureDfsp, ensureHub, standardEndpoints } from '../scripts/lib/onboarding.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 import { ensureKeyPairFiles } from '../scripts/lib/jws-key-files.js';
+import { ensureClientCertificate } from '../scripts/lib/scheme-certs.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 export const MSISDN_BASE = 2_000_000_000;
@@ -186,7 +189,7 @@ async function waitForAdmin(adminUrl, timeoutMs = 60_000) {
 
 export async function provision({
   adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, simWorkers = 1, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1', currency = 'USD',
-  dbEnv = {}, loadParties = true, jwsAlg = 'RS256', keysBase = DFSP_KEYS_DIR, log = () => {},
+  dbEnv = {}, loadParties = true, jwsAlg = 'RS256', keysBase = DFSP_KEYS_DIR, tlsDir, log = () => {},
 }) {
   await waitForAdmin(adminUrl);
   const request = adminClient(adminUrl, { token: adminToken });
@@ -199,6 +202,7 @@ export async function provision({
   for (const name of names) {
     const endpointBase = `${endpointBaseOf(simBase, payerWorkers[name])}/fsp/${name}`;
     const { publicKey } = ensureKeyPairFiles({ privateKeyPath: join(keysDirectory, `${name}.key`), publicKeyPath: join(keysDirectory, `${name}.pem`), type: JWS_KEY_TYPES[jwsAlg] });
+    if (tlsDir) ensureClientCertificate(tlsDir, name);
     const changes = await registrationChanges(request, name, endpointBase, publicKey);
     changed.endpoints ||= changes.endpoints;
     changed.keys ||= changes.keys;

@@ -15,13 +15,17 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { fetch } from 'undici';
 import { provision } from './provision.js';
 import { startSettlementSchedule } from './settlement-schedule.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
 import { failedIterations, paidIterations, writeReport } from './report.js';
 import { freePortRange } from '../scripts/lib/ports.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
+import { tlsDispatcher } from '../scripts/lib/fspiop-headers.js';
+import { FSPIOP_EDGES } from '../scripts/lib/scheme-certs.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 // Notification-topic messages per transfer prepare, by mode (the gate's expected multiple):
@@ -274,10 +278,12 @@ async function runK6(dir, env, log, { dashboard = false, onStart } = {}) {
   return { cpuSeconds, percent: Math.round((cpuSeconds / ((Date.now() - started) / 1000)) * 100), outputPath };
 }
 
-async function collectMetrics(dir, metricsUrls) {
+/** Each service's /metrics; an edge that serves HTTPS is trusted by the scheme's CA in `tlsDir` (no client certificate needed). */
+async function collectMetrics(dir, metricsUrls, tlsDir) {
+  const dispatcher = tlsDir ? tlsDispatcher({ ca: readFileSync(join(tlsDir, 'ca.crt'), 'utf8') }) : undefined;
   for (const [name, url] of Object.entries(metricsUrls)) {
     try {
-      writeFileSync(`${dir}/metrics-${name}.txt`, await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text());
+      writeFileSync(`${dir}/metrics-${name}.txt`, await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000), dispatcher })).text());
     } catch (error) {
       writeFileSync(`${dir}/metrics-${name}.txt`, `# unavailable: ${error.message}\n`);
     }
@@ -313,6 +319,7 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWor
   return {
     SIM_PORT: String(simPort), BRIDGE_PORT: String(bridgePort), SIM_WORKERS: String(settings.simWorkers), BRIDGE_WORKERS: String(settings.simWorkers),
     PAYER_WORKERS_JSON: JSON.stringify(payerWorkers), DFSP_JWS_KEYS_DIR: keysDirectory, SIM_JWS_SIGN: String(settings.jwsAlg !== 'none'),
+    SCHEME_TLS_DIR: target.tlsDir ?? '',
     ALS_URL: target.alsUrl, QUOTING_URL: target.quotingUrl, TRANSFERS_URL: target.transfersUrl, RUN_TAG: runTag,
     CALLBACK_WAIT_MS: String(settings.callbackWaitMs), TRANSFER_EXPIRATION_MS: String(settings.expirationMs),
     SIM_MODE: settings.mode,
@@ -377,7 +384,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
     // Caps and cover for the payments between two settlements (three intervals' worth), or for the whole run.
     transfers: settles ? settings.tps * settings.settleEverySeconds * 3 : settings.transfers + warmupTransfersMax(settings),
     // Unsigned runs keep ES256 keys registered: the switch's verification is off for them.
-    jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, log,
+    jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, tlsDir: target.tlsDir, log,
   });
   const env = runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory });
   const simulators = await startSimulators(env, settings.simWorkers);
@@ -395,7 +402,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   } finally {
     await simulators.stop();
   }
-  await collectMetrics(dir, target.metricsUrls);
+  await collectMetrics(dir, target.metricsUrls, target.tlsDir);
   // Transfers still in flight when k6 stopped finish, or expire (timeout handler), first.
   const open = await waitForFinality(target.db, runTag, settings.expirationMs + 15_000);
   if (open > 0) log(`${open} transfers of the run are still not final`);
@@ -446,24 +453,34 @@ async function main() {
 }
 
 
-/** The switch `make up` runs: fixed ports (scripts/services.conf), PIDs from .run/pids. */
+/**
+ * The switch `make up` runs: its ports (scripts/services.conf, SERVICE_PORT_OFFSET above them),
+ * PIDs from $RUN_DIR/pids; its edges over HTTPS with the DFSPs' client certificates from
+ * SCHEME_TLS_DIR when scripts/env.sh set TLS_CERT_PATH (CLIENT_IDENTITY=certificate).
+ */
 export async function localTarget() {
   const { loadConfig } = await import('../platform/config.js');
   const { createDatabase } = await import('../platform/db.js');
   const config = loadConfig({ SERVICE_NAME: 'perf-run', ...process.env });
   const db = createDatabase(config.db);
+  const offset = Number(process.env.SERVICE_PORT_OFFSET ?? 0);
+  const runDir = process.env.RUN_DIR ?? `${ROOT}.run`;
+  const tlsDir = process.env.TLS_CERT_PATH ? process.env.SCHEME_TLS_DIR ?? `${runDir}/tls` : undefined;
   const services = readFileSync(`${ROOT}scripts/services.conf`, 'utf8').split('\n').filter((line) => line.trim() && !line.startsWith('#'))
-    .map((line) => line.trim().split(/\s+/)).map(([name, , port]) => ({ name, port: Number(port) }));
-  const pidsOf = (name) => readdirSync(`${ROOT}.run/pids`).filter((file) => file.startsWith(`${name}-`) && /^\d+\.pid$/.test(file.slice(name.length + 1)))
-    .map((file) => Number(readFileSync(`${ROOT}.run/pids/${file}`, 'utf8').trim()));
+    .map((line) => line.trim().split(/\s+/)).map(([name, , port]) => ({ name, port: Number(port) + offset }));
+  const pidsOf = (name) => readdirSync(`${runDir}/pids`).filter((file) => file.startsWith(`${name}-`) && /^\d+\.pid$/.test(file.slice(name.length + 1)))
+    .map((file) => Number(readFileSync(`${runDir}/pids/${file}`, 'utf8').trim()));
+  const urlOf = (name, port) => `${tlsDir && FSPIOP_EDGES.includes(name) ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const portOf = (name) => services.find((service) => service.name === name).port;
   const metricsUrls = {};
-  for (const { name, port } of services) pidsOf(name).forEach((_, index) => { metricsUrls[`${name}-${index}`] = `http://127.0.0.1:${port + index}`; });
+  for (const { name, port } of services) pidsOf(name).forEach((_, index) => { metricsUrls[`${name}-${index}`] = urlOf(name, port + index); });
   const target = {
-    adminUrl: 'http://127.0.0.1:3001', settlementUrl: 'http://127.0.0.1:3007/v2', alsUrl: 'http://127.0.0.1:4002', quotingUrl: 'http://127.0.0.1:3002', transfersUrl: 'http://127.0.0.1:3000',
-    db, dbEnv: {}, kafka: { brokers: config.kafka.brokers, prefix: config.kafka.topicPrefix ?? '' }, metricsUrls,
+    adminUrl: urlOf('admin-api', portOf('admin-api')), settlementUrl: `${urlOf('settlement-api', portOf('settlement-api'))}/v2`,
+    alsUrl: urlOf('account-lookup', portOf('account-lookup')), quotingUrl: urlOf('quoting', portOf('quoting')), transfersUrl: urlOf('api-adapter', portOf('api-adapter')),
+    db, dbEnv: {}, kafka: { brokers: config.kafka.brokers, prefix: config.kafka.topicPrefix ?? '' }, metricsUrls, tlsDir,
     processes: () => ({
       ...Object.fromEntries(services.map(({ name }) => [name, pidsOf(name)])),
-      mariadb: pidsMatching(`${ROOT}.run/mariadb/data`), kafka: pidsMatching(`${ROOT}.run/kafka/`),
+      mariadb: pidsMatching(`${runDir}/mariadb/data`), kafka: pidsMatching(`${runDir}/kafka/`),
     }),
     close: () => db.destroy(),
   };
@@ -484,6 +501,7 @@ export const MODE_COMPONENTS = Object.freeze({
 export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {}) {
   const { startSwitch } = await import('../test/support/switch.js');
   const { operatorTokens, testConfig } = await import('../test/support/environment.js');
+  const { testSchemeDir } = await import('../test/support/scheme-tls.js');
   const sw = await startSwitch({ components: [], env });
   const config = testConfig();
   const target = { sw, close: () => sw.stop() };
@@ -493,17 +511,14 @@ export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {
     await sw.stop();
     throw error;
   }
-  const urlOf = (key) => {
-    const environment = readFileSync(`/proc/${sw.processes.get(key).pid}/environ`, 'utf8').split('\0');
-    return `http://127.0.0.1:${environment.find((entry) => entry.startsWith('PORT=')).slice('PORT='.length)}`;
-  };
+  const urlOf = (key) => sw.urlOf(key.slice(0, key.lastIndexOf('-')), Number(key.slice(key.lastIndexOf('-') + 1)));
   const keys = [...sw.processes.keys()];
   return Object.assign(target, {
     adminUrl: sw.admin.baseUrl, adminToken: operatorTokens().readWrite, transfersUrl: sw.apiUrl, db: sw.admin.db,
     alsUrl: mode === 'full' ? urlOf('account-lookup-0') : 'http://127.0.0.1:9',
     quotingUrl: mode === 'transfer' ? 'http://127.0.0.1:9' : urlOf('quoting-0'),
     dbEnv: { DB_NAME: sw.admin.databaseName, DB_PASSWORD: config.db.password },
-    kafka: { brokers: config.kafka.brokers, prefix: sw.prefix },
+    kafka: { brokers: config.kafka.brokers, prefix: sw.prefix }, tlsDir: sw.secure ? testSchemeDir() : undefined,
     metricsUrls: Object.fromEntries(keys.map((key) => [key, urlOf(key)])),
     processes: () => ({
       ...Object.fromEntries(keys.map((key) => [key, [sw.processes.get(key).pid]])),

@@ -5,6 +5,9 @@
 // prints every step, what each payer was told, and the positions. Safe to run again.
 // Every DFSP signs what it sends with its own key pair (kept in DFSP_JWS_KEYS_DIR and
 // registered at onboarding) and checks every callback it gets with the sender's published key.
+// When the edges serve HTTPS (TLS_CERT_PATH, set by scripts/env.sh with CLIENT_IDENTITY=
+// certificate, or https: URLs given) each DFSP presents its client certificate from the
+// scheme's CA in SCHEME_TLS_DIR (made on first use).
 import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
 import { closeAndSettle, deferredNetModel } from './lib/settlement.js';
@@ -12,17 +15,22 @@ import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
 import { dfspHeaders, fetchSigned } from './lib/fspiop-headers.js';
 import { dfspKeyPairFiles } from './lib/jws-key-files.js';
+import { ensureClientCertificate } from './lib/scheme-certs.js';
 import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
 
-const ADMIN_URL = process.env.ADMIN_API_URL ?? `http://127.0.0.1:${process.env.ADMIN_API_PORT ?? 3001}`;
-const SETTLEMENT_URL = process.env.SETTLEMENT_API_URL ?? 'http://127.0.0.1:3007/v2';
-const TRANSFERS_URL = process.env.TRANSFERS_API_URL ?? 'http://127.0.0.1:3000';
-const QUOTES_URL = process.env.QUOTES_API_URL ?? 'http://127.0.0.1:3002';
-const PARTIES_URL = process.env.ACCOUNT_LOOKUP_URL ?? 'http://127.0.0.1:4002';
+// The local runtime's ports (scripts/services.conf), SERVICE_PORT_OFFSET above their defaults.
+const OFFSET = Number(process.env.SERVICE_PORT_OFFSET ?? 0);
+const EDGE_SCHEME = process.env.TLS_CERT_PATH ? 'https' : 'http';
+const ADMIN_URL = process.env.ADMIN_API_URL ?? `http://127.0.0.1:${Number(process.env.ADMIN_API_PORT ?? 3001) + OFFSET}`;
+const SETTLEMENT_URL = process.env.SETTLEMENT_API_URL ?? `http://127.0.0.1:${3007 + OFFSET}/v2`;
+const TRANSFERS_URL = process.env.TRANSFERS_API_URL ?? `${EDGE_SCHEME}://127.0.0.1:${3000 + OFFSET}`;
+const QUOTES_URL = process.env.QUOTES_API_URL ?? `${EDGE_SCHEME}://127.0.0.1:${3002 + OFFSET}`;
+const PARTIES_URL = process.env.ACCOUNT_LOOKUP_URL ?? `${EDGE_SCHEME}://127.0.0.1:${4002 + OFFSET}`;
 const CURRENCY = 'USD';
 const KEYS_DIR = process.env.DFSP_JWS_KEYS_DIR ?? new URL('../.run/jws/dfsps', import.meta.url).pathname;
+const TLS_DIR = process.env.SCHEME_TLS_DIR ?? new URL('../.run/tls', import.meta.url).pathname;
 // Each DFSP's simulator listens on SIMULATOR_PORT_BASE + its index (4101…4104 by default).
-const SIMULATOR_PORT_BASE = Number(process.env.DEMO_SIMULATOR_PORT_BASE ?? 4101);
+const SIMULATOR_PORT_BASE = Number(process.env.DEMO_SIMULATOR_PORT_BASE ?? 4101 + OFFSET);
 const DEMO_DFSPS = [
   { name: 'payerfsp', netDebitCap: '10000', fundsIn: '5000', msisdn: '27710000001', customer: 'Thandi Payer' },
   { name: 'payeefsp', netDebitCap: '10000', fundsIn: '5000', msisdn: '27710000002', customer: 'Sipho Payee' },
@@ -68,10 +76,10 @@ function publishedKeys(request) {
   };
 }
 
-/** Sends a DFSP's request, signed with its key when it has a body. */
+/** Sends a DFSP's request, signed with its key (over the empty payload when it has no body), with its client certificate over HTTPS. */
 async function call(sender, url, method, headers, body) {
   const text = body === undefined ? undefined : JSON.stringify(body);
-  const response = await fetchSigned(url, { method, headers, body: text, privateKey: sender.privateKey });
+  const response = await fetchSigned(url, { method, headers, body: text, privateKey: sender.privateKey, tls: sender.tlsFor(url) });
   if (![200, 202].includes(response.status)) throw new Error(`${method} ${url} answered ${response.status}: ${await response.text()}`);
 }
 
@@ -153,6 +161,12 @@ function reportSignatures(simulators) {
   if (failures.length > 0) throw new Error(`${failures.length} callback(s) did not verify`);
 }
 
+/** A DFSP's client certificate for the edges when they serve HTTPS (`{ ca, cert, key }`), otherwise none. */
+function clientTls(name) {
+  if (![TRANSFERS_URL, QUOTES_URL, PARTIES_URL].some((url) => url.startsWith('https:'))) return undefined;
+  return ensureClientCertificate(TLS_DIR, name).tls;
+}
+
 async function runPayments(request) {
   const simulators = new Map();
   const urls = { transfers: TRANSFERS_URL, quotes: QUOTES_URL, parties: PARTIES_URL };
@@ -161,7 +175,7 @@ async function runPayments(request) {
     // Inside the try: a simulator that cannot start must not leave the others listening.
     for (const dfsp of DEMO_DFSPS) {
       const privateKey = privateKeyFromPem(dfspKeyPairFiles(KEYS_DIR, dfsp.name).privateKey);
-      simulators.set(dfsp.name, await startTestDfsp({ name: dfsp.name, urls, port: dfsp.simulatorPort, privateKey, publicKeysOf }));
+      simulators.set(dfsp.name, await startTestDfsp({ name: dfsp.name, urls, port: dfsp.simulatorPort, privateKey, publicKeysOf, tls: clientTls(dfsp.name) }));
     }
     console.log('');
     await registerParties(simulators);

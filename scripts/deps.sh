@@ -3,7 +3,7 @@
 # everything in place takes about a second. Two profiles (DEPS_PROFILE):
 #   run  (`make up`, `make demo`): what the switch itself needs to run on this machine:
 #     - Debian packages: mariadb-server + mariadb-client (if mariadbd is missing), Java and
-#       Maven for Kafka, curl for health checks
+#       Maven for Kafka, curl for health checks, openssl for the local scheme's certificates
 #     - node_modules: `npm ci` when missing or older than package-lock.json
 #     - Kafka jars (+ slf4j binding) from Maven Central into .cache/kafka/libs
 #   all  (the default: `make deps`, `make test`, `make fuzz`, `make chaos`, perf): the above, and
@@ -40,6 +40,7 @@ wanted_debian_packages() {
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
   command -v mvn >/dev/null || missing+=(maven)
   command -v curl >/dev/null || missing+=(curl)
+  command -v openssl >/dev/null || missing+=(openssl)
   # The tests' own servers (the sdk-scheme-adapter's Redis, the dashboards' Prometheus).
   if [[ "$DEPS_PROFILE" == all ]]; then
     command -v redis-server >/dev/null || missing+=(redis-server)

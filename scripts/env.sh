@@ -71,6 +71,25 @@ export JWS_VERIFICATION JWS_HUB_SIGNING_KEY_PATH JWS_HUB_PUBLIC_KEY_PATH DFSP_JW
 : "${CALLBACK_ALLOWED_CIDRS=127.0.0.0/8,::1/128}"
 export CALLBACK_ALLOWED_CIDRS
 
+# --- mutual TLS at the FSPIOP edges ----------------------------------------------------------
+# With CLIENT_IDENTITY=certificate the edges (api-adapter, quoting, account-lookup) serve HTTPS
+# and refuse any FSPIOP request whose client certificate, from the scheme's CA, does not name its
+# FSPIOP-Source. scripts/up.sh makes the local scheme's CA, the edges' server certificate and the
+# hub's client certificate in SCHEME_TLS_DIR if they are missing; a DFSP's is made on demand
+# (scripts/scheme-ca.js <fsp>, or scripts/lib/scheme-certs.js, as the demo and the load test
+# do). Secure by default: certificate. A lab relaxes it with CLIENT_IDENTITY=off: the edges
+# serve plain HTTP and signatures alone prove who sent a request.
+: "${CLIENT_IDENTITY:=certificate}"
+: "${SCHEME_TLS_DIR:=$RUN_DIR/tls}"               # LOCAL-ONLY CA; deployments use their scheme's PKI
+SCHEME_TLS_DIR="$(abs_path "$SCHEME_TLS_DIR")"
+if [[ "$CLIENT_IDENTITY" == certificate ]]; then
+  : "${TLS_CERT_PATH:=$SCHEME_TLS_DIR/server.crt}"
+  : "${TLS_KEY_PATH:=$SCHEME_TLS_DIR/server.key}"
+  : "${TLS_CLIENT_CA_PATH:=$SCHEME_TLS_DIR/ca.crt}"
+  export TLS_CERT_PATH TLS_KEY_PATH TLS_CLIENT_CA_PATH
+fi
+export CLIENT_IDENTITY SCHEME_TLS_DIR
+
 # --- Kafka ---------------------------------------------------------------------------------
 : "${KAFKA_VERSION:=3.9.2}"                # org.apache.kafka:kafka_2.13 from Maven Central
 : "${KAFKA_PORT:=9192}"                    # client listener (not 9092: may be taken)
@@ -88,3 +107,17 @@ export KAFKA_LIBS="$CACHE_DIR/kafka/libs"
 : "${STOP_TIMEOUT:=10}"                    # seconds between SIGTERM and SIGKILL for services
 export K6_VERSION HELM_VERSION HEALTH_TIMEOUT STOP_TIMEOUT
 export PATH="$TOOLS_BIN:$PATH"
+
+# --- a second local runtime beside the first ---------------------------------------------------
+# Every service of scripts/services.conf, the built-in oracle and the demo's DFSPs listen this
+# many ports above their defaults; with a RUN_DIR, DB_PORT, KAFKA_PORT and KAFKA_CONTROLLER_PORT
+# of its own, a second runtime runs beside the first (e.g. SERVICE_PORT_OFFSET=10000).
+: "${SERVICE_PORT_OFFSET:=0}"
+if [[ "$SERVICE_PORT_OFFSET" != 0 ]]; then
+  : "${ADMIN_API_URL:=http://127.0.0.1:$((3001 + SERVICE_PORT_OFFSET))}"
+  : "${ADMIN_API_BASE_URL:=$ADMIN_API_URL}"
+  : "${ORACLE_PORT:=$((4003 + SERVICE_PORT_OFFSET))}"
+  : "${ORACLE_BUILTIN_URL:=http://127.0.0.1:$ORACLE_PORT}"
+  export ADMIN_API_URL ADMIN_API_BASE_URL ORACLE_PORT ORACLE_BUILTIN_URL
+fi
+export SERVICE_PORT_OFFSET

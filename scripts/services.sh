@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts, stops and lists the switch's Node services listed in scripts/services.conf.
 # Each replica is its own process in its own session (setsid), so it outlives the shell:
-#   PORT=<basePort + i> REPLICA_INDEX=<i> SERVICE_NAME=<name>, plus everything env.sh exports;
+#   PORT=<basePort + SERVICE_PORT_OFFSET + i> REPLICA_INDEX=<i> SERVICE_NAME=<name>, plus
+#   everything env.sh exports;
 #   output to $LOG_DIR/<name>-<i>.log, PID to $PID_DIR/<name>-<i>.pid.
 #   scripts/services.sh start    # idempotent; waits for GET /health = 200 on every replica
 #   scripts/services.sh stop     # SIGTERM, up to STOP_TIMEOUT s, then SIGKILL; our PIDs only
@@ -15,6 +16,11 @@ SVC_NAMES=()
 SVC_ENTRIES=()
 SVC_PORTS=()
 SVC_REPLICAS=()
+
+[[ "$SERVICE_PORT_OFFSET" =~ ^[0-9]+$ ]] || die "SERVICE_PORT_OFFSET must be a whole number, got '$SERVICE_PORT_OFFSET'"
+
+# The FSPIOP edges (as scripts/lib/scheme-certs.js lists them): HTTPS when TLS_CERT_PATH is set.
+FSPIOP_EDGES=" api-adapter quoting account-lookup "
 
 # ADMIN_API_REPLICAS for admin-api.
 replicas_var() {
@@ -35,7 +41,7 @@ read_services_conf() {
     [[ "$replicas" =~ ^[0-9]+$ ]] || die "$var must be a whole number, got '$replicas'"
     SVC_NAMES+=("$name")
     SVC_ENTRIES+=("$(abs_path "$entry")")
-    SVC_PORTS+=("$port")
+    SVC_PORTS+=("$((port + SERVICE_PORT_OFFSET))")
     SVC_REPLICAS+=("$replicas")
   done <"$SERVICES_CONF"
 }
@@ -78,6 +84,31 @@ start_replica() {
   log "started $name replica $index (pid $pid, port $port)"
 }
 
+# The URL of a replica's /health: over HTTPS for an edge that serves it, trusting the local
+# scheme's CA (the health check needs no client certificate).
+health_url() {
+  local name="$1" port="$2"
+  if [[ -n "${TLS_CERT_PATH:-}" && "$FSPIOP_EDGES" == *" $name "* ]]; then
+    printf 'https://127.0.0.1:%s/health\n' "$port"
+  else
+    printf 'http://127.0.0.1:%s/health\n' "$port"
+  fi
+}
+
+health_status() {
+  curl -s -o /dev/null -w '%{http_code}' --max-time 2 --cacert "$SCHEME_TLS_DIR/ca.crt" "$(health_url "$1" "$2")"
+}
+
+# An edge left running from a start with other TLS settings (CLIENT_IDENTITY changed since)
+# would answer its health check, and every DFSP, in the other scheme: it is not reused.
+check_tls_unchanged() {
+  local name="$1" index="$2" pid="$3" running
+  [[ "$FSPIOP_EDGES" == *" $name "* ]] || return 0
+  running="$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^TLS_CERT_PATH=//p' | tail -n 1)"
+  [[ "$running" == "${TLS_CERT_PATH:-}" ]] ||
+    die "$name replica $index (pid $pid) runs with TLS_CERT_PATH='$running', not '${TLS_CERT_PATH:-}' (CLIENT_IDENTITY=$CLIENT_IDENTITY): stop it first (make down)"
+}
+
 # Waits until every "name index port" line of $1 answers GET /health with 200. Fails at
 # once when a replica dies, or after HEALTH_TIMEOUT seconds, showing the replica's log.
 wait_healthy() {
@@ -92,7 +123,7 @@ wait_healthy() {
         show_log_tail "$(log_file "$name" "$index")"
         die "$name replica $index exited during start-up"
       fi
-      if [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/health")" != 200 ]]; then
+      if [[ "$(health_status "$name" "$port")" != 200 ]]; then
         still+=("$item")
       fi
     done
@@ -102,7 +133,7 @@ wait_healthy() {
       for item in "${pending[@]}"; do
         read -r name index port <<<"$item"
         show_log_tail "$(log_file "$name" "$index")"
-        warn "$name replica $index: no 200 from http://127.0.0.1:$port/health"
+        warn "$name replica $index: no 200 from $(health_url "$name" "$port")"
       done
       die "services not healthy after ${HEALTH_TIMEOUT}s"
     fi
@@ -168,6 +199,7 @@ cmd_start() {
       port=$((SVC_PORTS[s] + i))
       pid="$(replica_pid "$name" "$i")"
       if [[ -n "$pid" ]]; then
+        check_tls_unchanged "$name" "$i" "$pid"
         log "$name replica $i already running (pid $pid, port $port)"
       else
         start_replica "$name" "$entry" "$port" "$i"

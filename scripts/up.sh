@@ -7,6 +7,7 @@ source "$REPO_ROOT/scripts/lib.sh"
 
 bash "$REPO_ROOT/scripts/infra-up.sh"
 node "$REPO_ROOT/scripts/hub-keys.js" || die "the hub's JWS key pair could not be made"
+node "$REPO_ROOT/scripts/scheme-ca.js" || die "the local scheme's CA and certificates could not be made"
 bash "$REPO_ROOT/scripts/services.sh" start
 echo
 echo "Logs: $LOG_DIR   PID files: $PID_DIR (MariaDB and Kafka: $RUN_DIR/mariadb, $RUN_DIR/kafka)"

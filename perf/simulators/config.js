@@ -24,5 +24,8 @@ export function readConfig(env) {
     // SIM_JWS_SIGN=false measures a switch with JWS off.
     sign: env.SIM_JWS_SIGN !== 'false',
     keysDirectory: env.DFSP_JWS_KEYS_DIR ?? new URL('../../.run/jws/dfsps', import.meta.url).pathname,
+    // The scheme's certificates (scripts/lib/scheme-certs.js): each DFSP presents its own to an
+    // HTTPS edge (mutual TLS). Unset, the edges must be plain HTTP.
+    tlsDir: env.SCHEME_TLS_DIR,
   });
 }

@@ -1,12 +1,30 @@
-// Cheap FSPIOP plumbing for the simulators: bodies, one keep-alive HTTP client, and the
-// DFSPs' signatures.
+// Cheap FSPIOP plumbing for the simulators: bodies, keep-alive HTTP clients (one for plain
+// HTTP, one per DFSP for edges that ask for its client certificate), and the DFSPs' signatures.
 import http from 'node:http';
+import https from 'node:https';
 import { privateKeyFromPem, signFspiopMessage } from '../../platform/fspiop/jws.js';
 import { readDfspPrivateKey } from '../../scripts/lib/jws-key-files.js';
+import { ensureClientCertificate } from '../../scripts/lib/scheme-certs.js';
 
 // Idle keep-alive sockets are dropped after 4 s, before the servers' 5 s keepAliveTimeout
 // (Node's default) closes them under a request.
-const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 4_000 });
+const AGENT_OPTIONS = Object.freeze({ keepAlive: true, maxSockets: 512, timeout: 4_000 });
+const plainAgent = new http.Agent(AGENT_OPTIONS);
+const tlsAgents = new Map();
+
+/**
+ * The agent DFSP `name` calls `url` with: over HTTPS its own, presenting its client certificate
+ * from the scheme's CA in `config.tlsDir` (perf/provision.js makes it), so its connections are
+ * its own and the edge knows it by them (mutual TLS).
+ */
+function agentFor(config, name, url) {
+  if (!url.startsWith('https:')) return plainAgent;
+  if (!tlsAgents.has(name)) {
+    if (!config.tlsDir) throw new Error(`${url} is HTTPS: SCHEME_TLS_DIR must name the scheme's certificates`);
+    tlsAgents.set(name, new https.Agent({ ...AGENT_OPTIONS, ...ensureClientCertificate(config.tlsDir, name).tls }));
+  }
+  return tlsAgents.get(name);
+}
 
 /**
  * Sends a request; resolves to `{ status, text, resentOnReset }`, or `{ status: 0, text: error,
@@ -16,9 +34,9 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 4_000 
  * again may be a duplicate at the switch: `resentOnReset` says whether it was sent, for the
  * payers' count of duplicates that the validity gate allows for.
  */
-export function send(url, method, requestHeaders, body, resentOnReset = false) {
+export function send(url, method, requestHeaders, body, agent = plainAgent, resentOnReset = false) {
   return new Promise((resolve) => {
-    const request = http.request(url, { method, agent, headers: requestHeaders }, (response) => {
+    const request = (agent instanceof https.Agent ? https : http).request(url, { method, agent, headers: requestHeaders }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => { text += chunk; });
@@ -26,7 +44,7 @@ export function send(url, method, requestHeaders, body, resentOnReset = false) {
     });
     request.on('error', (error) => {
       if (!resentOnReset && request.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up')) {
-        resolve(send(url, method, requestHeaders, body, true));
+        resolve(send(url, method, requestHeaders, body, agent, true));
       } else resolve({ status: 0, text: error.message, resentOnReset });
     });
     request.end(body);
@@ -65,13 +83,14 @@ function privateKeyOf(keysDirectory, name) {
  * Sends a request as DFSP `name`, signed with its key over exactly the text sent (the
  * FSPIOP-URI is the URL's path): the switch requires it of a body, and a request without one
  * is signed over the empty payload so that its sender is proven too (its rate limit is its
- * own DFSP's, not its address's).
+ * own DFSP's, not its address's). Over HTTPS it presents the DFSP's client certificate.
  */
 export async function sendAs(config, name, url, method, requestHeaders, body) {
-  if (!config.sign) return send(url, method, requestHeaders, body);
+  const agent = agentFor(config, name, url);
+  if (!config.sign) return send(url, method, requestHeaders, body, agent);
   const { pathname, search } = new URL(url);
   const signature = await signFspiopMessage({
     privateKey: privateKeyOf(config.keysDirectory, name), method, uri: `${pathname}${search}`, headers: requestHeaders, body,
   });
-  return send(url, method, { ...requestHeaders, ...signature }, body);
+  return send(url, method, { ...requestHeaders, ...signature }, body, agent);
 }

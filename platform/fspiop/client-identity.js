@@ -58,6 +58,10 @@ export function registerClientIdentityCheck(server, { mode, subjectHeader }) {
   server.ext('onPreHandler', (request, h) => {
     if (UNCHECKED_PATHS.has(request.route.path)) return h.continue;
     const source = request.headers['fspiop-source'];
+    // A request without FSPIOP-Source (or with an empty one) claims no DFSP: its route refuses
+    // it for the missing mandatory header (3102), which says more than "not the certificate's
+    // DFSP" would.
+    if (!source) return h.continue;
     const identity = identityOf(request, subjectHeader);
     if (identity && identity === source) {
       recordProof(request, PROOF.certificate);

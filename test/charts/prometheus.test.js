@@ -148,10 +148,9 @@ async function waitForRuleEvaluationAfter(sinceMs, timeoutMs = SCRAPE_WAIT_MS) {
 
 /** The demo's payments (its successes and failures) against this switch, as a DFSP makes them. */
 async function runDemo(simulatorPortBase) {
-  const url = (name) => `http://127.0.0.1:${sw.ports.get(`${name}-0`)}`;
   const demo = spawnLogged(process.execPath, [join(root, 'scripts', 'demo.js')], {
-    ...process.env, ADMIN_API_URL: sw.admin.baseUrl, TRANSFERS_API_URL: sw.apiUrl, QUOTES_API_URL: url('quoting'),
-    ACCOUNT_LOOKUP_URL: url('account-lookup'), DEMO_SIMULATOR_PORT_BASE: String(simulatorPortBase), SETTLEMENT_API_URL: `${settlement.url}/v2`,
+    ...process.env, ADMIN_API_URL: sw.admin.baseUrl, TRANSFERS_API_URL: sw.apiUrl, QUOTES_API_URL: sw.urlOf('quoting'),
+    ACCOUNT_LOOKUP_URL: sw.urlOf('account-lookup'), DEMO_SIMULATOR_PORT_BASE: String(simulatorPortBase), SETTLEMENT_API_URL: `${settlement.url}/v2`,
   });
   // The demo bounds each wait at 20 s; this bounds the whole run, so a hang fails the test.
   const killer = setTimeout(() => demo.kill('SIGKILL'), DEMO_TIMEOUT_MS);
@@ -246,7 +245,9 @@ async function waitForGrossSettlement(timeoutMs = SCRAPE_WAIT_MS) {
 before(async () => {
   if (skip) return;
   workDir = mkdtempSync(join(tmpdir(), 'fspiop-prometheus-'));
-  sw = await startSwitch();
+  // Plain HTTP, as the chart's pods serve it (its mutual TLS ends at the ingress): Prometheus
+  // scrapes every process as it does in the cluster.
+  sw = await startSwitch({ env: { CLIENT_IDENTITY: 'off' } });
   settlement = await startSettlementApi();
   await startPrometheus(await startMysqldExporter());
   await setUpGrossCurrency();

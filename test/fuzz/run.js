@@ -25,6 +25,7 @@ import { adminHeaders, setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { startSwitch } from '../support/switch.js';
 import { startTestDfsp } from '../support/test-dfsp.js';
 import { hubKeyFiles, jwsKeyPair } from '../support/jws-keys.js';
+import { testClientTlsFor } from '../support/scheme-tls.js';
 import { operatorTokens, testConfig } from '../support/environment.js';
 import { createAlsAdminServer } from '../../account-lookup/admin/server.js';
 import { adminOpenApiDocument, alsAdminOpenApiDocument } from './admin-openapi.js';
@@ -67,7 +68,7 @@ function writeOperatorSpecs(sw, directory) {
 
 /** Onboards `names` as DFSPs with keys and callback endpoints served by test DFSPs. */
 export async function startDfsps(sw, names) {
-  const urls = { transfers: sw.apiUrl, quotes: edgeUrl(sw, 'quoting'), parties: edgeUrl(sw, 'account-lookup') };
+  const urls = { transfers: sw.apiUrl, quotes: sw.urlOf('quoting'), parties: sw.urlOf('account-lookup') };
   const dfsps = {};
   for (const name of names) {
     dfsps[name] = await startTestDfsp({ name, switchUrl: sw.apiUrl, urls });
@@ -76,11 +77,9 @@ export async function startDfsps(sw, names) {
   return dfsps;
 }
 
-const edgeUrl = (sw, name) => `http://127.0.0.1:${sw.ports.get(`${name}-0`)}`;
-
 /** Every operator API of the switch under test, by the names repeated-query.js uses. */
 const operatorApiUrls = (sw) => ({
-  admin: sw.admin.baseUrl, settlement: edgeUrl(sw, 'settlement-api'), alsAdmin: edgeUrl(sw, 'account-lookup-admin'), oracle: sw.oracleUrl,
+  admin: sw.admin.baseUrl, settlement: sw.urlOf('settlement-api'), alsAdmin: sw.urlOf('account-lookup-admin'), oracle: sw.oracleUrl,
 });
 
 /** Runs one Schemathesis slice; resolves to its exit code. Its output goes to `<dir>/<name>.log`. */
@@ -114,8 +113,8 @@ function schemathesisOutcome(output) {
 }
 
 async function fuzzSlices({ sw, seconds, examples, directory }) {
-  const edges = { transfers: sw.apiUrl, quotes: edgeUrl(sw, 'quoting'), accountLookup: edgeUrl(sw, 'account-lookup') };
-  const signers = DFSPS.map((name) => ({ name, privateKey: jwsKeyPair(name).privateKey }));
+  const edges = { transfers: sw.apiUrl, quotes: sw.urlOf('quoting'), accountLookup: sw.urlOf('account-lookup') };
+  const signers = DFSPS.map((name) => ({ name, privateKey: jwsKeyPair(name).privateKey, tls: testClientTlsFor(sw.apiUrl, name) }));
   const operatorSpecs = writeOperatorSpecs(sw, directory);
   const operatorUrls = operatorApiUrls(sw);
   const fspiopSpecFile = writeFspiopSpec(directory);
@@ -159,7 +158,7 @@ async function main() {
     // The admin slice may have deactivated, re-keyed or re-pointed the fuzzed DFSPs, as an
     // operator may: the liveness checks use two DFSPs onboarded after the fuzzing.
     Object.assign(dfsps, await startDfsps(sw, LIVENESS_DFSPS));
-    const survival = await checkAfterFuzz({ sw, dfsps, pids, edgeUrl: (name) => edgeUrl(sw, name) });
+    const survival = await checkAfterFuzz({ sw, dfsps, pids });
     const requests = results.reduce((sum, result) => sum + result.requests, 0);
     const verdict = verdictOf(results, [...repeatedQuery.map((problem) => `repeated query parameter: ${problem}`), ...survival.reasons]);
     const summary = { seconds: Math.round((Date.now() - started) / 1000), requests, pass: verdict.length === 0, failures: verdict, results, repeatedQuery, survival };

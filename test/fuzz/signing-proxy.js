@@ -13,10 +13,14 @@
 //     verification path itself is fuzzed;
 //   - 'raw': forwards the request as generated (headers and signatures as Schemathesis made
 //     them).
+// Edges with mutual TLS are called over HTTPS with the client certificate of the DFSP the
+// request is sent as (in 'raw' mode its FSPIOP-Source if that is a registered DFSP, else the
+// first one), so that the fuzzed request meets the checks behind the certificate's.
 // Every answer's status and FSPIOP error code are counted, and each 5xx other than the
 // switch's documented 501/2002 (an operation it does not serve) is kept with the exact request
 // that got it.
 import { createServer, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { once } from 'node:events';
 import { parse, stringify } from 'lossless-json';
 import { signFspiopMessage } from '../../platform/fspiop/jws.js';
@@ -78,6 +82,9 @@ function pairFor(counter, dfsps) {
   return { source: source.name, destination: dfsps[(counter + 1) % dfsps.length].name, privateKey: source.privateKey };
 }
 
+/** The DFSP whose client certificate a request goes with: its FSPIOP-Source if registered, else the first. */
+const senderOf = (headers, dfsps) => dfsps.find((dfsp) => dfsp.name === headers['fspiop-source']) ?? dfsps[0];
+
 async function prepareRequest(mode, req, body, { dfsps, counter }) {
   const resource = req.url.split(/[/?]/)[1];
   if (mode === 'raw' || !RESOURCES[resource]) return { headers: { ...req.headers }, body };
@@ -95,9 +102,10 @@ async function prepareRequest(mode, req, body, { dfsps, counter }) {
   return { headers: { ...headers, ...signature }, body: sent };
 }
 
-function forward(target, { method, url, headers, body }) {
+function forward(target, { method, url, headers, body, agent }) {
+  const request = target.startsWith('https:') ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(`${target}${url}`, { method, headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
+    const outgoing = request(`${target}${url}`, { method, agent, headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
       const chunks = [];
       response.on('data', (chunk) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
@@ -111,10 +119,12 @@ function forward(target, { method, url, headers, body }) {
 /**
  * Starts a proxy in `mode` ('signed', 'tampered' or 'raw') in front of `edges`
  * ({ transfers, quotes, accountLookup } base URLs, or `all`: one upstream for every path, as
- * for the admin API in 'raw' mode); `dfsps` are `[{ name, privateKey }]`.
+ * for the admin API in 'raw' mode); `dfsps` are `[{ name, privateKey, tls }]`, `tls` the
+ * DFSP's client certificate (`{ ca, cert, key }`) for HTTPS edges.
  * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), close() }`.
  */
 export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
+  const agents = new Map(dfsps.filter((dfsp) => dfsp.tls).map((dfsp) => [dfsp.name, new HttpsAgent({ keepAlive: true, ...dfsp.tls })]));
   const statusCounts = {};
   const errorCodeCounts = {};
   const errorSamples = {};
@@ -132,7 +142,7 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
     const started = Date.now();
     try {
       outgoing = { method: req.method, url: req.url, ...await prepareRequest(mode, req, Buffer.concat(chunks), { dfsps, counter }) };
-      answer = await forward(target, outgoing);
+      answer = await forward(target, { ...outgoing, agent: agents.get(senderOf(outgoing.headers, dfsps)?.name) });
     } catch (error) {
       // The edge closed the connection or the request could not be sent: a finding (502).
       answer = { status: 502, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`fuzz proxy: ${error.message}`) };
@@ -169,6 +179,10 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
     errorSamples,
     findings,
     serverErrors: () => serverErrors,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+    close: () => new Promise((resolve) => {
+      for (const agent of agents.values()) agent.destroy();
+      server.closeAllConnections();
+      server.close(resolve);
+    }),
   };
 }

@@ -10,6 +10,7 @@ import { ownedId } from '../../perf/simulators/correlator.js';
 import { runGate, topicHighWaterMarks, waitForFinality } from '../../perf/gate.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 import { signedFetch } from '../support/jws-keys.js';
+import { probeFetch } from '../support/scheme-tls.js';
 import { quoteIlp } from '../support/test-dfsp.js';
 import { quoteRequestBody } from '../support/quote-dfsp.js';
 import { testConfig } from '../support/environment.js';
@@ -33,8 +34,9 @@ function processReasons(sw, pids) {
 
 async function healthReasons(sw) {
   const reasons = [];
-  for (const [key, port] of sw.ports) {
-    const response = await fetch(`http://127.0.0.1:${port}/health`).catch((error) => ({ status: error.message }));
+  for (const key of sw.ports.keys()) {
+    const [, name, index] = /^(.+)-(\d+)$/.exec(key);
+    const response = await probeFetch(`${sw.urlOf(name, Number(index))}/health`).catch((error) => ({ status: error.message }));
     if (response.status !== 200) reasons.push(`${key} /health answered ${response.status}`);
   }
   return reasons;
@@ -81,7 +83,7 @@ async function ledgerReasons(db) {
 }
 
 /** `{ reasons, gate }`: what failed after the fuzz run (empty when the switch survived). */
-export async function checkAfterFuzz({ sw, dfsps, pids, edgeUrl }) {
+export async function checkAfterFuzz({ sw, dfsps, pids }) {
   // In-flight fuzz messages finish before the gate's Kafka marks are taken.
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const reasons = [...processReasons(sw, pids), ...await healthReasons(sw)];
@@ -90,7 +92,7 @@ export async function checkAfterFuzz({ sw, dfsps, pids, edgeUrl }) {
   const marksBefore = await topicHighWaterMarks(kafka);
   const outcomes = [];
   for (let index = 0; index < LIVENESS_TRANSFERS; index += 1) outcomes.push(await livenessTransfer({ sw, dfsps, runTag, index }));
-  outcomes.push(await livenessQuote({ dfsps, quotingUrl: edgeUrl('quoting') }));
+  outcomes.push(await livenessQuote({ dfsps, quotingUrl: sw.urlOf('quoting') }));
   reasons.push(...outcomes.filter(Boolean));
   await waitForFinality(sw.admin.db, runTag, CALLBACK_WAIT_MS);
   const completed = outcomes.slice(0, LIVENESS_TRANSFERS).filter((outcome) => outcome === null).length;

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { onboardDfsp, setUpHub } from '../support/admin-api.js';
 import { startSwitch } from '../support/switch.js';
 import { startTestDfsp } from '../support/test-dfsp.js';
-import { jwsKeyPair, signedFetch } from '../support/jws-keys.js';
+import { jwsKeyPair, signedFetch, unsignedFetch } from '../support/jws-keys.js';
 import { dfspHeaders, signedHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 let sw;
@@ -28,7 +28,7 @@ before(async () => {
   await setUpHub(sw.admin.request);
   dfsp = await startTestDfsp({ name: 'payerfsp', switchUrl: sw.apiUrl });
   await onboardDfsp(sw.admin.request, { name: 'payerfsp', endpointBase: dfsp.url });
-  accountLookupUrl = `http://127.0.0.1:${sw.ports.get('account-lookup-0')}`;
+  accountLookupUrl = sw.urlOf('account-lookup');
 });
 
 after(async () => {
@@ -60,7 +60,7 @@ test('a message signed over its percent-encoded path verifies; one signed over t
   assert.equal(response.status, 202, await response.text());
   // The signature binds the bytes of the request target; a decoded copy is another URI.
   const headers = await signedHeaders(dfspHeaders('participants', 'payerfsp'), { privateKey: jwsKeyPair('payerfsp').privateKey, method: 'POST', uri: decodeURIComponent(path), body });
-  const decoded = await fetch(`${accountLookupUrl}${path}`, { method: 'POST', headers, body });
+  const decoded = await unsignedFetch(`${accountLookupUrl}${path}`, { method: 'POST', headers, body });
   assert.equal(decoded.status, 400);
   assert.equal((await decoded.json()).errorInformation.errorCode, '3105');
 });

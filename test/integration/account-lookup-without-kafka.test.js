@@ -12,6 +12,7 @@ import Kafka from 'node-rdkafka';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { startSwitch } from '../support/switch.js';
 import { testConfig } from '../support/environment.js';
+import { probeFetch } from '../support/scheme-tls.js';
 import { discoveryEndpoints, partyAnswer, startPartyDfsp } from '../support/party-dfsp.js';
 import { topicDefinitions } from '../../platform/kafka/topics.js';
 import { upsertParties } from '../../account-lookup/oracle/repository.js';
@@ -59,7 +60,7 @@ async function recordsOnTopics() {
 
 /** The value of the edge's series `name` whose labels include `labels`, or undefined. */
 async function metricValue(name, labels) {
-  const text = await (await fetch(`${alsUrl}/metrics`)).text();
+  const text = await (await probeFetch(`${alsUrl}/metrics`)).text();
   const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
   for (const match of text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} (\\S+)$`, 'gm'))) {
     const present = match[1].split(',');
@@ -87,7 +88,7 @@ before(async () => {
       CALLBACK_BATCH_DEADLINE_MS: String(CALLBACK_TIMEOUT_MS * 3),
     },
   });
-  alsUrl = `http://127.0.0.1:${sw.ports.get('account-lookup-0')}`;
+  alsUrl = sw.urlOf('account-lookup');
   await setUpHub(sw.admin.request);
   [payer, payee] = await Promise.all(['payerfsp', 'payeefsp'].map((name) => startPartyDfsp({ name, switchUrl: alsUrl })));
   stuck = await startStuckServer();

@@ -13,6 +13,7 @@ import { startSwitch } from '../support/switch.js';
 import { createTestDatabase, operatorTokens, testConfig } from '../support/environment.js';
 import { discoveryEndpoints, fspiopHeaders, partyAnswer, startPartyDfsp } from '../support/party-dfsp.js';
 import { freePort } from '../../scripts/lib/ports.js';
+import { unsignedFetch } from '../support/jws-keys.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 let sw;
@@ -22,11 +23,6 @@ let alsAdmin;
 let payer;
 let payee;
 let other;
-
-/** The URL of a component the harness started. */
-function componentUrl(name) {
-  return `http://127.0.0.1:${sw.ports.get(`${name}-0`)}`;
-}
 
 async function onboard(dfsp) {
   await onboardDfsp(sw.admin.request, { name: dfsp.name, endpointBase: dfsp.url });
@@ -43,8 +39,8 @@ before(async () => {
       ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0',
     },
   });
-  alsUrl = componentUrl('account-lookup');
-  adminUrl = componentUrl('account-lookup-admin');
+  alsUrl = sw.urlOf('account-lookup');
+  adminUrl = sw.urlOf('account-lookup-admin');
   alsAdmin = adminClient(adminUrl, { token: operatorTokens().readWrite });
   await setUpHub(sw.admin.request);
   [payer, payee, other] = await Promise.all(['payerfsp', 'payeefsp', 'otherfsp'].map((name) => startPartyDfsp({ name, switchUrl: alsUrl })));
@@ -103,7 +99,7 @@ test('a party no oracle knows: 3204 from the hub to the payer\'s error endpoint'
 });
 
 test('a requester that is not an active DFSP is refused at once with 3200', async () => {
-  const ask = (source) => fetch(`${alsUrl}/parties/MSISDN/27710000001`, { headers: fspiopHeaders('parties', source) });
+  const ask = (source) => unsignedFetch(`${alsUrl}/parties/MSISDN/27710000001`, { headers: fspiopHeaders('parties', source) });
   const refused = await ask('ghostfsp');
   assert.equal(refused.status, 400);
   const body = await refused.json();

@@ -144,6 +144,13 @@ test('the client certificate\'s DFSP must be FSPIOP-Source; another DFSP\'s, a f
   // Without a body there is no signature to check: the certificate still is.
   await refused({ client: env.other, method: 'GET', path: `/transfers/${randomUUID()}`, headers: dfspHeaders('transfers', 'payerfsp', 'payeefsp') }, /is not otherfsp/);
 
+  // Without FSPIOP-Source a request claims no DFSP: refused for the missing header, as without mutual TLS.
+  const { headers: withSource, body: anonymousBody } = prepare(randomUUID());
+  refusedIds.push(JSON.parse(anonymousBody).transferId);
+  const { 'fspiop-source': _source, ...withoutSource } = withSource;
+  const anonymous = await send({ edge: env.tlsEdge, client: env.payer, headers: withoutSource, body: anonymousBody });
+  assert.deepEqual([anonymous.status, anonymous.json.errorInformation.errorCode], [400, '3102'], JSON.stringify(anonymous.json));
+
   const rightful = randomUUID();
   assert.equal((await send({ edge: env.tlsEdge, client: env.payer, ...prepare(rightful) })).status, 202);
   await waitProduced(rightful);

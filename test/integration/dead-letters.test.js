@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
 import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
 import { fspiopHeaders, fulfilmentFor, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
-import { componentUrl, quoteHeaders, quoteRequestBody } from '../support/quote-dfsp.js';
+import { quoteHeaders, quoteRequestBody } from '../support/quote-dfsp.js';
 import { signedFetch } from '../support/jws-keys.js';
 import { testConfig } from '../support/environment.js';
 import { createProducer } from '../../platform/kafka/producer.js';
@@ -35,7 +35,7 @@ before(async () => {
     env: { DEAD_LETTER_AFTER_FAILURES: '2' },
   });
   await setUpHub(sw.admin.request);
-  const quotingUrl = componentUrl(sw, 'quoting');
+  const quotingUrl = sw.urlOf('quoting');
   payer = await startTestDfsp({ name: 'dlpayer', switchUrl: sw.apiUrl, urls: { quotes: quotingUrl } });
   payee = await startTestDfsp({ name: 'dlpayee', switchUrl: sw.apiUrl, urls: { quotes: quotingUrl } });
   for (const dfsp of [payer, payee]) await onboardDfsp(sw.admin.request, { name: dfsp.name, endpointBase: dfsp.url, netDebitCap: '100000', fundsIn: '100000' });
@@ -181,7 +181,7 @@ test('a quote the database cannot store is dead-lettered, its payer told 2001, a
     id: poison.quoteId, type: 'quote', action: 'request', from: payer.name, to: payee.name, headers, body: poison, rawBody: JSON.stringify(poison), at: Date.now(),
   });
   const next = quoteRequestBody({ payer: payer.name, payee: payee.name });
-  const response = await signedFetch(`${componentUrl(sw, 'quoting')}/quotes`, { method: 'POST', headers, body: JSON.stringify(next) });
+  const response = await signedFetch(`${sw.urlOf('quoting')}/quotes`, { method: 'POST', headers, body: JSON.stringify(next) });
   assert.equal(response.status, 202, await response.text());
   await payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${next.quoteId}`, NEXT_PAYMENT_WITHIN_MS);
   await errorCallback(payer, `/quotes/${poison.quoteId}`);

@@ -44,7 +44,7 @@ async function addEndpoints(name, endpoints) {
 
 before(async () => {
   sw = await startSwitch({ env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0' } });
-  alsUrl = `http://127.0.0.1:${sw.ports.get('account-lookup-0')}`;
+  alsUrl = sw.urlOf('account-lookup');
   await setUpHub(sw.admin.request);
   [payer, payee, sdk] = await Promise.all(['payerfsp', 'payeefsp', 'sdkfsp'].map((name) => startPartyDfsp({ name, switchUrl: alsUrl })));
   sdkParticipants = await startNotImplementedServer();
@@ -111,7 +111,7 @@ test('a GET /parties that cannot reach the payee: the payer gets the hub\'s sign
 });
 
 test('a quote request that cannot reach the payee: the payer gets PUT /quotes/{ID}/error', async () => {
-  const quotingUrl = `http://127.0.0.1:${sw.ports.get('quoting-0')}`;
+  const quotingUrl = sw.urlOf('quoting');
   for (const [payeeFsp, code] of [['barefsp', '3201'], ['deadfsp', '2003']]) {
     const body = quoteRequestBody({ payee: payeeFsp });
     const sent = await signedFetch(`${quotingUrl}/quotes`, { method: 'POST', headers: quoteHeaders('payerfsp', payeeFsp), body: JSON.stringify(body) });

@@ -7,8 +7,9 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { onboardDfsp, setUpHub } from '../support/admin-api.js';
 import { startSwitch } from '../support/switch.js';
 import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
-import { componentUrl, quoteHeaders, quoteRequestBody } from '../support/quote-dfsp.js';
+import { quoteHeaders, quoteRequestBody } from '../support/quote-dfsp.js';
 import { signedHeaders } from '../../scripts/lib/fspiop-headers.js';
+import { unsignedFetch } from '../support/jws-keys.js';
 
 const KEY_CACHE_TTL_MS = 300;
 const keyPair = (type = 'rsa') => generateKeyPairSync(type, {
@@ -58,7 +59,7 @@ function transferBody() {
 async function send(path, raw, { method = 'POST', source = 'payerfsp', key = payerKey.privateKey, sign = {}, headers: changed = {} } = {}) {
   const base = fspiopHeaders(source, 'payeefsp');
   const headers = key ? await signedHeaders(base, { privateKey: key, method, uri: path, body: raw, ...sign }) : base;
-  const response = await fetch(`${sw.apiUrl}${path}`, { method, headers: { ...headers, ...changed }, body: raw });
+  const response = await unsignedFetch(`${sw.apiUrl}${path}`, { method, headers: { ...headers, ...changed }, body: raw });
   return { status: response.status, body: await response.json().catch(() => null) };
 }
 
@@ -123,14 +124,14 @@ test('a request signed with the payer\'s key but claiming to come from the payee
 });
 
 test('the quoting edge refuses an unsigned quote and accepts a signed one', async () => {
-  const quotingUrl = componentUrl(sw, 'quoting');
+  const quotingUrl = sw.urlOf('quoting');
   const raw = JSON.stringify(quoteRequestBody());
   const headers = quoteHeaders('payerfsp', 'payeefsp');
-  const unsigned = await fetch(`${quotingUrl}/quotes`, { method: 'POST', headers, body: raw });
+  const unsigned = await unsignedFetch(`${quotingUrl}/quotes`, { method: 'POST', headers, body: raw });
   assert.equal(unsigned.status, 400);
   assert.equal((await unsigned.json()).errorInformation.errorCode, '3105');
   const signed = await signedHeaders(headers, { privateKey: payerKey.privateKey, method: 'POST', uri: '/quotes', body: raw });
-  const accepted = await fetch(`${quotingUrl}/quotes`, { method: 'POST', headers: signed, body: raw });
+  const accepted = await unsignedFetch(`${quotingUrl}/quotes`, { method: 'POST', headers: signed, body: raw });
   assert.equal(accepted.status, 202, await accepted.text());
 });
 

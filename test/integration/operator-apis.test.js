@@ -32,7 +32,7 @@ before(async () => {
       write: ['POST', `/v2/settlementWindows/${openWindow.settlementWindowId}`, { state: 'CLOSED', reason: 'auth test' }],
     },
     alsAdmin: {
-      url: `http://127.0.0.1:${sw.ports.get('account-lookup-admin-0')}`, read: '/oracles',
+      url: sw.urlOf('account-lookup-admin'), read: '/oracles',
       write: ['POST', '/oracles', { oracleIdType: 'BUSINESS', endpoint: { value: 'http://127.0.0.1:9/oracle', endpointType: 'URL' } }],
     },
     oracle: {

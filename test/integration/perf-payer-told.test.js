@@ -6,12 +6,15 @@
 // but drops the connection instead of the answer, twice per transfer. The load-test payer
 // (perf/simulators/bridge.js) must not take that as a failure: it resends the same transfer
 // (a duplicate to the switch) and waits for the callback, or asks GET /transfers/{ID}; then
-// the validity gate finds what the payers were told equal to what MySQL committed.
+// the validity gate finds what the payers were told equal to what MySQL committed. The payers
+// call the proxy over HTTP; with mutual TLS it calls the edge with the certificate of the
+// request's FSPIOP-Source.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
 import { freshTarget, runPerf } from '../../perf/run.js';
+import { unsignedFetch } from '../support/jws-keys.js';
 
 const DROPS_PER_TRANSFER = 2;
 let target;
@@ -23,7 +26,7 @@ function startDroppingProxy(upstream) {
   const server = http.createServer(async (request, response) => {
     let body = '';
     for await (const chunk of request) body += chunk;
-    const forwarded = await fetch(`${upstream}${request.url}`, { method: request.method, headers: request.headers, body: body || undefined });
+    const forwarded = await unsignedFetch(`${upstream}${request.url}`, { method: request.method, headers: request.headers, body: body || undefined });
     const text = await forwarded.text();
     const id = request.method === 'POST' && request.url === '/transfers' ? JSON.parse(body).transferId : undefined;
     if (id && (drops.get(id) ?? 0) < DROPS_PER_TRANSFER) {

@@ -5,7 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { onboardDfsp, setUpHub } from '../support/admin-api.js';
 import { startSwitch } from '../support/switch.js';
-import { componentUrl, quoteHeaders, quoteRequestBody, startQuoteDfsp } from '../support/quote-dfsp.js';
+import { quoteHeaders, quoteRequestBody, startQuoteDfsp } from '../support/quote-dfsp.js';
+import { unsignedFetch } from '../support/jws-keys.js';
 
 let sw;
 let quotingUrl;
@@ -15,7 +16,7 @@ let payee;
 before(async () => {
   // The quote DFSPs send placeholder signatures (forwarded byte for byte), so verification is off here.
   sw = await startSwitch({ components: ['quoting', 'quoting-handler', 'notification'], env: { QUOTES_PERSIST: 'false', JWS_VERIFICATION: 'off' } });
-  quotingUrl = componentUrl(sw, 'quoting');
+  quotingUrl = sw.urlOf('quoting');
   await setUpHub(sw.admin.request);
   payer = await startQuoteDfsp({ name: 'payerfsp', quotingUrl, placeholderSignatures: true });
   payee = await startQuoteDfsp({ name: 'payeefsp', quotingUrl, placeholderSignatures: true });
@@ -28,7 +29,7 @@ after(async () => {
 });
 
 async function request(method, path, body, source = 'payerfsp') {
-  const response = await fetch(`${quotingUrl}${path}`, { method, headers: quoteHeaders(source, 'payeefsp'), body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await unsignedFetch(`${quotingUrl}${path}`, { method, headers: quoteHeaders(source, 'payeefsp'), body: body === undefined ? undefined : JSON.stringify(body) });
   assert.equal(response.status, 202, await response.text());
 }
 

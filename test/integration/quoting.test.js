@@ -5,12 +5,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import https from 'node:https';
 import { randomUUID } from 'node:crypto';
 import Kafka from 'node-rdkafka';
 import { onboardDfsp, setUpHub } from '../support/admin-api.js';
 import { startSwitch } from '../support/switch.js';
-import { componentUrl, quoteHeaders, quoteRequestBody, startQuoteDfsp } from '../support/quote-dfsp.js';
+import { quoteHeaders, quoteRequestBody, startQuoteDfsp } from '../support/quote-dfsp.js';
 import { testConfig } from '../support/environment.js';
+import { unsignedFetch } from '../support/jws-keys.js';
+import { testClientTlsFor } from '../support/scheme-tls.js';
 import pino from 'pino';
 import { TOPIC, topicName } from '../../platform/kafka/topics.js';
 import { createProducer } from '../../platform/kafka/producer.js';
@@ -27,7 +30,7 @@ before(async () => {
   // The DFSPs here send placeholder signatures to prove they are forwarded byte for byte, so
   // verification is off; test/integration/jws.test.js proves it against the running switch.
   sw = await startSwitch({ components: ['quoting', 'quoting-handler', 'notification'], env: { JWS_VERIFICATION: 'off' } });
-  quotingUrl = componentUrl(sw, 'quoting');
+  quotingUrl = sw.urlOf('quoting');
   await setUpHub(sw.admin.request);
   payer = await startQuoteDfsp({ name: 'payerfsp', quotingUrl, placeholderSignatures: true });
   payee = await startQuoteDfsp({ name: 'payeefsp', quotingUrl, placeholderSignatures: true });
@@ -46,12 +49,12 @@ after(async () => {
 });
 
 async function postQuote(body, { source = 'payerfsp', destination = body.payee.partyIdInfo.fspId, raw = JSON.stringify(body), headers = {} } = {}) {
-  const response = await fetch(`${quotingUrl}/quotes`, { method: 'POST', headers: quoteHeaders(source, destination, headers), body: raw });
+  const response = await unsignedFetch(`${quotingUrl}/quotes`, { method: 'POST', headers: quoteHeaders(source, destination, headers), body: raw });
   assert.equal(response.status, 202, await response.text());
 }
 
 async function getQuote(quoteId, source = 'payerfsp') {
-  const response = await fetch(`${quotingUrl}/quotes/${quoteId}`, { headers: quoteHeaders(source, 'payeefsp') });
+  const response = await unsignedFetch(`${quotingUrl}/quotes/${quoteId}`, { headers: quoteHeaders(source, 'payeefsp') });
   assert.equal(response.status, 202, await response.text());
 }
 
@@ -104,7 +107,7 @@ test('happy path: the payee gets the payer\'s bytes, the payer gets the payee\'s
 
 test('POST without FSPIOP-Destination is refused 400 3102 naming the header, as Mojaloop\'s quoting service answers, and reaches no one', async () => {
   const body = quoteRequestBody();
-  const response = await fetch(`${quotingUrl}/quotes`, { method: 'POST', headers: quoteHeaders('payerfsp', null), body: JSON.stringify(body) });
+  const response = await unsignedFetch(`${quotingUrl}/quotes`, { method: 'POST', headers: quoteHeaders('payerfsp', null), body: JSON.stringify(body) });
   assert.equal(response.status, 400);
   assert.deepEqual((await response.json()).errorInformation,
     { errorCode: '3102', errorDescription: "Missing mandatory element - /header must have required property 'fspiop-destination'" });
@@ -165,7 +168,7 @@ test('an unknown payee FSP gets 3203 and an inactive payer FSP 3202, to the requ
 
 test('an answer to a quote the switch did not relay gets 3205; one naming another DFSP than the payer, or from another DFSP than the payee, 3100: none reaches anyone else', async () => {
   const answer = JSON.stringify({ transferAmount: { amount: '1', currency: 'USD' }, expiration: new Date(Date.now() + 60_000).toISOString(), ilpPacket: 'AYIB', condition: 'f5sqb7tBTWPd5Y8BDFdMm9BJR_MNI4isf8p8n4D5pHA' });
-  const putAnswer = (quoteId, destination, source = 'payeefsp') => fetch(`${quotingUrl}/quotes/${quoteId}`, { method: 'PUT', headers: quoteHeaders(source, destination, { accept: false }), body: answer });
+  const putAnswer = (quoteId, destination, source = 'payeefsp') => unsignedFetch(`${quotingUrl}/quotes/${quoteId}`, { method: 'PUT', headers: quoteHeaders(source, destination, { accept: false }), body: answer });
   const unrequested = randomUUID();
   assert.equal((await putAnswer(unrequested, 'payerfsp')).status, 200);
   assert.equal((await errorTo(payee, unrequested)).body.errorInformation.errorCode, '3205');
@@ -258,11 +261,16 @@ async function producedTotal() {
   return offsets.reduce((total, offset) => total + offset, 0);
 }
 
-/** An HTTP request with exactly the given headers (fetch would add Accept and Content-Type). */
+/**
+ * An HTTP request with exactly the given headers (fetch would add Accept and Content-Type), over
+ * HTTPS with the client certificate of its FSPIOP-Source (the payer's when it has none).
+ */
 function send({ method, path, headers, body }) {
   const allHeaders = body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) };
+  const url = `${quotingUrl}${path}`;
+  const tls = testClientTlsFor(url, headers['fspiop-source'] ?? 'payerfsp');
   return new Promise((resolve, reject) => {
-    const request = http.request(`${quotingUrl}${path}`, { method, headers: allHeaders }, (response) => {
+    const request = (tls ? https : http).request(url, { method, headers: allHeaders, ...tls }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => { text += chunk; });

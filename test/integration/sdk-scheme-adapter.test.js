@@ -6,7 +6,9 @@
 // JWS is on both ways, as Mojaloop runs it: each adapter signs with its own key (registered
 // at onboarding) and validates every callback with the hub's and the other DFSP's public
 // keys, and the switch requires signatures, so the flow completing proves the hub's
-// signatures are Mojaloop's and Mojaloop's signatures pass the switch.
+// signatures are Mojaloop's and Mojaloop's signatures pass the switch. The edges ask for client
+// certificates (mutual TLS, the switch's default): each adapter presents its own through its
+// outbound TLS settings.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -27,13 +29,12 @@ before(async () => {
   if (missing) return;
   sw = await startSwitch();
   await setUpHub(sw.admin.request);
-  const switchPorts = {
-    accountLookup: sw.ports.get('account-lookup-0'), quoting: sw.ports.get('quoting-0'), transfers: sw.ports.get('api-adapter-0'),
-  };
+  const switchUrls = { accountLookup: sw.urlOf('account-lookup'), quoting: sw.urlOf('quoting'), transfers: sw.apiUrl };
+  assert.match(sw.apiUrl, /^https:/, 'the edges serve HTTPS with mutual TLS');
   [payer, payee] = await Promise.all([
-    startSdkAdapter({ dfspId: 'payerfsp', switchPorts, peers: ['payeefsp'] }),
+    startSdkAdapter({ dfspId: 'payerfsp', switchUrls, peers: ['payeefsp'] }),
     startSdkAdapter({
-      dfspId: 'payeefsp', switchPorts, peers: ['payerfsp'],
+      dfspId: 'payeefsp', switchUrls, peers: ['payerfsp'],
       parties: { [PAYEE_MSISDN]: { displayName: 'Ada Lovelace', firstName: 'Ada', lastName: 'Lovelace', dateOfBirth: '1985-12-10' } },
     }),
   ]);

@@ -16,8 +16,14 @@ const LOCAL_DEFAULTS = {
   OPERATOR_TOKEN_DFSP_DIRECTORY_READ: 'local-dfsp-directory-read',
 };
 
+// The local runtime's mutual TLS (scripts/env.sh) is its own edges'; an edge a test builds
+// gets what the test gives it (test/support/switch.js, scheme-tls.js).
+const RUNTIME_ONLY = ['CLIENT_IDENTITY', 'TLS_CERT_PATH', 'TLS_KEY_PATH', 'TLS_CLIENT_CA_PATH'];
+
 export function testConfig(overrides = {}, options = {}) {
-  return loadConfig({ ...LOCAL_DEFAULTS, ...process.env, ...overrides }, options);
+  const environment = { ...process.env };
+  for (const name of RUNTIME_ONLY) delete environment[name];
+  return loadConfig({ ...LOCAL_DEFAULTS, ...environment, ...overrides }, options);
 }
 
 /**

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { privateKeyFromPem, verifyFspiopMessage } from '../../platform/fspiop/jws.js';
 import { generateJwsKeyPair } from '../../scripts/lib/jws-key-files.js';
 import { fetchSigned } from '../../scripts/lib/fspiop-headers.js';
+import { testClientTlsFor } from './scheme-tls.js';
 
 export const HUB_NAME = 'Hub';
 const pairs = new Map();
@@ -54,13 +55,19 @@ export function publicKeysDirectory(names) {
 }
 
 /**
- * fetch() as a test DFSP sends: a request with a body is signed with the key of its
- * FSPIOP-Source over exactly the text sent, unless it carries an FSPIOP-Signature already
- * (a test that sends a made-up or deliberately wrong one).
+ * fetch() as a test DFSP sends: a request is signed with the key of its FSPIOP-Source over
+ * exactly the text sent (the empty payload without a body), unless it carries an
+ * FSPIOP-Signature already (a test that sends a made-up or deliberately wrong one). An HTTPS
+ * edge is called with the client certificate of FSPIOP-Source (scheme-tls.js).
  */
 export function signedFetch(url, { method = 'GET', headers = {}, body } = {}) {
   const source = headers['fspiop-source'];
-  return fetchSigned(url, { method, headers, body, privateKey: source ? jwsKeyPair(source).privateKey : undefined });
+  return fetchSigned(url, { method, headers, body, privateKey: source ? jwsKeyPair(source).privateKey : undefined, tls: testClientTlsFor(url, source) });
+}
+
+/** The same without a signature: what a DFSP sends that does not sign (Mojaloop's SDKs sign no GET). */
+export function unsignedFetch(url, { method = 'GET', headers = {}, body } = {}) {
+  return fetchSigned(url, { method, headers, body, tls: testClientTlsFor(url, headers['fspiop-source']) });
 }
 
 /** The public key objects a callback from `source` verifies with: the test run's key of that name. */

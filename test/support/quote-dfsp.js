@@ -8,7 +8,6 @@
 import { startRecordingServer } from './recording-server.js';
 import { signedFetch } from './jws-keys.js';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { quoteIlp } from './test-dfsp.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
@@ -32,21 +31,6 @@ export function quoteRequestBody({ quoteId = randomUUID(), payer = 'payerfsp', p
     note: 'quote test',
     expiration: new Date(Date.now() + 60_000).toISOString(),
   };
-}
-
-/**
- * The base URL of a component startSwitch runs: the port the harness records, or else the
- * PORT in the child's environment (Linux /proc), for a harness that records only the
- * api-adapter's URL.
- */
-export function componentUrl(sw, name, index = 0) {
-  const key = `${name}-${index}`;
-  let port = sw.ports?.get(key);
-  if (port === undefined) {
-    const environment = readFileSync(`/proc/${sw.processes.get(key).pid}/environ`, 'utf8').split('\0');
-    port = environment.find((entry) => entry.startsWith('PORT=')).slice('PORT='.length);
-  }
-  return `http://127.0.0.1:${port}`;
 }
 
 /** The payee's answer to a quote request, by behaviour; the same quote id always gets the same bytes. */

@@ -16,6 +16,8 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { freePort } from '../../scripts/lib/ports.js';
 import { HUB_NAME, jwsKeyPair, publicKeysDirectory } from './jws-keys.js';
+import { testSchemeDir } from './scheme-tls.js';
+import { ensureClientCertificate } from '../../scripts/lib/scheme-certs.js';
 
 export const SDK_ADAPTER_DIR = new URL('../sdk-scheme-adapter/', import.meta.url).pathname;
 export const SDK_ADAPTER_MAIN = `${SDK_ADAPTER_DIR}node_modules/@mojaloop/sdk-scheme-adapter/src/index.js`;
@@ -178,17 +180,33 @@ function jwsEnv(dfspId, peers) {
 }
 
 /**
+ * The adapter's endpoints of the switch (`host:port`, as it takes them), and over HTTPS its
+ * outbound mutual TLS: the scheme's CA and the DFSP's client certificate from the test run's
+ * CA (scheme-tls.js), which it presents on every request to the switch.
+ */
+function switchEnv(dfspId, { accountLookup, quoting, transfers }) {
+  const hostOf = (url) => new URL(url).host;
+  const endpoints = {
+    PEER_ENDPOINT: hostOf(transfers), ALS_ENDPOINT: hostOf(accountLookup), QUOTES_ENDPOINT: hostOf(quoting), TRANSFERS_ENDPOINT: hostOf(transfers),
+  };
+  if (!transfers.startsWith('https:')) return endpoints;
+  const { caPath, certPath, keyPath } = ensureClientCertificate(testSchemeDir(), dfspId);
+  return { ...endpoints, OUTBOUND_MUTUAL_TLS_ENABLED: 'true', OUT_CA_CERT_PATH: caPath, OUT_CLIENT_CERT_PATH: certPath, OUT_CLIENT_KEY_PATH: keyPath };
+}
+
+/**
  * Starts one adapter instance for DFSP `dfspId`, with its Redis and backend. `peers` are
  * the DFSPs whose signatures it must verify besides the hub's.
- * `switchPorts`: { accountLookup, quoting, transfers } (the account-lookup, quoting and
- * api-adapter ports of the switch under test). Returns the adapter with:
+ * `switchUrls`: { accountLookup, quoting, transfers } (the base URLs of the account-lookup,
+ * quoting and transfers edges of the switch under test; https: for mutual TLS). Returns the
+ * adapter with:
  *   inboundUrl   where the switch must call it (the recorder in front of the FSPIOP server)
  *   outboundUrl  its simplified DFSP API (POST /transfers, POST /accounts, …)
  *   ports        { inbound, outbound, metrics, recorder, redis, backend }
  *   exchanges    what the switch sent to the adapter and what the adapter answered
  *   refused()    the exchanges the adapter did not accept (status >= 400)
  */
-export async function startSdkAdapter({ dfspId, switchPorts, peers = [], parties = {}, ilpSecret = `${dfspId}-ilp-secret`, env: extraEnv = {} }) {
+export async function startSdkAdapter({ dfspId, switchUrls, peers = [], parties = {}, ilpSecret = `${dfspId}-ilp-secret`, env: extraEnv = {} }) {
   const redis = await startRedis();
   const backend = await startBackend({ name: dfspId, parties });
   const [inbound, outbound, metrics] = [await freePort(), await freePort(), await freePort()];
@@ -200,10 +218,7 @@ export async function startSdkAdapter({ dfspId, switchPorts, peers = [], parties
     INBOUND_LISTEN_PORT: String(inbound),
     OUTBOUND_LISTEN_PORT: String(outbound),
     METRICS_SERVER_LISTEN_PORT: String(metrics),
-    PEER_ENDPOINT: `127.0.0.1:${switchPorts.transfers}`,
-    ALS_ENDPOINT: `127.0.0.1:${switchPorts.accountLookup}`,
-    QUOTES_ENDPOINT: `127.0.0.1:${switchPorts.quoting}`,
-    TRANSFERS_ENDPOINT: `127.0.0.1:${switchPorts.transfers}`,
+    ...switchEnv(dfspId, switchUrls),
     BACKEND_ENDPOINT: backend.endpoint,
     CACHE_URL: redis.url,
     ...jwsEnv(dfspId, peers),

@@ -1,6 +1,8 @@
 // Runs the whole switch for a test: a fresh database and topic prefix, the admin API (in
 // this process), and every other component as its own child process, exactly as `make up`
-// starts them, so that a test can SIGKILL and restart any of them.
+// starts them, so that a test can SIGKILL and restart any of them. With CLIENT_IDENTITY=
+// certificate the FSPIOP edges serve HTTPS with mutual TLS from the test run's scheme CA
+// (scheme-tls.js), and the test DFSPs present the certificates of their names.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
@@ -9,7 +11,9 @@ import { createTestTopics, operatorTokenEnv, testConfig, uniqueSuffix } from './
 import { startAdminApi } from './admin-api.js';
 import { hubSigningEnv } from './jws-keys.js';
 import { LOOPBACK_CALLBACK_ENV } from './callback-destinations.js';
+import { edgeTlsEnv, probeFetch } from './scheme-tls.js';
 import { freePort } from '../../scripts/lib/ports.js';
+import { FSPIOP_EDGES } from '../../scripts/lib/scheme-certs.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -30,13 +34,24 @@ export const COMPONENTS = Object.freeze({
 /** What a transfer needs: the transfers edge, its handlers and the callbacks. */
 export const TRANSFER_COMPONENTS = Object.freeze(['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout']);
 
+/** CLIENT_IDENTITY of a test's switch unless the test sets its own: mutual TLS, as the local runtime runs. */
+const DEFAULT_CLIENT_IDENTITY = 'certificate';
+
+/**
+ * The environment of the edges' mutual TLS: the test run's certificates with
+ * CLIENT_IDENTITY=certificate; otherwise none of the local runtime's (scripts/env.sh) either.
+ */
+function clientIdentityEnv(mode) {
+  return mode === 'certificate' ? edgeTlsEnv() : { CLIENT_IDENTITY: mode, TLS_CERT_PATH: '', TLS_KEY_PATH: '', TLS_CLIENT_CA_PATH: '' };
+}
+
 /** Waits for `url`/health to answer 200; fails with the end of `child.output` if the process exits or never gets there. */
 export async function waitHealthy(url, child, timeoutMs = 30000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}:\n${child.output.slice(-2000)}`);
     try {
-      if ((await fetch(`${url}/health`)).status === 200) return;
+      if ((await probeFetch(`${url}/health`)).status === 200) return;
     } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -56,11 +71,13 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
     KAFKA_GROUP_PREFIX: `test-${uniqueSuffix()}`, ADMIN_API_URL: admin.baseUrl, LOG_LEVEL: 'warn', TIMEOUT_INTERVAL_MS: '200',
     // The hub signs its callbacks with this run's key, which the test DFSPs verify them with.
     // The test DFSPs listen on loopback, where a switch calls only when told (`env` may override).
-    ...hubSigningEnv(), ...LOOPBACK_CALLBACK_ENV, ...oracleEnv, ...extraEnv,
+    ...hubSigningEnv(), ...LOOPBACK_CALLBACK_ENV, ...oracleEnv, ...clientIdentityEnv(extraEnv.CLIENT_IDENTITY ?? DEFAULT_CLIENT_IDENTITY), ...extraEnv,
   };
   const processes = new Map();
   const ports = new Map(); // `${name}-${index}` → the HTTP port that replica listens on
-  const harness = { admin, prefix, processes, ports, apiUrl: undefined, oracleUrl: baseEnv.ORACLE_BUILTIN_URL };
+  const secure = Boolean(baseEnv.TLS_CERT_PATH);
+  const harness = { admin, prefix, processes, ports, apiUrl: undefined, oracleUrl: baseEnv.ORACLE_BUILTIN_URL, secure };
+  const urlAt = (name, port) => `${secure && FSPIOP_EDGES.includes(name) ? 'https' : 'http'}://127.0.0.1:${port}`;
 
   harness.start = async (name, index = 0) => {
     // A port found free can still be taken by another test's process before this one binds it;
@@ -84,13 +101,13 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
     child.stderr.on('data', (chunk) => { child.output += chunk; });
     processes.set(`${name}-${index}`, child);
     ports.set(`${name}-${index}`, port);
-    await waitHealthy(`http://127.0.0.1:${port}`, child);
-    if (name === 'api-adapter' && index === 0) harness.apiUrl = `http://127.0.0.1:${port}`;
+    await waitHealthy(urlAt(name, port), child);
+    if (name === 'api-adapter' && index === 0) harness.apiUrl = urlAt(name, port);
     return child;
   };
 
-  /** The base URL of a component's replica, as it listens for this test. */
-  harness.urlOf = (name, index = 0) => `http://127.0.0.1:${ports.get(`${name}-${index}`)}`;
+  /** The base URL of a component's replica, as it listens for this test (https: for an edge with mutual TLS). */
+  harness.urlOf = (name, index = 0) => urlAt(name, ports.get(`${name}-${index}`));
 
   harness.kill = async (name, index = 0, signal = 'SIGKILL') => {
     const child = processes.get(`${name}-${index}`);

@@ -11,6 +11,7 @@ import { fulfilmentFor, quoteIlp } from '../../perf/simulators/payee-ilp.js';
 import { startRecordingServer } from './recording-server.js';
 import { dfspHeaders, fetchSigned } from '../../scripts/lib/fspiop-headers.js';
 import { jwsKeyPair, testPublicKeysOf } from './jws-keys.js';
+import { testClientTlsFor } from './scheme-tls.js';
 
 /** A DFSP's headers for /transfers (the resource most tests use). */
 export function fspiopHeaders(source, destination, options) {
@@ -35,14 +36,17 @@ const DEFAULT_BEHAVIOUR = 'fulfil';
  */
 /**
  * It signs everything it sends with `privateKey` (the test run's key of its name by default)
- * and verifies every call it receives with `publicKeysOf` (recording-server.js).
+ * and verifies every call it receives with `publicKeysOf` (recording-server.js). It calls an
+ * HTTPS edge with `tls` ({ ca, cert, key }: its client certificate; the test run's of its name
+ * by default, scheme-tls.js).
  */
 export async function startTestDfsp({
-  name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0, privateKey = jwsKeyPair(name).privateKey, publicKeysOf = testPublicKeysOf,
+  name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0, privateKey = jwsKeyPair(name).privateKey, publicKeysOf = testPublicKeysOf, tls,
 }) {
   const behaviours = new Map();
   const dfsp = {
     name, secret, privateKey, sent: [], delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls },
+    tlsFor: (url) => tls ?? testClientTlsFor(url, name),
     setBehaviour(transferId, behaviour) {
       if (!PAYEE_BEHAVIOURS.has(behaviour)) throw new Error(`unknown payee behaviour ${behaviour}; one of ${[...PAYEE_BEHAVIOURS].join(', ')}`);
       behaviours.set(transferId, behaviour);
@@ -77,7 +81,7 @@ async function answerPrepare(dfsp, prepare, switchUrl) {
   const answer = bodies[dfsp.behaviourFor(prepare.transferId)];
   if (!answer) return;
   try {
-    const response = await fetchSigned(answer.url, { method: 'PUT', headers, body: JSON.stringify(answer.body), privateKey: dfsp.privateKey });
+    const response = await fetchSigned(answer.url, { method: 'PUT', headers, body: JSON.stringify(answer.body), privateKey: dfsp.privateKey, tls: dfsp.tlsFor(answer.url) });
     dfsp.sent.push({ url: answer.url, status: response.status, answer: await response.text() });
   } catch (error) {
     dfsp.sent.push({ url: answer.url, error: error.message });
@@ -86,7 +90,7 @@ async function answerPrepare(dfsp, prepare, switchUrl) {
 
 async function send(dfsp, url, method, headers, body) {
   try {
-    const response = await fetchSigned(url, { method, headers, body: JSON.stringify(body), privateKey: dfsp.privateKey });
+    const response = await fetchSigned(url, { method, headers, body: JSON.stringify(body), privateKey: dfsp.privateKey, tls: dfsp.tlsFor(url) });
     dfsp.sent.push({ url, status: response.status, answer: await response.text() });
   } catch (error) {
     dfsp.sent.push({ url, error: error.message });
