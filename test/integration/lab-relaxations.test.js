@@ -18,6 +18,8 @@ import { topicDefinitions } from '../../platform/kafka/topics.js';
 import { adminClient } from '../../scripts/lib/onboarding.js';
 import { operatorHeaders } from '../../scripts/lib/operator-auth.js';
 import { freePort } from '../../scripts/lib/ports.js';
+import { tlsDispatcher } from '../../scripts/lib/fspiop-headers.js';
+import { ensureClientCertificate } from '../../scripts/lib/scheme-certs.js';
 import { setUpHub } from '../support/admin-api.js';
 import { createTestDatabase, createTestTopics, operatorTokens, testConfig, uniqueSuffix } from '../support/environment.js';
 import { waitHealthy } from '../support/switch.js';
@@ -86,31 +88,40 @@ function nodeAfterEnvSh(entry, env) {
   return child;
 }
 
-/** The hub's key step of scripts/up.sh: it must succeed and, for a hub that signs nothing, make nothing. */
-async function makeHubKeys(env, runDir) {
-  const child = nodeAfterEnvSh('scripts/hub-keys.js', env);
-  const [code] = await once(child, 'exit');
-  assert.equal(code, 0, child.output);
-  assert.match(child.output, /the hub signs nothing/);
-  assert.deepEqual(readdirSync(runDir), [], 'no key was made');
+/**
+ * What scripts/up.sh makes before it starts the services: the hub's keys (for a hub that signs
+ * nothing, none) and the local scheme's certificates (with mutual TLS, the default).
+ */
+async function makeWhatUpMakes(env, runDir) {
+  const keys = nodeAfterEnvSh('scripts/hub-keys.js', env);
+  const [keysCode] = await once(keys, 'exit');
+  assert.equal(keysCode, 0, keys.output);
+  assert.match(keys.output, /the hub signs nothing/);
+  const certificates = nodeAfterEnvSh('scripts/scheme-ca.js', env);
+  const [certificatesCode] = await once(certificates, 'exit');
+  assert.equal(certificatesCode, 0, certificates.output);
+  assert.equal(readdirSync(runDir).includes('jws'), false, 'no key was made');
 }
 
-async function startService(entry, env) {
+/** Starts `entry`; `tls` (a client's `{ ca, cert, key }`) when it serves HTTPS. */
+async function startService(entry, env, tls) {
   const port = await freePort();
   const child = nodeAfterEnvSh(entry, { ...env, PORT: String(port) });
   running.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(url, child);
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+  await waitHealthy(url, child, 30_000, tls);
   return url;
 }
 
 /** An unsigned prepare from a DFSP the switch need not know (the edge only validates and produces). */
-async function unsignedPrepare(apiUrl) {
+async function unsignedPrepare(apiUrl, tls) {
   const transferId = randomUUID();
   const expiration = new Date(Date.now() + 60_000).toISOString();
   const ilp = quoteIlp({ secret: 'lab', transferId, amount: '1', currency: 'USD', payeeAddress: 'g.labpayee.msisdn.1', expiration });
   const body = { transferId, payerFsp: 'labpayer', payeeFsp: 'labpayee', amount: { amount: '1', currency: 'USD' }, ...ilp, expiration };
-  const response = await fetch(`${apiUrl}/transfers`, { method: 'POST', headers: fspiopHeaders('labpayer', 'labpayee'), body: JSON.stringify(body) });
+  const response = await fetch(`${apiUrl}/transfers`, {
+    method: 'POST', headers: fspiopHeaders('labpayer', 'labpayee'), body: JSON.stringify(body), ...(tls ? { dispatcher: tlsDispatcher(tls) } : {}),
+  });
   return { status: response.status, text: await response.text() };
 }
 
@@ -125,16 +136,18 @@ async function stopAll() {
 
 test('JWS off with a hub that signs nothing (the documented measuring posture) starts on an empty RUN_DIR; the admin API publishes no hub key', { timeout: 120_000 }, async () => {
   const { runDir, env } = labEnvironment(JWS_OFF);
-  await makeHubKeys(env, runDir);
+  await makeWhatUpMakes(env, runDir);
   const adminUrl = await startService('ledger/admin-api/main.js', env);
   const services = { ...env, ADMIN_API_URL: adminUrl };
-  const apiUrl = await startService('api-adapter/main.js', services);
+  // Mutual TLS stays on, as by default: the payer presents a certificate from the scheme's CA up.sh made.
+  const payerTls = ensureClientCertificate(join(runDir, 'tls'), 'labpayer').tls;
+  const apiUrl = await startService('api-adapter/main.js', services, payerTls);
   await startService('handlers/notification/main.js', services);
   try {
     const hubKeys = await fetch(`${adminUrl}/participants/Hub/jwsKeys`, { headers: operatorHeaders(operatorTokens().readOnly) });
     assert.equal(hubKeys.status, 200);
     assert.deepEqual(await hubKeys.json(), [], 'no hub key is published');
-    const accepted = await unsignedPrepare(apiUrl);
+    const accepted = await unsignedPrepare(apiUrl, payerTls);
     assert.equal(accepted.status, 202, `an unsigned prepare is accepted with JWS off: ${accepted.text}`);
     assert.equal((await fetch(`${adminUrl}/participants`)).status, 401, 'operator authentication is still required');
   } finally {
@@ -144,7 +157,7 @@ test('JWS off with a hub that signs nothing (the documented measuring posture) s
 
 test('every documented relaxation at once starts on an empty RUN_DIR and is relaxed: no token, no signature, no limit, link-local callbacks', { timeout: 120_000 }, async () => {
   const { runDir, env } = labEnvironment(EVERY_RELAXATION);
-  await makeHubKeys(env, runDir);
+  await makeWhatUpMakes(env, runDir);
   const adminUrl = await startService('ledger/admin-api/main.js', env);
   const services = { ...env, ADMIN_API_URL: adminUrl };
   const apiUrl = await startService('api-adapter/main.js', services);

@@ -11,7 +11,9 @@ import { createTestTopics, operatorTokenEnv, testConfig, uniqueSuffix } from './
 import { startAdminApi } from './admin-api.js';
 import { hubSigningEnv } from './jws-keys.js';
 import { LOOPBACK_CALLBACK_ENV } from './callback-destinations.js';
+import { fetch } from 'undici';
 import { edgeTlsEnv, probeFetch } from './scheme-tls.js';
+import { tlsDispatcher } from '../../scripts/lib/fspiop-headers.js';
 import { freePort } from '../../scripts/lib/ports.js';
 import { FSPIOP_EDGES } from '../../scripts/lib/scheme-certs.js';
 
@@ -45,13 +47,17 @@ function clientIdentityEnv(mode) {
   return mode === 'certificate' ? edgeTlsEnv() : { CLIENT_IDENTITY: mode, TLS_CERT_PATH: '', TLS_KEY_PATH: '', TLS_CLIENT_CA_PATH: '' };
 }
 
-/** Waits for `url`/health to answer 200; fails with the end of `child.output` if the process exits or never gets there. */
-export async function waitHealthy(url, child, timeoutMs = 30000) {
+/**
+ * Waits for `url`/health to answer 200; fails with the end of `child.output` if the process exits
+ * or never gets there. `tls` (`{ ca, … }`) trusts another CA than this test run's over HTTPS.
+ */
+export async function waitHealthy(url, child, timeoutMs = 30000, tls = undefined) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}:\n${child.output.slice(-2000)}`);
     try {
-      if ((await probeFetch(`${url}/health`)).status === 200) return;
+      const response = tls ? await fetch(`${url}/health`, { dispatcher: tlsDispatcher(tls) }) : await probeFetch(`${url}/health`);
+      if (response.status === 200) return;
     } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
