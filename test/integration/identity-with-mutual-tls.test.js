@@ -6,40 +6,26 @@
 // owner's certificate proves its own requests, a DELETE without a body or a signature too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setUpHub, onboardDfsp } from '../support/admin-api.js';
-import { startSwitch } from '../support/switch.js';
-import { discoveryEndpoints, fspiopHeaders, startPartyDfsp } from '../support/party-dfsp.js';
+import { startDiscoverySwitch } from '../support/discovery-switch.js';
+import { answerAfter, fspiopHeaders, ownerOf } from '../support/party-dfsp.js';
 import { jwsKeyPair, unsignedFetch } from '../support/jws-keys.js';
 import { probeFetch, testClientTls, testClientTlsFor } from '../support/scheme-tls.js';
 import { fetchSigned } from '../../scripts/lib/fspiop-headers.js';
 
-let sw;
+let scene;
 let alsUrl;
 let victim;
 let mallory;
 let payer;
 
 before(async () => {
-  sw = await startSwitch({
-    components: ['account-lookup-admin', 'account-lookup', 'notification'],
-    env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0', CLIENT_IDENTITY: 'certificate', JWS_VERIFICATION: 'required' },
-  });
-  alsUrl = sw.urlOf('account-lookup');
+  scene = await startDiscoverySwitch({ clientIdentity: 'certificate' });
+  ({ alsUrl, victim, mallory, payer } = scene);
   assert.match(alsUrl, /^https:/, 'the edge serves HTTPS');
-  await setUpHub(sw.admin.request);
-  [victim, mallory, payer] = await Promise.all(['payeefsp', 'mallory', 'payerfsp'].map((name) => startPartyDfsp({ name, switchUrl: alsUrl })));
-  for (const dfsp of [victim, mallory, payer]) {
-    await onboardDfsp(sw.admin.request, { name: dfsp.name, endpointBase: dfsp.url });
-    for (const [type, value] of discoveryEndpoints(dfsp.url)) {
-      const result = await sw.admin.request('POST', `/participants/${dfsp.name}/endpoints`, { type, value });
-      assert.equal(result.status, 201, result.text);
-    }
-  }
 });
 
 after(async () => {
-  await Promise.all([victim, mallory, payer].map((dfsp) => dfsp?.close()));
-  await sw?.stop();
+  await scene?.stop();
 });
 
 /** mallory's request in `source`'s name over its own client certificate, signed with its own key or not at all. */
@@ -48,21 +34,6 @@ async function asMallory(method, path, source, { signed }) {
     method, headers: fspiopHeaders('participants', source), privateKey: signed ? jwsKeyPair('mallory').privateKey : undefined, tls: testClientTls('mallory'),
   });
   return { status: response.status, body: await response.json() };
-}
-
-/** Sends with `send()`, then waits for the first PUT to `dfsp` on a path starting with `path` that came after it. */
-async function answerAfter(dfsp, path, send) {
-  const seen = dfsp.received.length;
-  const sent = await send();
-  const answer = await dfsp.waitFor((call) => dfsp.received.indexOf(call) >= seen && call.method === 'PUT' && call.path.startsWith(path));
-  return { sent, answer };
-}
-
-/** Which DFSP the oracle gives for a party, asked by the payer as a DFSP asks. */
-async function ownerOf(path) {
-  const { sent, answer } = await answerAfter(payer, path, () => payer.send('GET', path));
-  assert.equal(sent.status, 202);
-  return answer.path.endsWith('/error') ? undefined : answer.body.fspId;
 }
 
 test('the takeover in four steps with mutual TLS: mallory\'s own valid certificate does not let it DELETE in the owner\'s name, and the owner keeps its party', async () => {
@@ -86,13 +57,13 @@ test('the takeover in four steps with mutual TLS: mallory\'s own valid certifica
   assert.equal(claimed.answer.path, `${party}/error`, `mallory is told no: ${claimed.answer.rawBody}`);
 
   // 4. Every payment to the party still goes to its own DFSP.
-  assert.equal(await ownerOf(party), 'payeefsp');
+  assert.equal(await ownerOf(payer, party), 'payeefsp');
 
   // The owner's DELETE, without a body or a signature, is proven by its certificate alone.
   const removed = await answerAfter(victim, party, () => unsignedFetch(`${alsUrl}${party}`, { method: 'DELETE', headers: fspiopHeaders('participants', 'payeefsp') }));
   assert.equal(removed.sent.status, 202, 'the owner\'s DELETE over its own certificate');
   assert.deepEqual(removed.answer.body, {});
-  assert.equal(await ownerOf(party), undefined, 'gone at its owner\'s word');
+  assert.equal(await ownerOf(payer, party), undefined, 'gone at its owner\'s word');
 });
 
 test('without a client certificate a signed FSPIOP request is refused; /health needs none', async () => {

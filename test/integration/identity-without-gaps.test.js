@@ -6,36 +6,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { setUpHub, onboardDfsp } from '../support/admin-api.js';
-import { startSwitch } from '../support/switch.js';
-import { discoveryEndpoints, fspiopHeaders, partyAnswer, startPartyDfsp } from '../support/party-dfsp.js';
+import { startDiscoverySwitch } from '../support/discovery-switch.js';
+import { answerAfter, fspiopHeaders, ownerOf, partyAnswer, } from '../support/party-dfsp.js';
 
-let sw;
+let scene;
 let alsUrl;
 let victim;
 let mallory;
 let payer;
 
 before(async () => {
-  sw = await startSwitch({
-    components: ['account-lookup-admin', 'account-lookup', 'notification'],
-    env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0', CLIENT_IDENTITY: 'off', JWS_VERIFICATION: 'required' },
-  });
-  alsUrl = sw.urlOf('account-lookup');
-  await setUpHub(sw.admin.request);
-  [victim, mallory, payer] = await Promise.all(['payeefsp', 'mallory', 'payerfsp'].map((name) => startPartyDfsp({ name, switchUrl: alsUrl })));
-  for (const dfsp of [victim, mallory, payer]) {
-    await onboardDfsp(sw.admin.request, { name: dfsp.name, endpointBase: dfsp.url });
-    for (const [type, value] of discoveryEndpoints(dfsp.url)) {
-      const result = await sw.admin.request('POST', `/participants/${dfsp.name}/endpoints`, { type, value });
-      assert.equal(result.status, 201, result.text);
-    }
-  }
+  scene = await startDiscoverySwitch({ clientIdentity: 'off' });
+  ({ alsUrl, victim, mallory, payer } = scene);
 });
 
 after(async () => {
-  await Promise.all([victim, mallory, payer].map((dfsp) => dfsp?.close()));
-  await sw?.stop();
+  await scene?.stop();
 });
 
 /** A request as anyone can send it: FSPIOP headers naming `source`, no signature. */
@@ -49,21 +35,6 @@ async function unsigned(method, path, source, { destination, body } = {}) {
 
 const putTo = (dfsp, path) => dfsp.waitFor((call) => call.method === 'PUT' && call.path === path);
 
-/** Sends with `send()`, then waits for the first PUT to `dfsp` on a path starting with `path` that came after it. */
-async function answerAfter(dfsp, path, send) {
-  const seen = dfsp.received.length;
-  const sent = await send();
-  const answer = await dfsp.waitFor((call) => dfsp.received.indexOf(call) >= seen && call.method === 'PUT' && call.path.startsWith(path));
-  return { sent, answer };
-}
-
-/** Which DFSP the oracle gives for a party, asked by the payer as a DFSP asks. */
-async function ownerOf(path) {
-  const { sent, answer } = await answerAfter(payer, path, () => payer.send('GET', path));
-  assert.equal(sent.status, 202);
-  return answer.path.endsWith('/error') ? undefined : answer.body.fspId;
-}
-
 test('the takeover in four steps: an unsigned DELETE in the owner\'s name is refused, and the owner keeps its customer', async () => {
   const party = '/participants/MSISDN/27710000002';
   assert.equal((await victim.send('POST', party, { body: { fspId: 'payeefsp' } })).status, 202);
@@ -75,7 +46,7 @@ test('the takeover in four steps: an unsigned DELETE in the owner\'s name is ref
   const claimed = await answerAfter(mallory, party, () => mallory.send('POST', party, { body: { fspId: 'mallory' } }));
   assert.equal(claimed.sent.status, 202, 'a signed registration is heard');
   assert.equal(claimed.answer.path, `${party}/error`, `mallory is told no: ${claimed.answer.rawBody}`);
-  assert.equal(await ownerOf(party), 'payeefsp', 'every payment to the party still goes to its own DFSP');
+  assert.equal(await ownerOf(payer, party), 'payeefsp', 'every payment to the party still goes to its own DFSP');
 
   // A DELETE signed with mallory's key in the owner's name is no better; the owner's own, signed over no body, is heard.
   const forged = await fetch(`${alsUrl}${party}`, { method: 'DELETE', headers: await mallorySigned('DELETE', party, 'payeefsp') });
@@ -84,7 +55,7 @@ test('the takeover in four steps: an unsigned DELETE in the owner\'s name is ref
   const removed = await answerAfter(victim, party, () => victim.send('DELETE', party));
   assert.equal(removed.sent.status, 202, 'the owner\'s signed DELETE');
   assert.deepEqual(removed.answer.body, {});
-  assert.equal(await ownerOf(party), undefined, 'gone at its owner\'s word');
+  assert.equal(await ownerOf(payer, party), undefined, 'gone at its owner\'s word');
 });
 
 test('an unsigned batch registration in another DFSP\'s name changes nothing', async () => {

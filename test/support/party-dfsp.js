@@ -6,6 +6,7 @@
 import { startRecordingServer } from './recording-server.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 import { signedFetch } from './jws-keys.js';
+import { onboardDfsp } from './admin-api.js';
 
 export { dfspHeaders as fspiopHeaders } from '../../scripts/lib/fspiop-headers.js';
 
@@ -20,6 +21,15 @@ export function discoveryEndpoints(base) {
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT', `${base}/participants/{{requestId}}`],
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR', `${base}/participants/{{requestId}}/error`],
   ];
+}
+
+/** Onboards `dfsp` through the admin API's `request` with the standard endpoints and those of discovery. */
+export async function onboardForDiscovery(request, dfsp) {
+  await onboardDfsp(request, { name: dfsp.name, endpointBase: dfsp.url });
+  for (const [type, value] of discoveryEndpoints(dfsp.url)) {
+    const result = await request('POST', `/participants/${dfsp.name}/endpoints`, { type, value });
+    if (result.status !== 201) throw new Error(`${dfsp.name}'s ${type}: ${result.status} ${result.text}`);
+  }
 }
 
 /** The bytes a payee answers with: deliberately spaced, so a test can see they pass unchanged. */
@@ -83,4 +93,19 @@ async function answerLookup(dfsp, call, switchUrl) {
   const raw = known ? partyAnswer(dfsp.name, segments) : JSON.stringify({ errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } });
   const result = await sendToSwitch(dfsp, switchUrl, 'PUT', path, { destination: payer, raw }).catch((error) => ({ error: error.message }));
   dfsp.sent.push({ path, raw, ...result });
+}
+
+/** Sends with `send()`, then waits for the first PUT to `dfsp` on a path starting with `path` that came after it. */
+export async function answerAfter(dfsp, path, send) {
+  const seen = dfsp.received.length;
+  const sent = await send();
+  const answer = await dfsp.waitFor((call) => dfsp.received.indexOf(call) >= seen && call.method === 'PUT' && call.path.startsWith(path));
+  return { sent, answer };
+}
+
+/** Which DFSP the oracle gives for the party of `path` (`/participants/…`), asked by `asker` as a DFSP asks; undefined for none. */
+export async function ownerOf(asker, path) {
+  const { sent, answer } = await answerAfter(asker, path, () => asker.send('GET', path));
+  if (sent.status !== 202) throw new Error(`GET ${path}: ${sent.status} ${JSON.stringify(sent.body)}`);
+  return answer.path.endsWith('/error') ? undefined : answer.body.fspId;
 }
