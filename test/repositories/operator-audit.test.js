@@ -9,7 +9,7 @@ import pino from 'pino';
 import { createTestDatabase, operatorTokens, testConfig } from '../support/environment.js';
 import { createHttpServer, failureResponse, jsonResponse, RAW_JSON_PAYLOAD } from '../../platform/http/server.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
-import { operatorHeaders, requireOperatorTokens } from '../../platform/http/operator-auth.js';
+import { OPERATOR_API, operatorHeaders, requireOperatorTokens } from '../../platform/http/operator-auth.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { createMetrics } from '../../platform/metrics.js';
 import { insertAuditEntry } from '../../ledger/repositories/operator-audit.js';
@@ -31,7 +31,8 @@ before(async () => {
   const config = testConfig({ SERVICE_NAME: 'audit-test' }, { operatorApi: true });
   const logger = pino({ level: 'silent' });
   server = createHttpServer({ port: 0, host: '127.0.0.1', logger, metrics: createMetrics(config), health: async () => ({}) });
-  requireOperatorTokens(server, config.operatorAuth);
+  // Scoped as the settlement API, whose every attempt this audit records.
+  requireOperatorTokens(server, config.operatorAuth, OPERATOR_API.settlement);
   const audit = createOperatorAudit({
     db: env.db, api: 'probe', snapshot: async (db) => ({ value: await valueOf(db) }), record: insertAuditEntry, everyAttempt: true, logger,
   });
