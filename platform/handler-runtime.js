@@ -52,8 +52,13 @@ async function healthOf(db, work) {
   } catch {
     datastore = 'DOWN';
   }
-  const { status, reason } = work.health?.() ?? { status: 'OK' };
-  return { datastore, kafka: work.healthy() ? 'OK' : 'DOWN', consumer: reason ? { status, reason } : status };
+  return { datastore, kafka: work.healthy() ? 'OK' : 'DOWN', consumer: consumerCheck(work.health) };
+}
+
+/** A consumer's `health` as a /health check: its status, with the reason when it has one. */
+export function consumerCheck(health) {
+  const { status, reason } = health?.() ?? { status: 'OK' };
+  return reason ? { status, reason } : status;
 }
 
 const WATCH_INTERVAL_MS = 1_000;

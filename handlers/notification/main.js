@@ -18,7 +18,7 @@ import { createHubSigner, readHubSigningKey } from './hub-signature.js';
 import { createRetryHandler, createRetryScheduler, createRetryWaiter } from './retry.js';
 import { createRequesterNotifier } from './requester-errors.js';
 import { exitOnSignal } from '../../platform/shutdown.js';
-import { deadLetterOptions, exitWhenStalled } from '../../platform/handler-runtime.js';
+import { consumerCheck, deadLetterOptions, exitWhenStalled } from '../../platform/handler-runtime.js';
 
 const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, {
   defaultPort: 4301, usesDatabase: false, operatorTokens: ['readOnly'], signsAsHub: true,
@@ -71,14 +71,10 @@ const handleRetryBatch = createRetryHandler({
 let consumer = null;
 let retryConsumer = null;
 let stopping = false;
-const consumerHealth = (which) => {
-  const { status, reason } = which?.health() ?? { status: 'OK' };
-  return reason ? { status, reason } : status;
-};
 const server = createHttpServer({
   port: config.httpPort, host: config.httpHost, logger, metrics,
   health: () => ({
-    kafkaConsumer: consumer && retryConsumer && !stopping ? 'OK' : 'DOWN', consumer: consumerHealth(consumer), retryConsumer: consumerHealth(retryConsumer),
+    kafkaConsumer: consumer && retryConsumer && !stopping ? 'OK' : 'DOWN', consumer: consumerCheck(consumer?.health), retryConsumer: consumerCheck(retryConsumer?.health),
   }),
 });
 await server.start();

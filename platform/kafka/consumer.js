@@ -5,6 +5,7 @@
 // consumer that cannot make progress says so (health), so that its process can be restarted.
 import Kafka from 'node-rdkafka';
 import { librdkafkaSecurity } from './security.js';
+import { lastBrokerErrorAtMs, noteBrokerError } from './broker-errors.js';
 
 const { ERRORS } = Kafka.CODES;
 const BACKOFF_FIRST_MS = 100;
@@ -75,14 +76,6 @@ function consumerConfig({ kafka, groupId, sessionTimeoutMs, rebalance }) {
     // a short session lets the group notice a killed replica within seconds.
     'session.timeout.ms': sessionTimeoutMs,
     'heartbeat.interval.ms': Math.min(3_000, Math.floor(sessionTimeoutMs / 3)),
-    // When every broker it knows is down, librdkafka (2.10 and later) decommissions them and
-    // bootstraps again. In a broker restart of the fault campaign (perf/chaos.js, 2026-11-26)
-    // this left consumers whose group coordinator had been decommissioned asking for a new one
-    // with "no broker available" for good, while the broker was back and every other client
-    // used it: their groups stayed empty. Without re-bootstrapping, the client keeps the
-    // brokers of its last metadata and reconnects to them; bootstrap.servers names the same
-    // brokers, so nothing is lost.
-    'metadata.recovery.strategy': 'none',
     rebalance_cb: rebalance,
   };
 }
@@ -542,7 +535,9 @@ function createRebalanceHandler(ctx) {
       ctx.outOfGroupSinceMs = null;
       apply('assign', () => {
         consumer.assign(assignment);
-        if (ctx.keepingPolled && assignment.length > 0) consumer.pause(assignment);
+        // A partition keeps librdkafka's pause through an unassign: one paused by keepPolling
+        // before a revoke would never be fetched again unless resumed here.
+        if (assignment.length > 0) setPaused(ctx, ctx.keepingPolled, assignment);
       });
       return;
     }
@@ -605,8 +600,7 @@ export async function startBatchConsumer({
     batchSizeMax, batchWaitMs, onRebalance, pipelineDepthMax, inFlightBytesMax, deadLetter, isTransient, deadLetterAfterFailures,
     stopping: false, revoking: false, inFlight: null, pending: [], busySinceMs: null, failingSinceMs: null,
     // What health() judges by (see healthOf); `generation` counts the assignments given up.
-    generation: 0, carried: [], keepingPolled: false, lastPollAtMs: Date.now(), outOfGroupSinceMs: Date.now(),
-    brokerErrorAtMs: 0, loopError: null,
+    generation: 0, carried: [], keepingPolled: false, lastPollAtMs: Date.now(), outOfGroupSinceMs: Date.now(), loopError: null,
     counters: { batches: 0, messages: 0, lastBatchSize: 0, failedBatches: 0, deadLetters: 0 },
   };
   ctx.sleeper = createSleeper(() => ctx.stopping);
@@ -615,8 +609,7 @@ export async function startBatchConsumer({
     { 'auto.offset.reset': 'earliest' },
   );
   ctx.consumer.on('event.error', (error) => {
-    // librdkafka reports errors while a broker is out of reach (node-rdkafka keeps no code).
-    ctx.brokerErrorAtMs = Date.now();
+    noteBrokerError();
     ctx.log.warn({ err: error, code: error.code }, 'kafka consumer error');
   });
   await connect(ctx.consumer);
@@ -640,7 +633,9 @@ export async function startBatchConsumer({
     },
     stats: () => ({ ...ctx.counters }),
     lagByTopic: () => lagByTopic(ctx.consumer),
-    health: () => (ctx.stopping ? { status: 'OK' } : healthOf(ctx, { stuckAfterMs, exitAfterMs })),
+    health: () => (ctx.stopping ? { status: 'OK' } : healthOf({ ...ctx, brokerErrorAtMs: lastBrokerErrorAtMs() }, {
+      stuckAfterMs, exitAfterMs, rejoinWithinMs: 2 * (REVOKE_WAIT_MAX_MS + sessionTimeoutMs),
+    })),
   };
 }
 
@@ -667,32 +662,39 @@ function earliest(starts) {
  * `{ status: 'OK' }`, or what keeps the consumer from making progress, with the reason and
  * whether only a restart can cure it (`exit`):
  * - STOPPED: the loop ended (a bug); exit at once.
- * - NOT_POLLING: consume() has not been called for the bound; exit.
- * - NOT_IN_GROUP: no assignment since the start or the last revoke; exit.
+ * - NOT_POLLING: consume() has not been called for `exitAfterMs`; exit.
+ * - NOT_IN_GROUP: no assignment since the start or the last revoke for `rejoinWithinMs` (a
+ *   member rejoins within its revoke's wait and its old session's expiry, twice over) or
+ *   `exitAfterMs` if smaller; exit. librdkafka can stay without a group coordinator after a
+ *   broker restart (perf/chaos.js, 2026-11-26), and only a new client gets out of that.
  * - STUCK: a batch running, or failing and retried, for `stuckAfterMs`. An outage retried
  *   shows here, but a restart cannot end it; exit only when one call of the handler has not
  *   returned for `exitAfterMs` (a hang).
- * NOT_POLLING and NOT_IN_GROUP are reported after the smaller of the two bounds and exit
- * after `exitAfterMs`. Nobody joins a group or produces while the brokers are out of reach,
- * so those clocks start again at librdkafka's last error report. Exported for its unit test.
+ * Nobody joins a group or delivers a record while the brokers are out of reach, so the group
+ * and hung-call clocks start again at `ctx.brokerErrorAtMs`, the process's last Kafka error
+ * (broker-errors.js). Exported for its unit test.
  */
-export function healthOf(ctx, { stuckAfterMs, exitAfterMs }, nowMs = Date.now()) {
+export function healthOf(ctx, { stuckAfterMs, exitAfterMs, rejoinWithinMs = exitAfterMs }, nowMs = Date.now()) {
   if (ctx.loopError) return { status: 'STOPPED', reason: `the consumer loop ended: ${ctx.loopError.message}`, exit: true };
   const sinceOutage = (startMs) => (startMs === null ? 0 : nowMs - Math.max(startMs, ctx.brokerErrorAtMs));
   const pendingStarts = ctx.pending.filter((entry) => !entry.settled).map((entry) => entry.startedAtMs);
   const busyStart = earliest([ctx.busySinceMs, ctx.failingSinceMs, ...pendingStarts]);
-  const stalledAfterMs = Math.min(stuckAfterMs, exitAfterMs);
+  const outOfGroupMaxMs = Math.min(rejoinWithinMs, exitAfterMs);
   const findings = [
-    { status: 'NOT_POLLING', what: 'the consumer has not polled Kafka', forMs: nowMs - ctx.lastPollAtMs, reportAfterMs: stalledAfterMs },
-    { status: 'NOT_IN_GROUP', what: 'no partitions assigned by the consumer group', forMs: sinceOutage(ctx.outOfGroupSinceMs), reportAfterMs: stalledAfterMs },
+    { status: 'NOT_POLLING', what: 'the consumer has not polled Kafka', forMs: nowMs - ctx.lastPollAtMs, reportAfterMs: exitAfterMs, exitAfterMs },
     {
-      status: 'STUCK', what: 'a batch running or failing', forMs: busyStart === null ? 0 : nowMs - busyStart,
-      reportAfterMs: stuckAfterMs, hungForMs: sinceOutage(earliest([...ctx.calls].map((call) => call.startedAtMs))),
+      status: 'NOT_IN_GROUP', what: 'no partitions assigned by the consumer group', forMs: sinceOutage(ctx.outOfGroupSinceMs),
+      reportAfterMs: outOfGroupMaxMs, exitAfterMs: outOfGroupMaxMs,
+    },
+    {
+      status: 'STUCK', what: 'a batch running or failing', forMs: busyStart === null ? 0 : nowMs - busyStart, reportAfterMs: stuckAfterMs,
+      hungForMs: sinceOutage(earliest([...ctx.calls].map((call) => call.startedAtMs))), exitAfterMs: Math.max(exitAfterMs, stuckAfterMs),
     },
   ];
-  for (const { status, what, forMs, reportAfterMs, hungForMs = forMs } of findings) {
-    const exit = hungForMs > Math.max(exitAfterMs, reportAfterMs);
-    if (exit || forMs > reportAfterMs) return { status, reason: `${what} for ${Math.round(forMs / 1000)} s`, exit };
+  for (const finding of findings) {
+    const { status, what, forMs, hungForMs = forMs } = finding;
+    const exit = hungForMs > finding.exitAfterMs;
+    if (exit || forMs > finding.reportAfterMs) return { status, reason: `${what} for ${Math.round(forMs / 1000)} s`, exit };
   }
   return { status: 'OK' };
 }
