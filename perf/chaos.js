@@ -8,8 +8,13 @@
 // (scripts/infra-up.sh with RUN_DIR=.run/chaos, ports 3317 and 9292/9293 by default), never on
 // the ones `make up` and the tests share; the switch is a fresh one on them (perf/run.js
 // freshTarget): a database and topic prefix of its own, every component a child process.
-// A killed component is restarted the way Kubernetes restarts a crashed container: the same
-// command, environment and port, after RESTART_DELAY_MS.
+// A component that exits, killed by a fault or ending itself because it could not make
+// progress (a handler's consumer out of its group, say), is restarted the way Kubernetes
+// restarts a crashed container: the same command, environment and port, after
+// RESTART_DELAY_MS. Each row starts only once every component answers /health with 200, and
+// injects its fault only once a payment of its own has completed, which it says; a switch
+// that serves nothing in the warm phase is reported as such, the fault not injected. Every
+// component's output is kept in the private logs directory (.run/chaos/logs).
 //
 // Per fault the table shows: success (completed of the iterations k6 started; k6 does not
 // start an iteration when all its VUs are busy waiting, shown as not started), time to
@@ -33,6 +38,11 @@ const AFTER_S = 30;
 const RESTART_DELAY_MS = 3_000;
 const OUTAGE_MS = 10_000;
 const PAYEE_FAULT_MS = 30_000;
+// How long a row waits for every component to be healthy, and, after the warm phase, for a
+// first payment: longer than a handler takes to find itself stalled, exit and be restarted
+// (HANDLER_EXIT_AFTER_MS, 60 s by default).
+const HEALTHY_WAIT_MS = 120_000;
+const SERVING_WAIT_MS = 20_000;
 const RECOVERED_SHARE = 0.9;
 const RECOVERY_WINDOW_S = 3;
 
@@ -70,25 +80,84 @@ async function waitHealthy(url, child, timeoutMs = 60_000) {
   throw new Error(`${url} not healthy after restart`);
 }
 
+/** A running process's environment, which its restart reuses (port included). */
+function environmentOf(child) {
+  const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return Object.fromEntries(environ.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+}
+
 /**
- * SIGKILL of one component, then its restart as Kubernetes does it: the same entry point,
- * environment and port (read from the killed process), after a delay. Resolves once the
- * new process answers /health.
+ * Restarts every component that exits while the campaign runs, as Kubernetes would (see the
+ * top of this file), keeping the output of the process that ended in `logDir`. Returns
+ * `{ restarts, close() }`: `restarts` maps a component to the promise of its last restart
+ * answering /health; after close() nothing is restarted (the campaign stops the switch).
  */
+function superviseComponents(target, { logDir, log }) {
+  const supervisor = { restarts: new Map(), closing: false, close() { this.closing = true; } };
+  const restart = async (key, env) => {
+    await sleep(RESTART_DELAY_MS);
+    if (supervisor.closing) return;
+    const next = spawn(process.execPath, [COMPONENTS[env.SERVICE_NAME]], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    next.output = '';
+    const keep = (chunk) => { next.output = (next.output + chunk).slice(-200_000); };
+    next.stdout.on('data', keep);
+    next.stderr.on('data', keep);
+    target.sw.processes.set(key, next);
+    watch(key, next);
+    await waitHealthy(`${target.sw.urlOf(env.SERVICE_NAME, Number(env.REPLICA_INDEX))}/health`, next);
+  };
+  const watch = (key, child) => {
+    const env = environmentOf(child);
+    child.once('exit', (code, signal) => {
+      if (supervisor.closing) return;
+      writeFileSync(`${logDir}/${key}-${child.pid}.log`, child.output ?? '');
+      if (!child.killedByFault) log(`chaos: ${key} exited by itself (code ${code}, signal ${signal}); restarting it`);
+      const restarted = restart(key, env);
+      restarted.catch((error) => log(`chaos: restarting ${key} failed: ${error.message.slice(0, 300)}`));
+      supervisor.restarts.set(key, restarted);
+    });
+  };
+  for (const [key, child] of target.sw.processes) watch(key, child);
+  return supervisor;
+}
+
+/** SIGKILL of one component; resolves once the supervisor's restart answers /health. */
 async function killAndRestart(target, key) {
   const child = target.sw.processes.get(key);
-  const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0').filter(Boolean);
-  const env = Object.fromEntries(environ.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+  child.killedByFault = true;
   child.kill('SIGKILL');
   if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
-  await sleep(RESTART_DELAY_MS);
-  const next = spawn(process.execPath, [COMPONENTS[env.SERVICE_NAME]], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  next.output = '';
-  const keep = (chunk) => { next.output = (next.output + chunk).slice(-20_000); };
-  next.stdout.on('data', keep);
-  next.stderr.on('data', keep);
-  target.sw.processes.set(key, next);
-  await waitHealthy(`${target.sw.urlOf(env.SERVICE_NAME, Number(env.REPLICA_INDEX))}/health`, next);
+  await target.supervisor.restarts.get(key);
+}
+
+/** What does not answer /health with 200 after `timeoutMs` (nothing once every component does). */
+async function unhealthyComponents(target, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const unhealthy = [];
+    for (const [key, url] of Object.entries(target.metricsUrls)) {
+      try {
+        const response = await probeFetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+        if (response.status !== 200) unhealthy.push(`${key}: ${(await response.text()).slice(0, 300)}`);
+      } catch (error) {
+        unhealthy.push(`${key}: ${error.message}`);
+      }
+    }
+    if (unhealthy.length === 0 || Date.now() > deadline) return unhealthy;
+    await sleep(1000);
+  }
+}
+
+const committedTransfers = async (target) => Number((await target.db('transfer').where({ state: 'COMMITTED' }).count({ n: '*' }))[0].n);
+
+/** How many payments were committed since the count was `before`, waiting up to `timeoutMs` for a first one. */
+async function paymentsServed(target, before, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const served = (await committedTransfers(target).catch(() => before)) - before;
+    if (served > 0 || Date.now() > deadline) return served;
+    await sleep(500);
+  }
 }
 
 /** Every fault of the campaign: `{ name, label, seconds (its expected length), inject(context) }`. */
@@ -146,12 +215,19 @@ export function faultFigures(buckets, { startMs, endMs }, tps) {
   return { recoverS: recoveredSecond === null ? null : Math.max(0, recoveredSecond - endMs / 1000), p95Ms: p95 };
 }
 
-/** One k6 run with one fault: warm phase, the fault, then AFTER_S seconds. */
+/**
+ * One k6 run with one fault: warm phase, the fault, then AFTER_S seconds. The fault is
+ * injected only once a payment of this run has completed.
+ */
 async function runFault(target, fault, { tps, infraEnv, ports, log }) {
   const durationS = WARM_S + fault.seconds + AFTER_S;
   const marks = [];
+  const committedBefore = await committedTransfers(target);
   const during = async ({ env }) => {
     await sleep(WARM_S * 1000);
+    const served = await paymentsServed(target, committedBefore, SERVING_WAIT_MS);
+    if (served === 0) return { marks, startMs: Date.now(), endMs: Date.now(), notServing: true, detail: 'no payment completed in the warm phase: fault not injected' };
+    log(`chaos: the switch is serving (${served} payments completed in the warm phase); injecting ${fault.name}`);
     const startMs = Date.now();
     marks.push({ at: startMs, label: `${fault.name} start`, kind: 'start' });
     // A failed injection is reported in the row; the run and its gate still count.
@@ -166,9 +242,10 @@ async function runFault(target, fault, { tps, infraEnv, ports, log }) {
   const started = completed + metric('failed_transactions');
   const buckets = await readBuckets(result.k6Output);
   const figures = faultFigures(buckets, result.faults, tps);
+  const gate = result.faults.notServing ? { pass: false, reasons: ['the switch completed no payment before the fault'] } : result.gate;
   return {
     name: fault.name, label: fault.label, dir: result.dir, completed, started, dropped: metric('dropped_iterations'), success: started ? completed / started : 0,
-    faultS: (result.faults.endMs - result.faults.startMs) / 1000, ...figures, gate: result.gate,
+    faultS: (result.faults.endMs - result.faults.startMs) / 1000, ...figures, gate,
     detail: [result.faults.detail, deadLettered(result.gate)].filter(Boolean).join('; '),
   };
 }
@@ -192,6 +269,14 @@ export function resultsTable(rows) {
   return lines.join('\n');
 }
 
+/** A row: the switch healthy first (or the row says what is not), then runFault. */
+async function runRow(target, fault, options) {
+  const pending = (reason) => ({ name: fault.name, label: fault.label, pending: reason.slice(0, 300), completed: 0, started: 0, success: 0, recoverS: null });
+  const unhealthy = await unhealthyComponents(target, HEALTHY_WAIT_MS);
+  if (unhealthy.length > 0) return pending(`switch not healthy before the fault: ${unhealthy.join('; ')}`);
+  return runFault(target, fault, options).catch((error) => pending(error.message));
+}
+
 async function main() {
   const { values } = parseArgs({ options: { tps: { type: 'string', default: '45' }, only: { type: 'string' }, 'skip-poison': { type: 'boolean', default: false } } });
   const tps = Number(values.tps);
@@ -205,6 +290,7 @@ async function main() {
   await script(infraEnv, 'infra-up.sh');
   Object.assign(process.env, infraEnv);
   const target = await freshTarget('full');
+  target.supervisor = superviseComponents(target, { logDir: infraEnv.LOG_DIR, log });
   const shared = target.processes;
   target.processes = () => ({ ...shared(), mariadb: pidsMatching(`${infraEnv.RUN_DIR}/mariadb/data`), kafka: pidsMatching(`${infraEnv.RUN_DIR}/kafka/`) });
   // The simulators keep their ports from run to run: the DFSPs' endpoints, which the
@@ -212,18 +298,20 @@ async function main() {
   const ports = { simPort: await freePortRange(1, 7200), bridgePort: await freePortRange(2, 7300) };
   const rows = [];
   // Interrupted, the campaign still stops every process it started.
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { target.close().finally(() => process.exit(130)); });
+  const stop = () => { target.supervisor.close(); return target.close(); };
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { stop().finally(() => process.exit(130)); });
   try {
     for (const fault of faults) {
       log(`\n=== chaos: ${fault.label} ===`);
-      const row = await runFault(target, fault, { tps, infraEnv, ports, log }).catch((error) => ({ name: fault.name, label: fault.label, pending: error.message.slice(0, 200), completed: 0, started: 0, success: 0, recoverS: null }));
+      const row = await runRow(target, fault, { tps, infraEnv, ports, log });
       rows.push(row);
       writeFileSync(`${campaign}/results.json`, JSON.stringify(rows, null, 2));
       writeFileSync(`${campaign}/results.md`, `${resultsTable(rows)}\n`);
       log(resultsTable([row]));
+      for (const [key, child] of target.sw.processes) writeFileSync(`${infraEnv.LOG_DIR}/${key}.log`, child.output ?? '');
     }
   } finally {
-    await target.close();
+    await stop();
     // The campaign's own broker and database are of no use to anyone else: stopped, data kept.
     await script(infraEnv, 'kafka.sh', 'stop').catch((error) => log(error.message));
     await script(infraEnv, 'mariadb.sh', 'stop').catch((error) => log(error.message));

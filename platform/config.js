@@ -405,6 +405,9 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
       // A message that fails this many times for a reason other than an outage is set aside.
       deadLetterAfterFailures: readInteger(env, 'DEAD_LETTER_AFTER_FAILURES', 3, { min: 1, max: 100 }),
       handlerStuckAfterMs: readInteger(env, 'HANDLER_STUCK_AFTER_MS', 60000, { min: 1000 }),
+      // A consumer that has not polled, is out of its group or has a handler call hung this
+      // long ends its process to be restarted (platform/kafka/consumer.js, healthOf).
+      handlerExitAfterMs: readInteger(env, 'HANDLER_EXIT_AFTER_MS', 60000, { min: 1000 }),
     },
     notification: readNotification(env),
     accountLookup: readAccountLookup(env),

@@ -20,7 +20,8 @@ export function topicsOf(config) {
 }
 
 /**
- * Runs a handler process. `start(deps)` begins the work and returns `{ stop, healthy }`.
+ * Runs a handler process. `start(deps)` begins the work and returns `{ stop, healthy }`, and
+ * `health()` when the work is a consumer (consumeEvents).
  * Fails fast (exit 1) when configuration or a connection is missing at start-up.
  */
 export async function runHandlerProcess({ name, defaultPort, start }) {
@@ -34,7 +35,9 @@ export async function runHandlerProcess({ name, defaultPort, start }) {
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health: () => healthOf(db, work) });
   await server.start();
   logger.info({ port: config.httpPort }, `${name} handler running`);
+  const stopWatching = exitWhenStalled(logger, work.health ? [work.health] : []);
   exitOnSignal(logger, async () => {
+    stopWatching();
     await work.stop();
     await producer.disconnect();
     await server.stop({ timeout: 2000 });
@@ -49,7 +52,34 @@ async function healthOf(db, work) {
   } catch {
     datastore = 'DOWN';
   }
-  return { datastore, kafka: work.healthy() ? 'OK' : 'DOWN', consumer: (work.stuckForMs?.() ?? 0) > 0 ? 'STUCK' : 'OK' };
+  return { datastore, kafka: work.healthy() ? 'OK' : 'DOWN', consumer: consumerCheck(work.health) };
+}
+
+/** A consumer's `health` as a /health check: its status, with the reason when it has one. */
+export function consumerCheck(health) {
+  const { status, reason } = health?.() ?? { status: 'OK' };
+  return reason ? { status, reason } : status;
+}
+
+const WATCH_INTERVAL_MS = 1_000;
+
+/**
+ * Ends the process (code 1) once one of `healths` (each a consumer's health()) says that only
+ * a restart can cure it, so that whatever runs the process (Kubernetes, perf/chaos.js)
+ * starts it again: a consumer that stopped polling or cannot get back into its group must
+ * not hold its partitions silently. Returns the function that stops watching (on SIGTERM).
+ */
+export function exitWhenStalled(logger, healths) {
+  const timer = setInterval(() => {
+    for (const health of healths) {
+      const { status, reason, exit } = health();
+      if (!exit) continue;
+      logger.fatal({ status, reason }, 'the Kafka consumer cannot make progress; exiting so that the process is restarted');
+      process.exit(1);
+    }
+  }, WATCH_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**
@@ -89,7 +119,7 @@ export async function consumeEvents({ name, subscribeTo, config, logger, metrics
   connected = true;
   registerConsumerLag(metrics, { handler: name, consumer });
   return {
-    stop: () => consumer.stop(), healthy: () => connected, stats: () => consumer.stats(), stuckForMs: () => consumer.stuckForMs(),
+    stop: () => consumer.stop(), healthy: () => connected, stats: () => consumer.stats(), health: () => consumer.health(),
   };
 }
 
@@ -121,6 +151,7 @@ export function deadLetterOptions({ name, subscribeTo, config, logger, metrics, 
     isTransient: isTransientFailure,
     deadLetterAfterFailures: config.kafka.deadLetterAfterFailures,
     stuckAfterMs: config.kafka.handlerStuckAfterMs,
+    exitAfterMs: config.kafka.handlerExitAfterMs,
   };
 }
 

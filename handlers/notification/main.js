@@ -18,7 +18,7 @@ import { createHubSigner, readHubSigningKey } from './hub-signature.js';
 import { createRetryHandler, createRetryScheduler, createRetryWaiter } from './retry.js';
 import { createRequesterNotifier } from './requester-errors.js';
 import { exitOnSignal } from '../../platform/shutdown.js';
-import { deadLetterOptions } from '../../platform/handler-runtime.js';
+import { consumerCheck, deadLetterOptions, exitWhenStalled } from '../../platform/handler-runtime.js';
 
 const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, {
   defaultPort: 4301, usesDatabase: false, operatorTokens: ['dfspDirectoryRead'], signsAsHub: true,
@@ -73,8 +73,9 @@ let retryConsumer = null;
 let stopping = false;
 const server = createHttpServer({
   port: config.httpPort, host: config.httpHost, logger, metrics,
-  // Only the main consumer can be stuck: retries wait for their time on purpose.
-  health: () => ({ kafkaConsumer: consumer && retryConsumer && !stopping ? 'OK' : 'DOWN', consumer: consumer?.stuckForMs() > 0 ? 'STUCK' : 'OK' }),
+  health: () => ({
+    kafkaConsumer: consumer && retryConsumer && !stopping ? 'OK' : 'DOWN', consumer: consumerCheck(consumer?.health), retryConsumer: consumerCheck(retryConsumer?.health),
+  }),
 });
 await server.start();
 
@@ -88,10 +89,12 @@ const deadLetters = deadLetterOptions({ name: 'notification', subscribeTo: [topi
 consumer = await startBatchConsumer({
   kafka: config.kafka, groupId: `${config.kafka.groupPrefix}-notification`, topics: [topic], logger, handleBatch, ...pipeline, ...deadLetters,
 });
+// Only the main consumer's batches can be stuck: retries wait for their time on purpose.
 retryConsumer = await startBatchConsumer({
   kafka: config.kafka, groupId: `${config.kafka.groupPrefix}-notification-retry`, topics: [retryTopic], logger,
-  handleBatch: handleRetryBatch, ...pipeline, ...deadLetters,
+  handleBatch: handleRetryBatch, ...pipeline, ...deadLetters, stuckAfterMs: Infinity,
 });
+const stopWatching = exitWhenStalled(logger, [consumer.health, retryConsumer.health]);
 registerConsumerLag(metrics, { handler: 'notification', consumer });
 logger.info({
   port: server.info.port, topic, retryTopic, adminApiUrl: config.adminApiUrl, hubSigns: Boolean(hubSigningKey),
@@ -102,6 +105,7 @@ logger.info({
 // the consumer closes; retries still waiting for their time stay on their topic, uncommitted.
 exitOnSignal(logger, async () => {
   stopping = true;
+  stopWatching();
   retryWaiter.stop();
   await Promise.all([consumer?.stop(), retryConsumer?.stop()]);
   await deliverer.close();

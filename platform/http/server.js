@@ -68,13 +68,15 @@ export function createHttpServer({ port, host, tls, logger, metrics, health }) {
   return server;
 }
 
+/** `health()` maps each check's name to its status, or to `{ status, reason }` when it can say why. */
 async function answerHealth(h, health) {
-  const checks = await health();
-  const healthy = Object.values(checks).every((status) => status === 'OK');
+  const services = Object.entries(await health())
+    .map(([name, check]) => (typeof check === 'string' ? { name, status: check } : { name, ...check }));
+  const healthy = services.every(({ status }) => status === 'OK');
   const body = {
     status: healthy ? 'OK' : 'DOWN',
     uptime: process.uptime(),
-    services: Object.entries(checks).map(([name, status]) => ({ name, status })),
+    services,
   };
   return h.response(body).code(healthy ? 200 : 503);
 }

@@ -1,8 +1,11 @@
 // The batch consumer every handler runs (DESIGN.md, "Processing contract"): consume what is
 // available, hand it to handleBatch, and commit the offsets only after handleBatch resolved.
 // A failed batch is never acknowledged: its partitions are rewound and it is consumed again.
+// Whatever a batch waits for, the member keeps its place in the group (whileBusy), and a
+// consumer that cannot make progress says so (health), so that its process can be restarted.
 import Kafka from 'node-rdkafka';
 import { librdkafkaSecurity } from './security.js';
+import { lastBrokerErrorAtMs, noteBrokerError } from './broker-errors.js';
 
 const { ERRORS } = Kafka.CODES;
 const BACKOFF_FIRST_MS = 100;
@@ -23,6 +26,12 @@ const REVOKE_WAIT_MAX_MS = 10_000;
 // broker request per batch, a third of the broker's requests at a few hundred payments a
 // second; a crash now redelivers at most this much more, which the idempotent handlers absorb.
 const COMMIT_INTERVAL_MS = 500;
+// librdkafka serves group events (a revoke, an assignment) only inside consume(), and rejoins
+// a group only once the application has answered its revoke. A batch that has run this long
+// (a produce held through a broker outage, a statement waiting on a lock) is therefore
+// waited for with the partitions paused and consume() called every KEEP_POLLING_WAIT_MS.
+const KEEP_POLLING_AFTER_MS = 1_000;
+const KEEP_POLLING_WAIT_MS = 200;
 
 // Commit failures with these codes mean the group moved on (a rebalance, or this member was
 // dropped); another member, or this one after rejoining, will be redelivered the batch.
@@ -131,10 +140,14 @@ function isAssigned(consumer, { topic, partition }) {
  * fetched). consume() takes its timeout only from setDefaultConsumeTimeout, which it reads
  * when called; a consumer's loop never has two consume() calls under way at once.
  */
-function consumeUpTo(consumer, count, timeoutMs) {
+function consumeUpTo(ctx, count, timeoutMs) {
   return new Promise((resolve, reject) => {
-    consumer.setDefaultConsumeTimeout(timeoutMs);
-    consumer.consume(count, (error, messages) => (error ? reject(error) : resolve(messages)));
+    ctx.consumer.setDefaultConsumeTimeout(timeoutMs);
+    ctx.consumer.consume(count, (error, messages) => {
+      ctx.lastPollAtMs = Date.now();
+      if (error) reject(error);
+      else resolve(messages);
+    });
   });
 }
 
@@ -148,15 +161,15 @@ function consumeUpTo(consumer, count, timeoutMs) {
  * exported for the unit test of these rules.
  */
 export async function formBatch(ctx, firstWaitMs) {
-  const batch = await consumeUpTo(ctx.consumer, 1, firstWaitMs);
+  const batch = await consumeUpTo(ctx, 1, firstWaitMs);
   if (batch.length === 0) return batch;
   const deadlineMs = Date.now() + ctx.batchWaitMs;
   try {
     while (batch.length < ctx.batchSizeMax && !ctx.stopping) {
-      batch.push(...await consumeUpTo(ctx.consumer, ctx.batchSizeMax - batch.length, 0));
+      batch.push(...await consumeUpTo(ctx, ctx.batchSizeMax - batch.length, 0));
       const remainingMs = deadlineMs - Date.now();
       if (batch.length >= ctx.batchSizeMax || remainingMs <= 0) break;
-      const next = await consumeUpTo(ctx.consumer, 1, remainingMs);
+      const next = await consumeUpTo(ctx, 1, remainingMs);
       if (next.length === 0) break;
       batch.push(...next);
     }
@@ -227,16 +240,20 @@ async function rewind(ctx, ranges) {
 async function processBatch(ctx, rawMessages) {
   const messages = rawMessages.map(toMessage);
   const ranges = partitionRanges(messages);
+  const { generation } = ctx;
   ctx.busySinceMs = Date.now();
   const settled = await handleOrIsolate(ctx, messages, ranges);
   ctx.busySinceMs = null;
+  // Partitions given up while the batch ran start again at their committed offsets wherever
+  // they go next, this member included: the batch is then neither acknowledged nor rewound.
+  const current = ctx.generation === generation;
   if (!settled) {
     ctx.failingSinceMs ??= Date.now();
-    await rewind(ctx, ranges);
+    if (current) await rewind(ctx, ranges);
     return false;
   }
   ctx.failingSinceMs = null;
-  storeOffsets(ctx, ranges);
+  if (current) storeOffsets(ctx, ranges);
   ctx.counters.batches += 1;
   ctx.counters.messages += messages.length;
   ctx.counters.lastBatchSize = messages.length;
@@ -313,6 +330,8 @@ async function deadLetterMessage(ctx, message, error, failures) {
 
 /** Consumes; a consume error (broker unreachable, say) backs off rather than spinning. */
 async function nextBatch(ctx, failures, firstWaitMs = IDLE_WAIT_MS) {
+  // Records that keepPolling took come first, in the order they were consumed.
+  if (ctx.carried.length > 0) return { messages: ctx.carried.splice(0, ctx.batchSizeMax), failed: false };
   try {
     return { messages: await formBatch(ctx, firstWaitMs), failed: false };
   } catch (error) {
@@ -331,11 +350,68 @@ async function runLoop(ctx) {
     if (failed) { failures += 1; continue; }
     // A batch consumed while stop() was called is left uncommitted for the next owner.
     if (messages.length === 0 || ctx.stopping) continue;
-    ctx.inFlight = processBatch(ctx, messages);
+    ctx.inFlight = whileBusy(ctx, processBatch(ctx, messages));
     const succeeded = await ctx.inFlight;
     ctx.inFlight = null;
     failures = succeeded ? 0 : failures + 1;
-    if (!succeeded && !ctx.stopping) await ctx.sleeper.sleep(backoffMs(failures));
+    if (!succeeded && !ctx.stopping) await whileBusy(ctx, ctx.sleeper.sleep(backoffMs(failures)));
+  }
+}
+
+/**
+ * Resolves as `work` does. Once `work` has run KEEP_POLLING_AFTER_MS, the member's partitions
+ * are paused and consume() is called until `work` settles, so that the group's events are
+ * served meanwhile: a revoke is answered (createRebalanceHandler) and the member rejoins,
+ * and the new assignment stays paused until the work is done. Pausing costs librdkafka's
+ * prefetched records, which is why a batch that ends quickly is simply awaited.
+ */
+async function whileBusy(ctx, work) {
+  let settled = false;
+  const watched = work.finally(() => { settled = true; });
+  let timer;
+  const early = await Promise.race([
+    watched.then(() => true, () => true),
+    new Promise((resolve) => { timer = setTimeout(resolve, KEEP_POLLING_AFTER_MS, false); }),
+  ]);
+  clearTimeout(timer);
+  if (!early) await keepPolling(ctx, () => settled);
+  return watched;
+}
+
+async function keepPolling(ctx, isSettled) {
+  ctx.keepingPolled = true;
+  setPaused(ctx, true, assignedPartitions(ctx.consumer));
+  try {
+    while (!isSettled() && !ctx.stopping) {
+      try {
+        // Paused partitions return nothing; a record can only come from an assignment made
+        // before its pause took effect, and it is kept for the next batch, in order.
+        ctx.carried.push(...await consumeUpTo(ctx, 1, KEEP_POLLING_WAIT_MS));
+      } catch {
+        await new Promise((resolve) => { setTimeout(resolve, KEEP_POLLING_WAIT_MS); });
+      }
+    }
+  } finally {
+    ctx.keepingPolled = false;
+    setPaused(ctx, false, assignedPartitions(ctx.consumer));
+  }
+}
+
+function assignedPartitions(consumer) {
+  try {
+    return consumer.assignments().map(({ topic, partition }) => ({ topic, partition }));
+  } catch {
+    return [];
+  }
+}
+
+function setPaused(ctx, paused, partitions) {
+  if (partitions.length === 0) return;
+  try {
+    if (paused) ctx.consumer.pause(partitions);
+    else ctx.consumer.resume(partitions);
+  } catch (error) {
+    if (ctx.consumer.isConnected()) ctx.log.warn({ err: error, paused, partitions }, 'pausing or resuming partitions failed');
   }
 }
 
@@ -356,14 +432,14 @@ async function runPipelinedLoop(ctx) {
     if (pending.some((entry) => entry.failed)) {
       failures += 1;
       ctx.failingSinceMs ??= Date.now();
-      await recoverPipeline(ctx, pending, failures);
+      await whileBusy(ctx, recoverPipeline(ctx, pending, failures));
       continue;
     }
     if (pending.length >= ctx.pipelineDepthMax || unsettledBytes(pending) >= ctx.inFlightBytesMax) {
       // Only an unsettled batch can change anything: racing settled ones would resolve at
       // once, forever, spinning on microtasks that starve I/O (the head batch could then
       // never finish) while every lap adds a reaction to the head's promise.
-      await Promise.race(pending.filter((entry) => !entry.settled).map((entry) => entry.done));
+      await whileBusy(ctx, Promise.race(pending.filter((entry) => !entry.settled).map((entry) => entry.done)));
       continue;
     }
     // A batch that finishes while the loop waits here is committed only once the wait ends.
@@ -392,7 +468,9 @@ function unsettledBytes(pending) {
 
 function startPipelinedBatch(ctx, messages) {
   const bytes = messages.reduce((sum, { value }) => sum + (value?.length ?? 0), 0);
-  const entry = { ranges: partitionRanges(messages), bytes, settled: false, failed: false, startedAtMs: Date.now() };
+  const entry = {
+    ranges: partitionRanges(messages), bytes, settled: false, failed: false, startedAtMs: Date.now(), generation: ctx.generation,
+  };
   ctx.counters.lastBatchSize = messages.length;
   entry.done = Promise.resolve().then(() => handleOrIsolate(ctx, messages, entry.ranges)).then((handled) => {
     Object.assign(entry, { settled: true, failed: !handled });
@@ -410,10 +488,11 @@ function commitFinishedPrefix(ctx, pending) {
   while (pending.length > 0 && pending[0].settled && !pending[0].failed) finished.push(pending.shift());
   if (finished.length === 0) return;
   const last = new Map();
-  for (const { ranges } of finished) {
+  // Batches of partitions given up since they began are not acknowledged (see processBatch).
+  for (const { ranges } of finished.filter((entry) => entry.generation === ctx.generation)) {
     for (const range of ranges) last.set(`${range.topic}\u0000${range.partition}`, range);
   }
-  storeOffsets(ctx, [...last.values()]);
+  if (last.size > 0) storeOffsets(ctx, [...last.values()]);
 }
 
 /** After a failure: let everything settle, rewind each partition to its first unfinished offset. */
@@ -421,7 +500,7 @@ async function recoverPipeline(ctx, pending, failures) {
   await Promise.allSettled(pending.map((entry) => entry.done));
   commitFinishedPrefix(ctx, pending);
   const firstUnfinished = new Map();
-  for (const { ranges } of pending) {
+  for (const { ranges } of pending.filter((entry) => entry.generation === ctx.generation)) {
     for (const range of ranges) {
       const id = `${range.topic}\u0000${range.partition}`;
       if (!firstUnfinished.has(id)) firstUnfinished.set(id, range);
@@ -433,9 +512,11 @@ async function recoverPipeline(ctx, pending, failures) {
 }
 
 /**
- * The rebalance callback. An assignment is taken as given. A revoke first lets the batch in
- * flight finish and commit (the group still accepts this member's commits while it waits
- * for us), then gives the partitions up, so a rebalance redelivers as little as possible.
+ * The rebalance callback. An assignment is taken as given (paused while keepPolling waits
+ * for a batch). A revoke first lets the batch in flight finish and commit (the group still
+ * accepts this member's commits while it waits for us), then gives the partitions up, so a
+ * rebalance redelivers as little as possible; a batch that outlasts the wait is left to
+ * finish on its own, unacknowledged (processBatch), while the member rejoins.
  */
 function createRebalanceHandler(ctx) {
   return function onRebalance(error, assignment) {
@@ -451,16 +532,25 @@ function createRebalanceHandler(ctx) {
     if (error?.code === ERRORS.ERR__ASSIGN_PARTITIONS) {
       ctx.log.debug({ assignment }, 'partitions assigned');
       ctx.revoking = false;
-      apply('assign', () => consumer.assign(assignment));
+      ctx.outOfGroupSinceMs = null;
+      apply('assign', () => {
+        consumer.assign(assignment);
+        // A partition keeps librdkafka's pause through an unassign: one paused by keepPolling
+        // before a revoke would never be fetched again unless resumed here.
+        if (assignment.length > 0) setPaused(ctx, ctx.keepingPolled, assignment);
+      });
       return;
     }
     if (error?.code === ERRORS.ERR__REVOKE_PARTITIONS) ctx.log.debug({ assignment }, 'partitions revoked');
     else ctx.log.warn({ err: error }, 'rebalance error; unassigning');
     ctx.revoking = true;
+    ctx.outOfGroupSinceMs ??= Date.now();
     let timer;
     const waited = new Promise((resolve) => { timer = setTimeout(resolve, REVOKE_WAIT_MAX_MS); });
     Promise.race([ctx.inFlight, waited]).finally(() => {
       clearTimeout(timer);
+      ctx.generation += 1;
+      ctx.carried.length = 0;
       apply('revoke', () => consumer.unassign());
     });
   };
@@ -492,19 +582,25 @@ function disconnect(consumer) {
  * does not recognise is handled one message at a time, and a message failing
  * `deadLetterAfterFailures` times is handed to `deadLetter` and committed past (see
  * processBatch); without it every failed batch is retried until it succeeds.
- * Resolves once connected and subscribed, to `{ stop(), stats(), lagByTopic(), stuckForMs() }`.
+ * `stuckAfterMs` and `exitAfterMs` bound how long the consumer may make no progress before
+ * its health says so and before a restart is called for (see healthOf); a consumer whose
+ * batches wait on purpose (notification retries) passes `stuckAfterMs: Infinity`.
+ * Resolves once connected and subscribed, to `{ stop(), stats(), lagByTopic(), health() }`.
  */
 export async function startBatchConsumer({
   kafka, groupId, topics, logger, handleBatch,
   batchSizeMax = kafka.batchSizeMax, batchWaitMs = kafka.batchWaitMs,
   sessionTimeoutMs = 10_000, onRebalance, pipelineDepthMax = 1, inFlightBytesMax = Infinity,
-  deadLetter, isTransient = () => true, deadLetterAfterFailures = 3, stuckAfterMs = 60_000,
+  deadLetter, isTransient = () => true, deadLetterAfterFailures = 3, stuckAfterMs = 60_000, exitAfterMs = 60_000,
 }) {
+  const calls = new Set();
   const ctx = {
     log: logger.child({ component: 'kafka-consumer', groupId, topics }),
-    handleBatch, batchSizeMax, batchWaitMs, onRebalance, pipelineDepthMax, inFlightBytesMax,
-    deadLetter, isTransient, deadLetterAfterFailures,
+    handleBatch: trackCalls(handleBatch, calls), calls,
+    batchSizeMax, batchWaitMs, onRebalance, pipelineDepthMax, inFlightBytesMax, deadLetter, isTransient, deadLetterAfterFailures,
     stopping: false, revoking: false, inFlight: null, pending: [], busySinceMs: null, failingSinceMs: null,
+    // What health() judges by (see healthOf); `generation` counts the assignments given up.
+    generation: 0, carried: [], keepingPolled: false, lastPollAtMs: Date.now(), outOfGroupSinceMs: Date.now(), loopError: null,
     counters: { batches: 0, messages: 0, lastBatchSize: 0, failedBatches: 0, deadLetters: 0 },
   };
   ctx.sleeper = createSleeper(() => ctx.stopping);
@@ -512,11 +608,18 @@ export async function startBatchConsumer({
     consumerConfig({ kafka, groupId, sessionTimeoutMs, rebalance: createRebalanceHandler(ctx) }),
     { 'auto.offset.reset': 'earliest' },
   );
-  ctx.consumer.on('event.error', (error) => ctx.log.warn({ err: error, code: error.code }, 'kafka consumer error'));
+  ctx.consumer.on('event.error', (error) => {
+    noteBrokerError();
+    ctx.log.warn({ err: error, code: error.code }, 'kafka consumer error');
+  });
   await connect(ctx.consumer);
   ctx.consumer.subscribe(topics);
+  ctx.outOfGroupSinceMs = Date.now();
   const run = pipelineDepthMax > 1 ? runPipelinedLoop : runLoop;
-  const loop = run(ctx).catch((error) => ctx.log.error({ err: error }, 'consumer loop crashed'));
+  const loop = run(ctx).catch((error) => {
+    ctx.loopError = error;
+    ctx.log.error({ err: error }, 'consumer loop crashed');
+  });
   let stopped = null;
   return {
     stop() {
@@ -530,20 +633,70 @@ export async function startBatchConsumer({
     },
     stats: () => ({ ...ctx.counters }),
     lagByTopic: () => lagByTopic(ctx.consumer),
-    stuckForMs: () => stuckForMs(ctx, stuckAfterMs),
+    health: () => (ctx.stopping ? { status: 'OK' } : healthOf({ ...ctx, brokerErrorAtMs: lastBrokerErrorAtMs() }, {
+      stuckAfterMs, exitAfterMs, rejoinWithinMs: 2 * (REVOKE_WAIT_MAX_MS + sessionTimeoutMs),
+    })),
   };
 }
 
+/** Wraps `handleBatch` so that `calls` holds the start of every call still running. */
+function trackCalls(handleBatch, calls) {
+  return async (messages) => {
+    const call = { startedAtMs: Date.now() };
+    calls.add(call);
+    try {
+      return await handleBatch(messages);
+    } finally {
+      calls.delete(call);
+    }
+  };
+}
+
+/** The earliest of the given start times (null ones ignored), or null. */
+function earliest(starts) {
+  const known = starts.filter((start) => start !== null);
+  return known.length > 0 ? Math.min(...known) : null;
+}
+
 /**
- * How long the consumer has made no progress on work it holds (a batch running, or failing
- * and retried), once that exceeds `stuckAfterMs`; 0 otherwise. A hung handler or an outage
- * that outlasts the bound then shows in /health, where Kubernetes can act on it.
+ * `{ status: 'OK' }`, or what keeps the consumer from making progress, with the reason and
+ * whether only a restart can cure it (`exit`):
+ * - STOPPED: the loop ended (a bug); exit at once.
+ * - NOT_POLLING: consume() has not been called for `exitAfterMs`; exit.
+ * - NOT_IN_GROUP: no assignment since the start or the last revoke for `rejoinWithinMs` (a
+ *   member rejoins within its revoke's wait and its old session's expiry, twice over) or
+ *   `exitAfterMs` if smaller; exit. librdkafka can stay without a group coordinator after a
+ *   broker restart (perf/chaos.js, 2026-11-26), and only a new client gets out of that.
+ * - STUCK: a batch running, or failing and retried, for `stuckAfterMs`. An outage retried
+ *   shows here, but a restart cannot end it; exit only when one call of the handler has not
+ *   returned for `exitAfterMs` (a hang).
+ * Nobody joins a group or delivers a record while the brokers are out of reach, so the group
+ * and hung-call clocks start again at `ctx.brokerErrorAtMs`, the process's last Kafka error
+ * (broker-errors.js). Exported for its unit test.
  */
-function stuckForMs(ctx, stuckAfterMs) {
-  const starts = [ctx.busySinceMs, ctx.failingSinceMs, ...ctx.pending.filter((entry) => !entry.settled).map((entry) => entry.startedAtMs)];
-  const oldest = Math.min(...starts.filter((start) => start !== null));
-  const forMs = Number.isFinite(oldest) ? Date.now() - oldest : 0;
-  return forMs > stuckAfterMs ? forMs : 0;
+export function healthOf(ctx, { stuckAfterMs, exitAfterMs, rejoinWithinMs = exitAfterMs }, nowMs = Date.now()) {
+  if (ctx.loopError) return { status: 'STOPPED', reason: `the consumer loop ended: ${ctx.loopError.message}`, exit: true };
+  const sinceOutage = (startMs) => (startMs === null ? 0 : nowMs - Math.max(startMs, ctx.brokerErrorAtMs));
+  const pendingStarts = ctx.pending.filter((entry) => !entry.settled).map((entry) => entry.startedAtMs);
+  const busyStart = earliest([ctx.busySinceMs, ctx.failingSinceMs, ...pendingStarts]);
+  const outOfGroupMaxMs = Math.min(rejoinWithinMs, exitAfterMs);
+  const findings = [
+    { status: 'NOT_POLLING', what: 'the consumer has not polled Kafka', forMs: nowMs - ctx.lastPollAtMs, reportAfterMs: exitAfterMs, exitAfterMs },
+    {
+      status: 'NOT_IN_GROUP', what: 'no partitions assigned by the consumer group', forMs: sinceOutage(ctx.outOfGroupSinceMs),
+      reportAfterMs: outOfGroupMaxMs, exitAfterMs: outOfGroupMaxMs,
+    },
+    {
+      status: 'STUCK', what: 'a batch running or failing', forMs: busyStart === null ? 0 : nowMs - busyStart, reportAfterMs: stuckAfterMs,
+      hungForMs: sinceOutage(earliest([...ctx.calls].map((call) => call.startedAtMs))), exitAfterMs: Math.max(exitAfterMs, stuckAfterMs),
+    },
+  ];
+  for (const finding of findings) {
+    const { status, what, forMs, hungForMs = forMs } = finding;
+    const exit = hungForMs > finding.exitAfterMs;
+    if (exit || forMs > finding.reportAfterMs) return { status, reason: `${what} for ${Math.round(forMs / 1000)} s`, exit };
+  }
+  return { status: 'OK' };
 }
 
 /**

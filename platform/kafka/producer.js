@@ -3,6 +3,7 @@
 // their offsets on the strength of that promise (DESIGN.md, "Processing contract").
 import Kafka from 'node-rdkafka';
 import { librdkafkaSecurity } from './security.js';
+import { noteBrokerError } from './broker-errors.js';
 
 const ERR_QUEUE_FULL = Kafka.CODES.ERRORS.ERR__QUEUE_FULL;
 const QUEUE_FULL_RETRY_MS = 5;
@@ -168,7 +169,10 @@ export function createProducer({ kafka, logger, metrics, pollIntervalMs = DEFAUL
     poller.add(-1);
     report.opaque?.settle(error ?? null);
   });
-  producer.on('event.error', (error) => log.warn({ err: error, code: error.code }, 'kafka producer error'));
+  producer.on('event.error', (error) => {
+    noteBrokerError();
+    log.warn({ err: error, code: error.code }, 'kafka producer error');
+  });
 
   return {
     connect() {
