@@ -6,36 +6,13 @@
 // (node-rdkafka's consume(n) restarts its timeout after every record, which did exactly that).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import pino from 'pino';
-import { testConfig, uniqueSuffix } from '../support/environment.js';
-import { createAdminClient, createTopic, deleteTopic } from '../../platform/kafka/admin.js';
-import { createProducer } from '../../platform/kafka/producer.js';
+import { uniqueSuffix } from '../support/environment.js';
+import { createTopic } from '../../platform/kafka/admin.js';
+import { sleep, topicWithProducer } from '../support/kafka-topic.js';
 import { startBatchConsumer } from '../../platform/kafka/consumer.js';
 
 const ASSIGN_WAIT_MS = 30_000;
 const DRAIN_WAIT_MS = 30_000;
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * A one-partition topic (created now unless `createTopicNow` is false; then the caller creates
- * it with `admin`), a connected producer, and their clean-up.
- */
-async function setUp(t, name, { createTopicNow = true, logLevel = 'warn' } = {}) {
-  const config = testConfig();
-  const logger = pino({ level: logLevel });
-  const topic = `test-${name}-${uniqueSuffix()}`;
-  const admin = createAdminClient(config.kafka);
-  if (createTopicNow) await createTopic(admin, { topic, partitions: 1 });
-  const producer = createProducer({ kafka: config.kafka, logger });
-  await producer.connect();
-  t.after(async () => {
-    await producer.disconnect();
-    await deleteTopic(admin, topic).catch(() => {});
-    admin.disconnect();
-  });
-  return { config, logger, topic, producer, admin };
-}
 
 /**
  * Starts a consumer that records the size of every batch and the offsets it saw, and waits
@@ -88,7 +65,7 @@ function assertEveryOffsetOnce(offsets, count) {
 test('a burst is taken in batches larger than one record and never larger than batchSizeMax', { timeout: 90_000 }, async (t) => {
   const records = 1_000;
   const batchSizeMax = 100;
-  const setup = await setUp(t, 'batching-burst');
+  const setup = await topicWithProducer(t, 'batching-burst');
   const consumer = await startRecordingConsumer(setup, { batchSizeMax, batchWaitMs: 20 });
   try {
     await setup.producer.produce(Array.from({ length: records }, (_, index) => ({ topic: setup.topic, key: 'burst', value: String(index) })));
@@ -109,7 +86,7 @@ test('a burst is taken in batches larger than one record and never larger than b
 test('a steady trickle faster than the wait is handed over in several batches, not held until batchSizeMax', { timeout: 90_000 }, async (t) => {
   const records = 300;
   const intervalMs = 2;
-  const setup = await setUp(t, 'batching-trickle');
+  const setup = await topicWithProducer(t, 'batching-trickle');
   const consumer = await startRecordingConsumer(setup, { batchSizeMax: 500, batchWaitMs: 20 });
   try {
     // One record every 2 ms, each sent without waiting for the previous acknowledgement, so
@@ -136,7 +113,7 @@ test('a steady trickle faster than the wait is handed over in several batches, n
 test('a consumer started before its topic exists takes the topic up within seconds of its creation', { timeout: 90_000 }, async (t) => {
   // librdkafka's default metadata refresh (5 minutes) left such a consumer idle that long: the
   // chart's dev mode starts the handlers beside the Job that creates their topics.
-  const { config, logger, topic, producer, admin } = await setUp(t, 'late-topic', { createTopicNow: false, logLevel: 'error' });
+  const { config, logger, topic, producer, admin } = await topicWithProducer(t, 'late-topic', { createTopicNow: false, logLevel: 'error' });
   const starting = startRecordingConsumer({ config, logger, topic }, { batchSizeMax: 100, batchWaitMs: 20 });
   await sleep(3_000);
   await createTopic(admin, { topic, partitions: 1 });

@@ -4,6 +4,7 @@
 // test/fixtures/counting-consumer.js, which follows the processing contract.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { waitFor } from '../support/kafka-topic.js';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -19,18 +20,6 @@ const PRODUCE_CHUNK = 1_000;
 const PARTITIONS = 4;
 const APPLY_TIMEOUT_MS = 60_000;
 const SESSION_TIMEOUT_MS = 6_000; // the broker's minimum; a killed member is dropped this fast
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(description, predicate, timeoutMs, intervalMs = 100) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await predicate();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}`);
-    await sleep(intervalMs);
-  }
-}
 
 /** The messages to produce, and the exact total, summed here independently of the fixture. */
 function buildWorkload() {

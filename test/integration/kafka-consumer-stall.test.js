@@ -9,10 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
-import { createTestDatabase, testConfig, uniqueSuffix } from '../support/environment.js';
-import { createAdminClient, createTopic, deleteTopic } from '../../platform/kafka/admin.js';
-import { createProducer } from '../../platform/kafka/producer.js';
+import { createTestDatabase, uniqueSuffix } from '../support/environment.js';
+import { sleep, topicWithProducer, waitFor } from '../support/kafka-topic.js';
 import { startBatchConsumer } from '../../platform/kafka/consumer.js';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { freePort } from '../../scripts/lib/ports.js';
@@ -23,34 +21,6 @@ const RECORDS = 20;
 // Far below max.poll.interval.ms (five minutes), the longest the old consumer kept its group
 // waiting; the revoke's own wait for the held batch (REVOKE_WAIT_MAX_MS, 10 s) fits in it.
 const REBALANCE_WAIT_MS = 45_000;
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(description, predicate, timeoutMs, intervalMs = 100) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await predicate();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}`);
-    await sleep(intervalMs);
-  }
-}
-
-async function setUp(t, name) {
-  const config = testConfig();
-  const logger = pino({ level: 'warn' });
-  const topic = `test-${name}-${uniqueSuffix()}`;
-  const admin = createAdminClient(config.kafka);
-  await createTopic(admin, { topic, partitions: PARTITIONS });
-  const producer = createProducer({ kafka: config.kafka, logger });
-  await producer.connect();
-  t.after(async () => {
-    await producer.disconnect();
-    await deleteTopic(admin, topic).catch(() => {});
-    admin.disconnect();
-  });
-  return { config, logger, topic, producer };
-}
 
 /** A group member that records what it handled; `hold()` makes its next batch wait until `release()`. */
 async function startMember(t, { config, logger, topic }, groupId) {
@@ -84,7 +54,7 @@ async function startMember(t, { config, logger, topic }, groupId) {
 }
 
 test('a member whose batch is held answers its group, and once released fetches the partitions it is given again', { timeout: 120_000 }, async (t) => {
-  const setup = await setUp(t, 'held');
+  const setup = await topicWithProducer(t, 'held', { partitions: PARTITIONS });
   const groupId = `test-held-${uniqueSuffix()}`;
   const first = await startMember(t, setup, groupId);
   await waitFor('the first member to own both partitions', () => first.assignment.length === PARTITIONS, 30_000);
@@ -114,7 +84,7 @@ test('a member whose batch is held answers its group, and once released fetches 
 });
 
 test('a handler whose batch call hangs says why in /health and exits with code 1, to be restarted', { timeout: 120_000 }, async (t) => {
-  const { config, topic, producer } = await setUp(t, 'hung');
+  const { config, topic, producer } = await topicWithProducer(t, 'hung', { partitions: PARTITIONS });
   const database = await createTestDatabase('held');
   t.after(() => database.drop());
   const port = await freePort();
