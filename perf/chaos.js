@@ -3,6 +3,19 @@
 // phase, then the validity gate of that run alone, so each fault has a verdict of its own:
 // nothing lost, nothing applied twice, every transfer final, money conserved.
 //   node perf/chaos.js [--tps 45] [--only kill-position,kafka-restart] [--skip-poison]
+//                      [--slow <share> [--slow-by auto|cgroup|competitor]] [--short]
+//
+// --short is the campaign CI runs (`make chaos-short`, .ci/run): SIGKILL of the position
+// handler, a Kafka restart and a MariaDB restart at SHORT_TPS, and a row that does not come
+// back to 90 % of the rate within the run fails as well as one whose gate fails, so that a
+// change that leaves the switch stalled after a fault cannot pass. The process exits non-zero
+// if any row fails.
+//
+// --slow <share> runs the whole campaign on a machine made slower on purpose: that share of
+// the CPU taken from the switch, by a cgroup quota on its processes or, where no cgroup can
+// be written, by competitor processes (perf/slowdown.js says how, and the campaign prints
+// which was applied). Whatever ends the campaign (its end, an error, SIGINT or SIGTERM), the
+// cgroup is removed and the competitors stopped.
 //
 // The campaign restarts Kafka and MariaDB, so it runs on a broker and a database of its own
 // (scripts/infra-up.sh with RUN_DIR=.run/chaos, ports 3317 and 9292/9293 by default), never on
@@ -31,6 +44,7 @@ import { poisonFaults, setPayeeFault } from './chaos-poison.js';
 import { COMPONENTS } from '../test/support/switch.js';
 import { probeFetch } from '../test/support/scheme-tls.js';
 import { freePortRange } from '../scripts/lib/ports.js';
+import { parseSlowShare, startSlowdown } from './slowdown.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const WARM_S = 10;
@@ -45,6 +59,8 @@ const HEALTHY_WAIT_MS = 120_000;
 const SERVING_WAIT_MS = 20_000;
 const RECOVERED_SHARE = 0.9;
 const RECOVERY_WINDOW_S = 3;
+const SHORT_FAULTS = ['kill-position', 'kafka-restart', 'mariadb-restart'];
+const SHORT_TPS = 20;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -219,7 +235,7 @@ export function faultFigures(buckets, { startMs, endMs }, tps) {
  * One k6 run with one fault: warm phase, the fault, then AFTER_S seconds. The fault is
  * injected only once a payment of this run has completed.
  */
-async function runFault(target, fault, { tps, infraEnv, ports, log }) {
+async function runFault(target, fault, { tps, infraEnv, ports, requireRecovery, log }) {
   const durationS = WARM_S + fault.seconds + AFTER_S;
   const marks = [];
   const committedBefore = await committedTransfers(target);
@@ -242,7 +258,9 @@ async function runFault(target, fault, { tps, infraEnv, ports, log }) {
   const started = completed + metric('failed_transactions');
   const buckets = await readBuckets(result.k6Output);
   const figures = faultFigures(buckets, result.faults, tps);
-  const gate = result.faults.notServing ? { pass: false, reasons: ['the switch completed no payment before the fault'] } : result.gate;
+  const reasons = result.faults.notServing ? ['the switch completed no payment before the fault'] : [...result.gate.reasons];
+  if (requireRecovery && !result.faults.notServing && figures.recoverS === null) reasons.push(`completions not back to ${RECOVERED_SHARE * 100} % of the rate within the run`);
+  const gate = { ...result.gate, pass: reasons.length === 0, reasons };
   return {
     name: fault.name, label: fault.label, dir: result.dir, completed, started, dropped: metric('dropped_iterations'), success: started ? completed / started : 0,
     faultS: (result.faults.endMs - result.faults.startMs) / 1000, ...figures, gate,
@@ -277,47 +295,81 @@ async function runRow(target, fault, options) {
   return runFault(target, fault, options).catch((error) => pending(error.message));
 }
 
+/** The campaign's options from the command line (see the top of this file). */
+export function campaignOptions(args) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      tps: { type: 'string' }, only: { type: 'string' }, 'skip-poison': { type: 'boolean', default: false },
+      slow: { type: 'string' }, 'slow-by': { type: 'string', default: 'auto' }, short: { type: 'boolean', default: false },
+    },
+  });
+  const only = values.only?.split(',') ?? (values.short ? SHORT_FAULTS : undefined);
+  const faults = campaignFaults({ skipPoison: values['skip-poison'] || values.short }).filter((fault) => !only || only.includes(fault.name));
+  const unknown = (only ?? []).filter((name) => !faults.some((fault) => fault.name === name));
+  if (unknown.length > 0) throw new Error(`no such fault: ${unknown.join(', ')}`);
+  return {
+    tps: Number(values.tps ?? (values.short ? SHORT_TPS : 45)), faults, requireRecovery: values.short,
+    slow: values.slow === undefined ? null : { share: parseSlowShare(values.slow), method: values['slow-by'] },
+  };
+}
+
 async function main() {
-  const { values } = parseArgs({ options: { tps: { type: 'string', default: '45' }, only: { type: 'string' }, 'skip-poison': { type: 'boolean', default: false } } });
-  const tps = Number(values.tps);
-  const only = values.only?.split(',');
-  const faults = campaignFaults({ skipPoison: values['skip-poison'] }).filter((fault) => !only || only.includes(fault.name));
+  const { tps, faults, requireRecovery, slow } = campaignOptions(process.argv.slice(2));
   const infraEnv = chaosInfraEnv();
   const log = (line) => process.stdout.write(`${line}\n`);
   const campaign = `${ROOT}perf/results/chaos-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}`;
   mkdirSync(campaign, { recursive: true });
-  log(`chaos: private MariaDB ${infraEnv.DB_PORT} and Kafka ${infraEnv.KAFKA_PORT} in ${infraEnv.RUN_DIR}`);
-  await script(infraEnv, 'infra-up.sh');
-  Object.assign(process.env, infraEnv);
-  const target = await freshTarget('full');
-  target.supervisor = superviseComponents(target, { logDir: infraEnv.LOG_DIR, log });
-  const shared = target.processes;
-  target.processes = () => ({ ...shared(), mariadb: pidsMatching(`${infraEnv.RUN_DIR}/mariadb/data`), kafka: pidsMatching(`${infraEnv.RUN_DIR}/kafka/`) });
-  // The simulators keep their ports from run to run: the DFSPs' endpoints, which the
-  // notification handler caches for a minute, stay right.
-  const ports = { simPort: await freePortRange(1, 7200), bridgePort: await freePortRange(2, 7300) };
+  const startedMs = Date.now();
+  log(`chaos: ${faults.length} faults at ${tps}/s; private MariaDB ${infraEnv.DB_PORT} and Kafka ${infraEnv.KAFKA_PORT} in ${infraEnv.RUN_DIR}`);
+  // Interrupted, the campaign still stops every process it started and undoes the slow-down;
+  // `cleanups` runs in reverse order, once, from whichever comes first.
+  const cleanups = [];
+  const cleanUp = async () => {
+    while (cleanups.length > 0) await cleanups.pop()().catch((error) => log(error.message));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { cleanUp().finally(() => process.exit(130)); });
   const rows = [];
-  // Interrupted, the campaign still stops every process it started.
-  const stop = () => { target.supervisor.close(); return target.close(); };
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { stop().finally(() => process.exit(130)); });
+  let slowdown = { description: 'not slowed' };
   try {
+    cleanups.push(async () => {
+      // The campaign's own broker and database are of no use to anyone else: stopped, data kept.
+      await script(infraEnv, 'kafka.sh', 'stop').catch((error) => log(error.message));
+      await script(infraEnv, 'mariadb.sh', 'stop').catch((error) => log(error.message));
+    });
+    await script(infraEnv, 'infra-up.sh');
+    Object.assign(process.env, infraEnv);
+    const target = await freshTarget('full');
+    target.supervisor = superviseComponents(target, { logDir: infraEnv.LOG_DIR, log });
+    cleanups.push(async () => { target.supervisor.close(); await target.close(); });
+    const shared = target.processes;
+    target.processes = () => ({ ...shared(), mariadb: pidsMatching(`${infraEnv.RUN_DIR}/mariadb/data`), kafka: pidsMatching(`${infraEnv.RUN_DIR}/kafka/`) });
+    if (slow) {
+      slowdown = startSlowdown({ ...slow, pidsToSlow: () => Object.values(target.processes()).flat() });
+      // Synchronous, so it runs even when the process ends on an error nothing awaited.
+      process.once('exit', slowdown.stop);
+      cleanups.push(async () => slowdown.stop());
+    }
+    log(`chaos: ${slowdown.description}`);
+    // The simulators keep their ports from run to run: the DFSPs' endpoints, which the
+    // notification handler caches for a minute, stay right.
+    const ports = { simPort: await freePortRange(1, 7200), bridgePort: await freePortRange(2, 7300) };
     for (const fault of faults) {
       log(`\n=== chaos: ${fault.label} ===`);
-      const row = await runRow(target, fault, { tps, infraEnv, ports, log });
+      const row = await runRow(target, fault, { tps, infraEnv, ports, requireRecovery, log });
       rows.push(row);
-      writeFileSync(`${campaign}/results.json`, JSON.stringify(rows, null, 2));
-      writeFileSync(`${campaign}/results.md`, `${resultsTable(rows)}\n`);
+      writeFileSync(`${campaign}/results.json`, JSON.stringify({ tps, slowdown: slowdown.description, rows }, null, 2));
+      writeFileSync(`${campaign}/results.md`, `${slowdown.description}, ${tps}/s\n\n${resultsTable(rows)}\n`);
       log(resultsTable([row]));
       for (const [key, child] of target.sw.processes) writeFileSync(`${infraEnv.LOG_DIR}/${key}.log`, child.output ?? '');
     }
   } finally {
-    await stop();
-    // The campaign's own broker and database are of no use to anyone else: stopped, data kept.
-    await script(infraEnv, 'kafka.sh', 'stop').catch((error) => log(error.message));
-    await script(infraEnv, 'mariadb.sh', 'stop').catch((error) => log(error.message));
+    await cleanUp();
   }
-  log(`\n${resultsTable(rows)}\n\nper-run reports and charts: ${campaign} and perf/results/chaos-<fault>-*/`);
-  process.exitCode = rows.every((row) => row.gate?.pass) ? 0 : 1;
+  const failed = faults.length - rows.filter((row) => row.gate?.pass).length;
+  log(`\n${resultsTable(rows)}\n\n${slowdown.description}, ${tps}/s; ${((Date.now() - startedMs) / 60_000).toFixed(1)} min; ${failed === 0 ? 'every row passed' : `${failed} of ${faults.length} rows FAILED`}`);
+  log(`per-run reports and charts: ${campaign} and perf/results/chaos-<fault>-*/`);
+  process.exitCode = failed === 0 ? 0 : 1;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();
