@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Starts, stops and lists the switch's Node services listed in scripts/services.conf.
-# Each replica is its own process in its own session (setsid), so it outlives the shell:
+# Each replica is its own process, kept running by a supervisor of its own (scripts/supervise.sh)
+# in its own session (setsid), so both outlive the shell; a replica that exits is started again
+# after a short, growing delay, as Kubernetes restarts a container:
 #   PORT=<basePort + SERVICE_PORT_OFFSET + i> REPLICA_INDEX=<i> SERVICE_NAME=<name>, plus
 #   everything env.sh exports;
-#   output to $LOG_DIR/<name>-<i>.log, PID to $PID_DIR/<name>-<i>.pid.
+#   output (the supervisor's restart lines too) to $LOG_DIR/<name>-<i>.log, the replica's PID to
+#   $PID_DIR/<name>-<i>.pid, the supervisor's to <name>-<i>.supervisor.pid, restarts so far in
+#   <name>-<i>.restarts.
 #   scripts/services.sh start    # idempotent; waits for GET /health = 200 on every replica
-#   scripts/services.sh stop     # SIGTERM, up to STOP_TIMEOUT s, then SIGKILL; our PIDs only
+#   scripts/services.sh stop     # supervisors first (no restart after), then the replicas:
+#                                # SIGTERM, up to STOP_TIMEOUT s, then SIGKILL; our PIDs only
 #   scripts/services.sh status   # table of replicas
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -59,6 +64,8 @@ replica_is_ours() {
 }
 
 pid_file() { printf '%s/%s-%s.pid\n' "$PID_DIR" "$1" "$2"; }
+supervisor_pid_file() { printf '%s/%s-%s.supervisor.pid\n' "$PID_DIR" "$1" "$2"; }
+restarts_file() { printf '%s/%s-%s.restarts\n' "$PID_DIR" "$1" "$2"; }
 log_file() { printf '%s/%s-%s.log\n' "$LOG_DIR" "$1" "$2"; }
 
 # Prints the PID of replica NAME/INDEX if it is running and ours.
@@ -68,8 +75,26 @@ replica_pid() {
   if replica_is_ours "$pid" "$1" "$2"; then printf '%s\n' "$pid"; fi
 }
 
+# Prints the PID of the supervisor of replica NAME/INDEX if it is running and ours: bash
+# running scripts/supervise.sh with our run marker, the replica's name and index.
+supervisor_pid() {
+  local pid exe
+  pid="$(read_pid "$(supervisor_pid_file "$1" "$2")")"
+  [[ -n "$pid" && -d "/proc/$pid" ]] && ! is_zombie "$pid" || return 0
+  exe="$(readlink "/proc/$pid/exe" 2>/dev/null)" || return 0
+  [[ "$(basename "$exe")" == bash* && "$(proc_cmdline "$pid")" == *"scripts/supervise.sh"* ]] || return 0
+  if proc_has_env "$pid" "$RUN_MARKER" "SERVICE_NAME=$1" "REPLICA_INDEX=$2"; then printf '%s\n' "$pid"; fi
+}
+
+# Restarts of replica NAME/INDEX since its supervisor started ("-": no supervisor file).
+restarts_of() {
+  local count
+  read -r count <"$(restarts_file "$1" "$2")" 2>/dev/null || count=-
+  printf '%s\n' "${count:--}"
+}
+
 start_replica() {
-  local name="$1" entry="$2" port="$3" index="$4" pid log
+  local name="$1" entry="$2" port="$3" index="$4" pid="" supervisor log polls
   log="$(log_file "$name" "$index")"
   if port_open 127.0.0.1 "$port"; then
     die "port $port (for $name replica $index) is taken by another process"
@@ -77,11 +102,18 @@ start_replica() {
   printf '\n=== %s: starting %s replica %s on port %s ===\n' "$(date -Is)" "$name" "$index" "$port" >>"$log"
   # SERVICE_NODE_ARGS: extra node flags for every service, e.g. "--cpu-prof
   # --cpu-prof-dir=/tmp/prof" to profile a load run (flags NODE_OPTIONS refuses).
+  rm -f "$(pid_file "$name" "$index")"
   # shellcheck disable=SC2086
-  pid="$(spawn "$log" env PORT="$port" REPLICA_INDEX="$index" SERVICE_NAME="$name" \
-    node ${SERVICE_NODE_ARGS:-} "$entry")"
-  printf '%s\n' "$pid" >"$(pid_file "$name" "$index")"
-  log "started $name replica $index (pid $pid, port $port)"
+  supervisor="$(spawn "$log" env PORT="$port" REPLICA_INDEX="$index" SERVICE_NAME="$name" \
+    bash "$REPO_ROOT/scripts/supervise.sh" "$(pid_file "$name" "$index")" node ${SERVICE_NODE_ARGS:-} "$entry")"
+  printf '%s\n' "$supervisor" >"$(supervisor_pid_file "$name" "$index")"
+  # The supervisor writes the replica's PID file once it has started it.
+  for ((polls = 50; polls > 0; polls--)); do
+    pid="$(read_pid "$(pid_file "$name" "$index")")"
+    [[ -n "$pid" ]] && break
+    sleep 0.1
+  done
+  log "started $name replica $index (pid ${pid:-?}, supervisor $supervisor, port $port)"
 }
 
 # The URL of a replica's /health: over HTTPS for an edge that serves it, trusting the local
@@ -109,19 +141,27 @@ check_tls_unchanged() {
     die "$name replica $index (pid $pid) runs with TLS_CERT_PATH='$running', not '${TLS_CERT_PATH:-}' (CLIENT_IDENTITY=$CLIENT_IDENTITY): stop it first (make down)"
 }
 
-# Waits until every "name index port" line of $1 answers GET /health with 200. Fails at
-# once when a replica dies, or after HEALTH_TIMEOUT seconds, showing the replica's log.
+# Waits until every "name index port fresh" line answers GET /health with 200. Fails at once
+# when a replica started now (fresh=1) exits, stopping its supervisor so that it does not
+# restart in a loop, or when an older one is gone with no supervisor to restart it; fails after
+# HEALTH_TIMEOUT seconds otherwise; each time showing the replica's log. An older replica
+# between two restarts by its supervisor is waited for.
 wait_healthy() {
   local -a pending=("$@") still
-  local item name index port pid deadline=$((SECONDS + HEALTH_TIMEOUT))
+  local item name index port fresh pid deadline=$((SECONDS + HEALTH_TIMEOUT))
   while ((${#pending[@]} > 0)); do
     still=()
     for item in "${pending[@]}"; do
-      read -r name index port <<<"$item"
+      read -r name index port fresh <<<"$item"
       pid="$(replica_pid "$name" "$index")"
-      if [[ -z "$pid" ]]; then
+      if [[ "$fresh" == 1 && "$(restarts_of "$name" "$index")" != 0 ]] || [[ -z "$pid" && ( "$fresh" == 1 || -z "$(supervisor_pid "$name" "$index")" ) ]]; then
+        stop_replicas "$name $index $(pid_file "$name" "$index")"
         show_log_tail "$(log_file "$name" "$index")"
         die "$name replica $index exited during start-up"
+      fi
+      if [[ -z "$pid" ]]; then
+        still+=("$item")
+        continue
       fi
       if [[ "$(health_status "$name" "$port")" != 200 ]]; then
         still+=("$item")
@@ -131,7 +171,7 @@ wait_healthy() {
     ((${#pending[@]} == 0)) && break
     if ((SECONDS >= deadline)); then
       for item in "${pending[@]}"; do
-        read -r name index port <<<"$item"
+        read -r name index port fresh <<<"$item"
         show_log_tail "$(log_file "$name" "$index")"
         warn "$name replica $index: no 200 from $(health_url "$name" "$port")"
       done
@@ -141,28 +181,44 @@ wait_healthy() {
   done
 }
 
-# PID files in PID_DIR, as "name index file" lines; the index follows the last dash.
+# Replicas with a PID file (their own or their supervisor's) in PID_DIR, as "name index file"
+# lines, file being the replica's PID file; the index follows the last dash.
 list_pid_files() {
   local file base
+  local -A seen=()
   for file in "$PID_DIR"/*.pid; do
     [[ -e "$file" ]] || continue
     base="$(basename "$file" .pid)"
-    [[ "$base" =~ ^(.+)-([0-9]+)$ ]] || continue
-    printf '%s %s %s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "$file"
+    base="${base%.supervisor}"
+    [[ "$base" =~ ^(.+)-([0-9]+)$ && -z "${seen[$base]:-}" ]] || continue
+    seen[$base]=1
+    printf '%s %s %s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "$(pid_file "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}")"
   done
 }
 
-# Stops replicas whose "name index file" lines are given (only those still ours).
+# Stops replicas whose "name index file" lines are given (only those still ours): their
+# supervisors first, each of which stops its replica, waits for it and restarts nothing; then
+# any replica still running (unsupervised, or its supervisor killed after STOP_TIMEOUT).
 stop_replicas() {
-  local -a pids=() files=()
-  local name index file pid line
+  local -a supervisors=() pids=() files=()
+  local name index file pid supervisor line
+  for line in "$@"; do
+    read -r name index file <<<"$line"
+    supervisor="$(supervisor_pid "$name" "$index")"
+    if [[ -n "$supervisor" ]]; then
+      log "stopping $name replica $index (supervisor $supervisor, pid $(replica_pid "$name" "$index"))"
+      supervisors+=("$supervisor")
+    fi
+    files+=("$(supervisor_pid_file "$name" "$index")" "$(restarts_file "$name" "$index")")
+  done
+  stop_pids "$STOP_TIMEOUT" "${supervisors[@]+"${supervisors[@]}"}"
   for line in "$@"; do
     read -r name index file <<<"$line"
     pid="$(read_pid "$file")"
     if replica_is_ours "$pid" "$name" "$index"; then
       log "stopping $name replica $index (pid $pid)"
       pids+=("$pid")
-    elif [[ -n "$pid" ]]; then
+    elif [[ -n "$pid" && -d "/proc/$pid" ]] && ! is_zombie "$pid"; then
       log "$file: pid $pid is not our $name replica $index any more; not killing it"
     fi
     files+=("$file")
@@ -189,7 +245,7 @@ stop_surplus_replicas() {
 
 cmd_start() {
   local -a started=() checks=()
-  local s i name entry port pid
+  local s i name entry port pid supervisor
   mkdir -p "$LOG_DIR" "$PID_DIR"
   read_services_conf
   for s in "${!SVC_NAMES[@]}"; do
@@ -198,14 +254,16 @@ cmd_start() {
     for ((i = 0; i < SVC_REPLICAS[s]; i++)); do
       port=$((SVC_PORTS[s] + i))
       pid="$(replica_pid "$name" "$i")"
-      if [[ -n "$pid" ]]; then
-        check_tls_unchanged "$name" "$i" "$pid"
-        log "$name replica $i already running (pid $pid, port $port)"
+      supervisor="$(supervisor_pid "$name" "$i")"
+      if [[ -n "$pid" || -n "$supervisor" ]]; then
+        [[ -z "$pid" ]] || check_tls_unchanged "$name" "$i" "$pid"
+        log "$name replica $i already running (pid ${pid:-none: being restarted}, port $port${supervisor:+, supervisor $supervisor})"
+        checks+=("$name $i $port 0")
       else
         start_replica "$name" "$entry" "$port" "$i"
         started+=("$name-$i")
+        checks+=("$name $i $port 1")
       fi
-      checks+=("$name $i $port")
     done
   done
   stop_surplus_replicas
@@ -220,7 +278,8 @@ cmd_stop() {
   stop_replicas "${lines[@]+"${lines[@]}"}"
 }
 
-# One line per replica with a pid file: NAME REPLICA PID PORT STATE LOG.
+# One line per replica with a pid file: NAME REPLICA PID PORT STATE RESTARTS LOG; STATE is
+# restarting while its supervisor waits to start it again.
 cmd_status() {
   local name index file pid port state
   while read -r name index file; do
@@ -230,11 +289,13 @@ cmd_status() {
     if replica_is_ours "$pid" "$name" "$index"; then
       state=running
       port="$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^PORT=//p' | tail -n 1)"
+    elif [[ -n "$(supervisor_pid "$name" "$index")" ]]; then
+      state=restarting
     else
       state=stopped
     fi
-    printf '%-22s %-7s %-8s %-6s %-8s %s\n' "$name" "$index" "${pid:--}" "$port" "$state" \
-      "$(log_file "$name" "$index")"
+    printf '%-22s %-7s %-8s %-6s %-10s %-8s %s\n' "$name" "$index" "${pid:--}" "$port" "$state" \
+      "$(restarts_of "$name" "$index")" "$(log_file "$name" "$index")"
   done < <(list_pid_files)
 }
 
