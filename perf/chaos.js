@@ -346,8 +346,6 @@ async function main() {
     target.processes = () => ({ ...shared(), mariadb: pidsMatching(`${infraEnv.RUN_DIR}/mariadb/data`), kafka: pidsMatching(`${infraEnv.RUN_DIR}/kafka/`) });
     if (slow) {
       slowdown = startSlowdown({ ...slow, pidsToSlow: () => Object.values(target.processes()).flat() });
-      // Synchronous, so it runs even when the process ends on an error nothing awaited.
-      process.once('exit', slowdown.stop);
       cleanups.push(async () => slowdown.stop());
     }
     log(`chaos: ${slowdown.description}`);

@@ -10,9 +10,11 @@
 //   - competitor (when no cgroup is writable, or asked for): one process per core that keeps
 //     that core busy for `share` of every 100 ms. It takes the CPU from everything, load
 //     generator included, and what it takes depends on the scheduler; a quota does not.
-// stop() is synchronous so that it also runs from an 'exit' handler: the cgroup's processes
-// go back to their parent cgroup and the cgroup is removed, the competitors are killed (and
-// exit by themselves when the campaign dies without cleaning up: their IPC channel closes).
+// stop() undoes it: the cgroup's processes go back to their parent cgroup and the cgroup is
+// removed, or the competitors are killed. It is synchronous, and also runs on the process's
+// 'exit' (its end, process.exit from a signal handler, an error nothing caught); a process
+// killed outright leaves competitors that exit by themselves (their IPC channel closes) and a
+// cgroup that the next slowed campaign removes.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, setPriority } from 'node:os';
@@ -132,7 +134,9 @@ export function startSlowdown({ share, method = 'auto', pidsToSlow, cores = avai
   const header = `slowed: ${share * 100} % of ${cores} cores' CPU taken from the switch`;
   if (!cgroup) {
     const { children, description } = startCompetitors(share, cores);
-    return { description: `${header} by ${description}${method === 'auto' ? ' (no CPU cgroup writable here)' : ''}`, stop: () => children.forEach((child) => child.kill('SIGKILL')) };
+    const stop = () => children.forEach((child) => child.kill('SIGKILL'));
+    process.once('exit', stop);
+    return { description: `${header} by ${description}${method === 'auto' ? ' (no CPU cgroup writable here)' : ''}`, stop };
   }
   const placed = new Set();
   const follow = () => {
@@ -148,13 +152,12 @@ export function startSlowdown({ share, method = 'auto', pidsToSlow, cores = avai
   const timer = setInterval(follow, FOLLOW_INTERVAL_MS);
   timer.unref();
   let stopped = false;
-  return {
-    description: `${header} by a quota on its components, MariaDB and Kafka: ${cgroup.description}`,
-    stop: () => {
-      if (stopped) return;
-      stopped = true;
-      clearInterval(timer);
-      removeCgroup(cgroup.dir, cgroup.root);
-    },
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+    removeCgroup(cgroup.dir, cgroup.root);
   };
+  process.once('exit', stop);
+  return { description: `${header} by a quota on its components, MariaDB and Kafka: ${cgroup.description}`, stop };
 }
