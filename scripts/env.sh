@@ -105,7 +105,11 @@ export KAFKA_LIBS="$CACHE_DIR/kafka/libs"
 : "${HELM_VERSION:=v3.19.0}"
 : "${HEALTH_TIMEOUT:=60}"                  # seconds a service replica gets to answer /health
 : "${STOP_TIMEOUT:=10}"                    # seconds between SIGTERM and SIGKILL for services
+: "${SERVICE_RESTART_DELAY_MS:=1000}"      # a replica that exited is started again after this,
+: "${SERVICE_RESTART_MAX_DELAY_MS:=30000}" # doubled per restart up to this (scripts/supervise.sh),
+: "${SERVICE_RESTART_RESET_S:=60}"         # and from the first again after a run this long
 export K6_VERSION HELM_VERSION HEALTH_TIMEOUT STOP_TIMEOUT
+export SERVICE_RESTART_DELAY_MS SERVICE_RESTART_MAX_DELAY_MS SERVICE_RESTART_RESET_S
 export PATH="$TOOLS_BIN:$PATH"
 
 # --- a second local runtime beside the first ---------------------------------------------------

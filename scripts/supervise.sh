@@ -16,9 +16,10 @@ set -uo pipefail
 pid_file="$1"
 shift
 restarts_file="${pid_file%.pid}.restarts"
-first_delay_ms="${SERVICE_RESTART_DELAY_MS:-1000}"
-max_delay_ms="${SERVICE_RESTART_MAX_DELAY_MS:-30000}"
-reset_after_s="${SERVICE_RESTART_RESET_S:-60}"
+# Their defaults are in scripts/env.sh, which scripts/services.sh has sourced.
+first_delay_ms="${SERVICE_RESTART_DELAY_MS:?}"
+max_delay_ms="${SERVICE_RESTART_MAX_DELAY_MS:?}"
+reset_after_s="${SERVICE_RESTART_RESET_S:?}"
 
 child=""
 stopping=0

@@ -31,7 +31,8 @@ const readOr = (path) => {
 function supervise(t, command, env = {}) {
   const dir = mkdtempSync(`${tmpdir()}/supervise-`);
   const pidFile = `${dir}/stand-in-0.pid`;
-  const child = spawn('bash', [SUPERVISE, pidFile, ...command], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const settings = { SERVICE_RESTART_DELAY_MS: '1000', SERVICE_RESTART_MAX_DELAY_MS: '30000', SERVICE_RESTART_RESET_S: '60', ...env };
+  const child = spawn('bash', [SUPERVISE, pidFile, ...command], { env: { ...process.env, ...settings }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => { output += chunk; });
   child.stderr.on('data', (chunk) => { output += chunk; });
