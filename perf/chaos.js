@@ -7,9 +7,9 @@
 //
 // --short is the campaign CI runs (`make chaos-short`, .ci/run): SIGKILL of the position
 // handler, a Kafka restart and a MariaDB restart at SHORT_TPS, and a row that does not come
-// back to 90 % of the rate within the run fails as well as one whose gate fails, so that a
-// change that leaves the switch stalled after a fault cannot pass. The process exits non-zero
-// if any row fails.
+// back to 90 % of the rate within the run (SHORT_AFTER_S after the fault) fails as well as
+// one whose gate fails, so that a change that leaves the switch stalled after a fault cannot
+// pass. The process exits non-zero if any row fails.
 //
 // --slow <share> runs the whole campaign on a machine made slower on purpose: that share of
 // the CPU taken from the switch, by a cgroup quota on its processes or, where no cgroup can
@@ -61,6 +61,9 @@ const RECOVERED_SHARE = 0.9;
 const RECOVERY_WINDOW_S = 3;
 const SHORT_FAULTS = ['kill-position', 'kafka-restart', 'mariadb-restart'];
 const SHORT_TPS = 20;
+// The short campaign fails a row that has not recovered by its end: the consumers' rejoin
+// after a Kafka restart took 17–21 s on slow days, so its rows run longer after the fault.
+const SHORT_AFTER_S = 45;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -232,11 +235,11 @@ export function faultFigures(buckets, { startMs, endMs }, tps) {
 }
 
 /**
- * One k6 run with one fault: warm phase, the fault, then AFTER_S seconds. The fault is
+ * One k6 run with one fault: warm phase, the fault, then `afterS` seconds. The fault is
  * injected only once a payment of this run has completed.
  */
-async function runFault(target, fault, { tps, infraEnv, ports, requireRecovery, log }) {
-  const durationS = WARM_S + fault.seconds + AFTER_S;
+async function runFault(target, fault, { tps, afterS, infraEnv, ports, requireRecovery, log }) {
+  const durationS = WARM_S + fault.seconds + afterS;
   const marks = [];
   const committedBefore = await committedTransfers(target);
   const during = async ({ env }) => {
@@ -309,13 +312,13 @@ export function campaignOptions(args) {
   const unknown = (only ?? []).filter((name) => !faults.some((fault) => fault.name === name));
   if (unknown.length > 0) throw new Error(`no such fault: ${unknown.join(', ')}`);
   return {
-    tps: Number(values.tps ?? (values.short ? SHORT_TPS : 45)), faults, requireRecovery: values.short,
+    tps: Number(values.tps ?? (values.short ? SHORT_TPS : 45)), afterS: values.short ? SHORT_AFTER_S : AFTER_S, faults, requireRecovery: values.short,
     slow: values.slow === undefined ? null : { share: parseSlowShare(values.slow), method: values['slow-by'] },
   };
 }
 
 async function main() {
-  const { tps, faults, requireRecovery, slow } = campaignOptions(process.argv.slice(2));
+  const { tps, afterS, faults, requireRecovery, slow } = campaignOptions(process.argv.slice(2));
   const infraEnv = chaosInfraEnv();
   const log = (line) => process.stdout.write(`${line}\n`);
   const campaign = `${ROOT}perf/results/chaos-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}`;
@@ -354,7 +357,7 @@ async function main() {
     const ports = { simPort: await freePortRange(1, 7200), bridgePort: await freePortRange(2, 7300) };
     for (const fault of faults) {
       log(`\n=== chaos: ${fault.label} ===`);
-      const row = await runRow(target, fault, { tps, infraEnv, ports, requireRecovery, log });
+      const row = await runRow(target, fault, { tps, afterS, infraEnv, ports, requireRecovery, log });
       rows.push(row);
       writeFileSync(`${campaign}/results.json`, JSON.stringify({ tps, slowdown: slowdown.description, rows }, null, 2));
       writeFileSync(`${campaign}/results.md`, `${slowdown.description}, ${tps}/s\n\n${resultsTable(rows)}\n`);

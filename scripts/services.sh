@@ -206,7 +206,8 @@ stop_replicas() {
     read -r name index file <<<"$line"
     supervisor="$(supervisor_pid "$name" "$index")"
     if [[ -n "$supervisor" ]]; then
-      log "stopping $name replica $index (supervisor $supervisor, pid $(replica_pid "$name" "$index"))"
+      pid="$(replica_pid "$name" "$index")"
+      log "stopping $name replica $index (supervisor $supervisor, pid ${pid:-none: between restarts})"
       supervisors+=("$supervisor")
     fi
     files+=("$(supervisor_pid_file "$name" "$index")" "$(restarts_file "$name" "$index")")

@@ -41,12 +41,14 @@ test('the short campaign: position killed, Kafka and MariaDB restarted, at 20/s,
   assert.deepEqual(short.faults.map((fault) => fault.name), ['kill-position', 'kafka-restart', 'mariadb-restart']);
   assert.equal(short.tps, 20);
   assert.equal(short.requireRecovery, true);
+  assert.equal(short.afterS, 45);
   assert.equal(short.slow, null);
   assert.equal(campaignOptions(['--short', '--tps', '30', '--slow', '0.5']).tps, 30);
   assert.deepEqual(campaignOptions(['--slow', '0.5', '--slow-by', 'competitor']).slow, { share: 0.5, method: 'competitor' });
   const full = campaignOptions([]);
   assert.equal(full.tps, 45);
   assert.equal(full.requireRecovery, false);
+  assert.equal(full.afterS, 30);
   assert.ok(full.faults.length > 10);
   assert.throws(() => campaignOptions(['--only', 'kill-nothing']), /no such fault: kill-nothing/);
 });
