@@ -131,7 +131,7 @@ export function startSlowdown({ share, method = 'auto', pidsToSlow, cores = avai
   if (!['auto', 'cgroup', 'competitor'].includes(method)) throw new Error(`--slow-by expects auto, cgroup or competitor, not '${method}'`);
   const cgroup = method === 'competitor' ? null : createQuotaCgroup(share, cores);
   if (method === 'cgroup' && !cgroup) throw new Error('--slow-by cgroup: no CPU cgroup (v2 cpu.max or v1 cpu.cfs_quota_us) can be created here; run as root, or use --slow-by competitor');
-  const header = `slowed: ${share * 100} % of ${cores} cores' CPU taken from the switch`;
+  const header = `slowed: ${Math.round(share * 1000) / 10} % of ${cores} cores' CPU taken from the switch`;
   if (!cgroup) {
     const { children, description } = startCompetitors(share, cores);
     const stop = () => children.forEach((child) => child.kill('SIGKILL'));
