@@ -31,7 +31,7 @@ const CALLBACKS = Object.freeze({
  */
 function abortErrorInformation(view) {
   if (view.failure) return failureToFspiop(view.failure).body.errorInformation;
-  return view.payeeError?.errorCode ? view.payeeError : undefined;
+  return view.payeeError;
 }
 
 /** `extensionList` with the cause of an aborted transfer, when it is known. */
