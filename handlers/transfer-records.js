@@ -4,7 +4,7 @@
 // A DFSP's message goes on with its rawBody alone (platform/kafka/envelope.js): its body is
 // neither parsed nor serialised again on the way to the callback.
 import { carriedBody, copyForRelay, encodeEvent } from '../platform/kafka/envelope.js';
-import { failureToFspiop } from '../platform/fspiop/errors.js';
+import { abortCauseExtensionList, failureToFspiop } from '../platform/fspiop/errors.js';
 import { OUTCOME } from '../ledger/domain/outcomes.js';
 import { fspiopTransferState, isFinal } from '../ledger/domain/transfer-states.js';
 
@@ -25,19 +25,38 @@ const CALLBACKS = Object.freeze({
   [OUTCOME.state]: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', method: 'PUT', action: 'state' },
 });
 
-/** The FSPIOP body of a transfer's state: `{transferState, completedTimestamp?, fulfilment?}`. */
+/**
+ * The errorInformation an aborted transfer's parties were told: the switch's failure, or the
+ * payee's own error; undefined when the view carries neither.
+ */
+function abortErrorInformation(view) {
+  if (view.failure) return failureToFspiop(view.failure).body.errorInformation;
+  return view.payeeError;
+}
+
+/** `extensionList` with the cause of an aborted transfer, when it is known. */
+function withAbortCause(body, view) {
+  const told = body.transferState === 'ABORTED' ? abortErrorInformation(view) : undefined;
+  return told ? { ...body, extensionList: abortCauseExtensionList(told) } : body;
+}
+
+/**
+ * The FSPIOP body of a transfer's state: `{transferState, completedTimestamp?, fulfilment?,
+ * extensionList?}`, the list holding the cause of an abort.
+ */
 export function transferStateBody(view) {
   const body = { transferState: fspiopTransferState(view.state) };
   if (isFinal(view.state) && view.completedAt) body.completedTimestamp = new Date(view.completedAt).toISOString();
-  if (view.fulfilment && fspiopTransferState(view.state) === 'COMMITTED') body.fulfilment = view.fulfilment;
-  return body;
+  if (view.fulfilment && body.transferState === 'COMMITTED') body.fulfilment = view.fulfilment;
+  return withAbortCause(body, view);
 }
 
 function hubBody(outcome) {
   if (outcome.type === OUTCOME.error) return failureToFspiop(outcome.failure).body;
   if (outcome.type === OUTCOME.patchFinalState) {
     // TransfersIDPatchResponse has no fulfilment: the payee sent it.
-    return { transferState: fspiopTransferState(outcome.view.state), completedTimestamp: new Date(outcome.view.completedAt).toISOString() };
+    const { view } = outcome;
+    return withAbortCause({ transferState: fspiopTransferState(view.state), completedTimestamp: new Date(view.completedAt).toISOString() }, view);
   }
   return transferStateBody(outcome.view);
 }

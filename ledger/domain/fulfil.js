@@ -67,8 +67,9 @@ function decideCompletion(event, transfer, now) {
   if (!canTransition(transfer.kind, transfer.state, requestedState)) return refuse(event, FAILURE.validation, `transfer is ${transfer.state}, not RESERVED`);
   if (event.action === 'reject') return refuse(event, FAILURE.validation, 'a payee rejects a transfer with PUT /transfers/{ID}/error');
   if (event.action === 'abort') return payeeAbort(event, transfer, hash);
-  if (!fulfilmentMatchesCondition(event.body.fulfilment, transfer.ilpCondition)) {
-    const invalid = failure(FAILURE.validation, 'invalid fulfilment: its SHA-256 does not match the condition');
+  const fulfilmentProblem = checkFulfilment(event.body.fulfilment, transfer.ilpCondition);
+  if (fulfilmentProblem) {
+    const invalid = failure(FAILURE.validation, fulfilmentProblem);
     return {
       outcomes: [],
       update: { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedError), completionHash: hash, failure: invalid },
@@ -84,6 +85,17 @@ function decideCompletion(event, transfer, now) {
     },
     positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action },
   };
+}
+
+/**
+ * What is wrong with a payee's fulfilment, in central-ledger's words (its error's detail and
+ * the cause DFSPs' tooling matches), or null when it fulfils the condition. A fulfil without
+ * one is accepted at the edge, as Mojaloop accepts it (the API makes the element optional),
+ * and aborts the transfer here like a wrong one.
+ */
+function checkFulfilment(fulfilment, condition) {
+  if (fulfilment === undefined) return 'missing fulfilment';
+  return fulfilmentMatchesCondition(fulfilment, condition) ? null : 'invalid fulfilment';
 }
 
 /**

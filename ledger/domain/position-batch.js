@@ -171,13 +171,13 @@ function commitOutcomes(event, transfer, view) {
 }
 
 /**
- * A switch-decided abort (an invalid fulfilment) tells both parties the failure; a payee that
- * fulfilled with transferState RESERVED is also sent the final state as a PATCH, as it would
- * be after a commit, since it holds the funds until it hears the outcome.
+ * A switch-decided abort (a wrong or missing fulfilment) tells both parties the failure; a
+ * payee that fulfilled with transferState RESERVED is also sent the final state as a PATCH, as
+ * it would be after a commit, since it holds the funds until it hears the outcome, and why.
  */
 function abortOutcomes(event, transfer, { failure: told, completedAt }) {
   const outcomes = [tell.error(transfer.transferId, transfer.payerFsp, told), tell.error(transfer.transferId, transfer.payeeFsp, told)];
-  if (event.fulfilAction === 'reserve') outcomes.push(tell.patchFinalState(transfer.transferId, transfer.payeeFsp, { state: S.abortedError, completedAt }));
+  if (event.fulfilAction === 'reserve') outcomes.push(tell.patchFinalState(transfer.transferId, transfer.payeeFsp, { state: S.abortedError, completedAt, failure: told }));
   return outcomes;
 }
 

@@ -29,11 +29,13 @@ export function toTransfer(row) {
     fulfilment: row.fulfilment,
     completedAt: row.completed_at,
     failure: row.failure_code ? failure(row.failure_code, row.failure_detail) : undefined,
+    payeeError: row.payee_error_code ? { errorCode: row.payee_error_code, errorDescription: row.payee_error_description ?? '' } : undefined,
   };
 }
 
 export const TRANSFER_COLUMNS = ['transfer_id', 'kind', 'state', 'payer_fsp', 'payee_fsp', 'payer_account_id', 'payee_account_id', 'amount',
-  'currency', 'ilp_condition', 'expires_at', 'request_hash', 'completion_hash', 'fulfilment', 'completed_at', 'failure_code', 'failure_detail'];
+  'currency', 'ilp_condition', 'expires_at', 'request_hash', 'completion_hash', 'fulfilment', 'completed_at', 'failure_code', 'failure_detail',
+  'payee_error_code', 'payee_error_description'];
 
 /** Transfers by id; `forUpdate` locks them in id order (so handlers never deadlock). */
 export async function findTransfers(trx, transferIds, { forUpdate = false } = {}) {

@@ -101,14 +101,42 @@ export function schemaKeywordCode(keyword) {
   return SCHEMA_KEYWORD_TO_FSPIOP_CODE[keyword] ?? 3100;
 }
 
-const DESCRIPTION_LENGTH_MAX = 128;
+// FSPIOP bounds a description and an extension value alike to 128 characters.
+const TEXT_LENGTH_MAX = 128;
 
-/** The FSPIOP `errorInformation` body for a code, with an optional detail appended. */
+// Codes whose description DFSPs' tooling compares whole, in Mojaloop's words (central-ledger's:
+// the description alone, or with the one detail it always adds). The switch's own detail goes
+// into the extension list instead (key `detail`), where no comparison trips over it.
+const FIXED_DETAIL = Object.freeze({
+  3106: null,
+  3208: 'Provided Transfer ID was not found on the server.',
+  3303: null,
+});
+
+const extensionList = (key, value) => ({ extension: [{ key, value: String(value).slice(0, TEXT_LENGTH_MAX) }] });
+
+/**
+ * The FSPIOP `errorInformation` body for a code, with an optional detail: appended to the
+ * description, or for a code in FIXED_DETAIL carried in the extension list.
+ */
 export function errorInformation(code, detail) {
   const entry = FSPIOP_ERRORS[code];
   if (!entry) throw new Error(`FSPIOP error ${code} is not in the catalogue`);
-  const text = detail ? `${entry.description} - ${detail}` : entry.description;
-  return { errorInformation: { errorCode: String(code), errorDescription: text.slice(0, DESCRIPTION_LENGTH_MAX) } };
+  const fixed = Object.hasOwn(FIXED_DETAIL, code);
+  const shownDetail = fixed ? FIXED_DETAIL[code] : detail;
+  const text = shownDetail ? `${entry.description} - ${shownDetail}` : entry.description;
+  const body = { errorCode: String(code), errorDescription: text.slice(0, TEXT_LENGTH_MAX) };
+  if (fixed && detail) body.extensionList = extensionList('detail', detail);
+  return { errorInformation: body };
+}
+
+/**
+ * Why a transfer was aborted, as Mojaloop tells it with the transfer's state (the PUT of a
+ * GET answer, the PATCH to a payee): the extension list `cause`, "<code>: <description>", from
+ * the `errorInformation` the abort was told with.
+ */
+export function abortCauseExtensionList({ errorCode, errorDescription }) {
+  return extensionList('cause', `${errorCode}: ${errorDescription}`);
 }
 
 /** Maps a domain failure value to `{ httpStatus, body }`. */
