@@ -17,7 +17,6 @@ import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
 import { dfspHeaders, fetchSigned } from './lib/fspiop-headers.js';
 import { dfspKeyPairFiles } from './lib/jws-key-files.js';
-import { readFileSync } from 'node:fs';
 import { ensureClientCertificate, ensureServerCertificate } from './lib/scheme-certs.js';
 import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
 
@@ -180,11 +179,9 @@ function reportMutualTls(simulators) {
   if (fromHub !== received.length) throw new Error(`${received.length - fromHub} call(s) to the DFSPs came over another certificate than the hub's`);
 }
 
-/** What the DFSPs serve their callback endpoints with over HTTPS (`{ cert, key, ca }`: the local scheme's certificate for 127.0.0.1 and its CA), otherwise none. */
+/** What the DFSPs serve their callback endpoints with over HTTPS (the local scheme's certificate for 127.0.0.1 and its CA), otherwise none. */
 function serverTls() {
-  if (CALLBACK_SCHEME !== 'https') return undefined;
-  const { certPath, keyPath, caPath } = ensureServerCertificate(TLS_DIR);
-  return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), ca: readFileSync(caPath, 'utf8') };
+  return CALLBACK_SCHEME === 'https' ? ensureServerCertificate(TLS_DIR).tls : undefined;
 }
 
 /** A DFSP's client certificate for the edges when they serve HTTPS (`{ ca, cert, key }`), otherwise none. */

@@ -43,7 +43,7 @@ export function callbackTlsEnv(hubName = 'Hub') {
  */
 export function testServerTls() {
   testSchemeDir();
-  return { cert: readFileSync(server.certPath, 'utf8'), key: readFileSync(server.keyPath, 'utf8'), ca: readFileSync(server.caPath, 'utf8') };
+  return server.tls;
 }
 
 const clients = new Map();
