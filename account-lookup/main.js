@@ -26,6 +26,7 @@ import { createPartyCallbackMetrics, createPartyCallbackSender } from './party-c
 import { createEndpointCache } from '../handlers/notification/endpoints.js';
 import { createDeliverer } from '../handlers/notification/deliver.js';
 import { createDestinationPolicy } from '../platform/http/callback-destinations.js';
+import { readCallbackTls } from '../platform/http/callback-tls.js';
 import { createHubSigner, readHubSigningKey } from '../handlers/notification/hub-signature.js';
 
 // Two narrow tokens: one registers and removes parties in the built-in oracle (which it reads
@@ -61,6 +62,8 @@ const deliverer = createDeliverer({
   retries: delivery.callbackRetries, retryBackoffMs: delivery.callbackRetryBackoffMs,
   breakerFailures: delivery.breakerFailures, breakerOpenMs: delivery.breakerOpenMs, logger: logger.child({ component: 'callback-delivery' }),
   destinationPolicy: createDestinationPolicy({ allowedCidrs: delivery.allowedCidrs }), originPoolsMax: delivery.originPoolsMax,
+  // The hub's client certificate on every call to an https: endpoint, read here at start-up.
+  tls: readCallbackTls(delivery.tls),
 });
 const callbacks = createPartyCallbackSender({
   endpoints: createEndpointCache({

@@ -107,7 +107,25 @@ function readNotification(env) {
     // Ranges a callback may connect to although they are not public addresses (platform/http/callback-destinations.js).
     allowedCidrs: parseCidrs('CALLBACK_ALLOWED_CIDRS', readString(env, 'CALLBACK_ALLOWED_CIDRS', '')),
     originPoolsMax: readInteger(env, 'CALLBACK_ORIGIN_POOLS_MAX', 1_000, { min: 1 }), // connection pools kept, least recently used closed first
+    tls: readCallbackTls(env),
   };
+}
+
+/**
+ * TLS of the callbacks to DFSP endpoints that are https: URLs (platform/http/callback-tls.js):
+ * the hub's client certificate and key, presented so that a DFSP can require them (mutual TLS),
+ * and the CA a DFSP's server certificate must chain to (the scheme's); `publicRoots` trusts
+ * Node's bundled public roots beside that CA. Without a CA only the public roots are trusted.
+ */
+function readCallbackTls(env) {
+  const tls = {
+    certPath: readString(env, 'CALLBACK_TLS_CERT_PATH', '') || undefined,
+    keyPath: readString(env, 'CALLBACK_TLS_KEY_PATH', '') || undefined,
+    caPath: readString(env, 'CALLBACK_TLS_CA_PATH', '') || undefined,
+    publicRoots: readBoolean(env, 'CALLBACK_TLS_PUBLIC_ROOTS', false),
+  };
+  if (Boolean(tls.certPath) !== Boolean(tls.keyPath)) throw new ConfigError('CALLBACK_TLS_CERT_PATH and CALLBACK_TLS_KEY_PATH go together');
+  return tls;
 }
 
 /**

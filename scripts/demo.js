@@ -7,7 +7,9 @@
 // registered at onboarding) and checks every callback it gets with the sender's published key.
 // When the edges serve HTTPS (TLS_CERT_PATH, set by scripts/env.sh with CLIENT_IDENTITY=
 // certificate, or https: URLs given) each DFSP presents its client certificate from the
-// scheme's CA in SCHEME_TLS_DIR (made on first use).
+// scheme's CA in SCHEME_TLS_DIR (made on first use). When the switch presents the hub's client
+// certificate on its callbacks (CALLBACK_TLS_CERT_PATH, set by scripts/env.sh with the same
+// setting), the DFSPs serve their callback endpoints over HTTPS and require it.
 import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
 import { closeAndSettle, deferredNetModel } from './lib/settlement.js';
@@ -15,7 +17,7 @@ import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
 import { dfspHeaders, fetchSigned } from './lib/fspiop-headers.js';
 import { dfspKeyPairFiles } from './lib/jws-key-files.js';
-import { ensureClientCertificate } from './lib/scheme-certs.js';
+import { ensureClientCertificate, ensureServerCertificate } from './lib/scheme-certs.js';
 import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
 
 // The local runtime's ports (scripts/services.conf), SERVICE_PORT_OFFSET above their defaults.
@@ -29,6 +31,9 @@ const PARTIES_URL = process.env.ACCOUNT_LOOKUP_URL ?? `${EDGE_SCHEME}://127.0.0.
 const CURRENCY = 'USD';
 const KEYS_DIR = process.env.DFSP_JWS_KEYS_DIR ?? new URL('../.run/jws/dfsps', import.meta.url).pathname;
 const TLS_DIR = process.env.SCHEME_TLS_DIR ?? new URL('../.run/tls', import.meta.url).pathname;
+const HUB_NAME = process.env.HUB_NAME ?? 'Hub';
+// The DFSPs require the hub's client certificate where the switch presents it.
+const CALLBACK_SCHEME = process.env.CALLBACK_TLS_CERT_PATH ? 'https' : 'http';
 // Each DFSP's simulator listens on SIMULATOR_PORT_BASE + its index (4101…4104 by default).
 const SIMULATOR_PORT_BASE = Number(process.env.DEMO_SIMULATOR_PORT_BASE ?? 4101 + OFFSET);
 const DEMO_DFSPS = [
@@ -51,8 +56,9 @@ async function onboard(request) {
   console.log(`hub: HUB_RECONCILIATION and HUB_MULTILATERAL_SETTLEMENT accounts in ${CURRENCY}, a default settlement model`);
   for (const dfsp of DEMO_DFSPS) {
     const jwsPublicKey = dfspKeyPairFiles(KEYS_DIR, dfsp.name).publicKey;
-    await ensureDfsp(request, { ...dfsp, currency: CURRENCY, endpointBase: `http://127.0.0.1:${dfsp.simulatorPort}`, jwsPublicKey });
-    console.log(`${dfsp.name}: participant, net debit cap ${dfsp.netDebitCap}, funds in ${dfsp.fundsIn}, callbacks → http://127.0.0.1:${dfsp.simulatorPort}, JWS key ${KEYS_DIR}/${dfsp.name}.pem`);
+    const endpointBase = `${CALLBACK_SCHEME}://127.0.0.1:${dfsp.simulatorPort}`;
+    await ensureDfsp(request, { ...dfsp, currency: CURRENCY, endpointBase, jwsPublicKey });
+    console.log(`${dfsp.name}: participant, net debit cap ${dfsp.netDebitCap}, funds in ${dfsp.fundsIn}, callbacks → ${endpointBase}, JWS key ${KEYS_DIR}/${dfsp.name}.pem`);
   }
 }
 
@@ -161,6 +167,23 @@ function reportSignatures(simulators) {
   if (failures.length > 0) throw new Error(`${failures.length} callback(s) did not verify`);
 }
 
+/**
+ * With mutual TLS on the callbacks every call a DFSP admitted came over a client certificate from
+ * the scheme's CA (recording-server.js refuses the handshake otherwise); each must be the hub's.
+ */
+function reportMutualTls(simulators) {
+  if (CALLBACK_SCHEME !== 'https') return;
+  const received = [...simulators.values()].flatMap((simulator) => simulator.received);
+  const fromHub = received.filter((seen) => seen.clientCommonName === HUB_NAME).length;
+  console.log(`Mutual TLS: ${fromHub} of ${received.length} calls to the DFSPs came over the hub's client certificate (CN=${HUB_NAME})`);
+  if (fromHub !== received.length) throw new Error(`${received.length - fromHub} call(s) to the DFSPs came over another certificate than the hub's`);
+}
+
+/** What the DFSPs serve their callback endpoints with over HTTPS (the local scheme's certificate for 127.0.0.1 and its CA), otherwise none. */
+function serverTls() {
+  return CALLBACK_SCHEME === 'https' ? ensureServerCertificate(TLS_DIR).tls : undefined;
+}
+
 /** A DFSP's client certificate for the edges when they serve HTTPS (`{ ca, cert, key }`), otherwise none. */
 function clientTls(name) {
   if (![TRANSFERS_URL, QUOTES_URL, PARTIES_URL].some((url) => url.startsWith('https:'))) return undefined;
@@ -171,16 +194,20 @@ async function runPayments(request) {
   const simulators = new Map();
   const urls = { transfers: TRANSFERS_URL, quotes: QUOTES_URL, parties: PARTIES_URL };
   const publicKeysOf = publishedKeys(request);
+  const callbackTls = serverTls();
   try {
     // Inside the try: a simulator that cannot start must not leave the others listening.
     for (const dfsp of DEMO_DFSPS) {
       const privateKey = privateKeyFromPem(dfspKeyPairFiles(KEYS_DIR, dfsp.name).privateKey);
-      simulators.set(dfsp.name, await startTestDfsp({ name: dfsp.name, urls, port: dfsp.simulatorPort, privateKey, publicKeysOf, tls: clientTls(dfsp.name) }));
+      simulators.set(dfsp.name, await startTestDfsp({
+        name: dfsp.name, urls, port: dfsp.simulatorPort, privateKey, publicKeysOf, tls: clientTls(dfsp.name), serverTls: callbackTls,
+      }));
     }
     console.log('');
     await registerParties(simulators);
     for (const payment of DEMO_TRANSFERS) await pay(simulators, payment);
     reportSignatures(simulators);
+    reportMutualTls(simulators);
   } finally {
     await Promise.all([...simulators.values()].map((simulator) => simulator.close()));
   }

@@ -71,14 +71,16 @@ export JWS_VERIFICATION JWS_HUB_SIGNING_KEY_PATH JWS_HUB_PUBLIC_KEY_PATH DFSP_JW
 : "${CALLBACK_ALLOWED_CIDRS=127.0.0.0/8,::1/128}"
 export CALLBACK_ALLOWED_CIDRS
 
-# --- mutual TLS at the FSPIOP edges ----------------------------------------------------------
+# --- mutual TLS at the FSPIOP edges and on the hub's callbacks --------------------------------
 # With CLIENT_IDENTITY=certificate the edges (api-adapter, quoting, account-lookup) serve HTTPS
 # and refuse any FSPIOP request whose client certificate, from the scheme's CA, does not name its
-# FSPIOP-Source. scripts/up.sh makes the local scheme's CA, the edges' server certificate and the
+# FSPIOP-Source; and the hub's own calls to DFSP endpoints that are https: URLs (the notification
+# handler's, account-lookup's) present the hub's client certificate and trust the scheme's CA
+# alone. scripts/up.sh makes the local scheme's CA, the edges' server certificate and the
 # hub's client certificate in SCHEME_TLS_DIR if they are missing; a DFSP's is made on demand
 # (scripts/scheme-ca.js <fsp>, or scripts/lib/scheme-certs.js, as the demo and the load test
 # do). Secure by default: certificate. A lab relaxes it with CLIENT_IDENTITY=off: the edges
-# serve plain HTTP and signatures alone prove who sent a request.
+# serve plain HTTP, signatures alone prove who sent a request, and callbacks present nothing.
 : "${CLIENT_IDENTITY:=certificate}"
 : "${SCHEME_TLS_DIR:=$RUN_DIR/tls}"               # LOCAL-ONLY CA; deployments use their scheme's PKI
 SCHEME_TLS_DIR="$(abs_path "$SCHEME_TLS_DIR")"
@@ -87,6 +89,10 @@ if [[ "$CLIENT_IDENTITY" == certificate ]]; then
   : "${TLS_KEY_PATH:=$SCHEME_TLS_DIR/server.key}"
   : "${TLS_CLIENT_CA_PATH:=$SCHEME_TLS_DIR/ca.crt}"
   export TLS_CERT_PATH TLS_KEY_PATH TLS_CLIENT_CA_PATH
+  : "${CALLBACK_TLS_CERT_PATH:=$SCHEME_TLS_DIR/clients/${HUB_NAME:-Hub}.crt}"
+  : "${CALLBACK_TLS_KEY_PATH:=$SCHEME_TLS_DIR/clients/${HUB_NAME:-Hub}.key}"
+  : "${CALLBACK_TLS_CA_PATH:=$SCHEME_TLS_DIR/ca.crt}"
+  export CALLBACK_TLS_CERT_PATH CALLBACK_TLS_KEY_PATH CALLBACK_TLS_CA_PATH
 fi
 export CLIENT_IDENTITY SCHEME_TLS_DIR
 

@@ -26,6 +26,8 @@ SVC_REPLICAS=()
 
 # The FSPIOP edges (as scripts/lib/scheme-certs.js lists them): HTTPS when TLS_CERT_PATH is set.
 FSPIOP_EDGES=" api-adapter quoting account-lookup "
+# The processes that call DFSPs: with the hub's client certificate when CALLBACK_TLS_CERT_PATH is set.
+CALLBACK_SENDERS=" notification account-lookup "
 
 # ADMIN_API_REPLICAS for admin-api.
 replicas_var() {
@@ -132,13 +134,19 @@ health_status() {
 }
 
 # An edge left running from a start with other TLS settings (CLIENT_IDENTITY changed since)
-# would answer its health check, and every DFSP, in the other scheme: it is not reused.
+# would answer its health check, and every DFSP, in the other scheme; a process that calls
+# DFSPs, started without the hub's client certificate, would be refused by every DFSP that
+# requires it (the demo's do with mutual TLS on): neither is reused.
 check_tls_unchanged() {
-  local name="$1" index="$2" pid="$3" running
-  [[ "$FSPIOP_EDGES" == *" $name "* ]] || return 0
-  running="$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^TLS_CERT_PATH=//p' | tail -n 1)"
-  [[ "$running" == "${TLS_CERT_PATH:-}" ]] ||
-    die "$name replica $index (pid $pid) runs with TLS_CERT_PATH='$running', not '${TLS_CERT_PATH:-}' (CLIENT_IDENTITY=$CLIENT_IDENTITY): stop it first (make down)"
+  local name="$1" index="$2" pid="$3" running variable
+  local -a variables=()
+  [[ "$FSPIOP_EDGES" == *" $name "* ]] && variables+=(TLS_CERT_PATH)
+  [[ "$CALLBACK_SENDERS" == *" $name "* ]] && variables+=(CALLBACK_TLS_CERT_PATH)
+  for variable in "${variables[@]+"${variables[@]}"}"; do
+    running="$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n "s/^$variable=//p" | tail -n 1)"
+    [[ "$running" == "${!variable:-}" ]] ||
+      die "$name replica $index (pid $pid) runs with $variable='$running', not '${!variable:-}' (CLIENT_IDENTITY=$CLIENT_IDENTITY): stop it first (make down)"
+  done
 }
 
 # Waits until every "name index port fresh" line answers GET /health with 200. Fails at once

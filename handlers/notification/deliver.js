@@ -86,13 +86,15 @@ export function retryDelayMs(baseMs, attempt) {
  * Creates the deliverer. `deliver({ fsp, endpoint?, url, method, headers, body, deadline })` resolves
  * to `{ outcome, status?, attempts, reason? }`; `deadline` (epoch ms) caps every wait, so a
  * batch ends by its deadline whatever the DFSPs do. `destinationPolicy`
- * (platform/http/callback-destinations.js) decides which addresses a callback may connect to.
+ * (platform/http/callback-destinations.js) decides which addresses a callback may connect to;
+ * `tls` (platform/http/callback-tls.js) is the hub's client certificate and the CAs it trusts
+ * over https.
  */
 export function createDeliverer({
   timeoutMs, maxInFlightPerFsp, queueMaxPerFsp, retries, retryBackoffMs,
-  breakerFailures, breakerOpenMs, logger, destinationPolicy, originPoolsMax, now = Date.now,
+  breakerFailures, breakerOpenMs, logger, destinationPolicy, originPoolsMax, tls, now = Date.now,
 }) {
-  const pools = createHttpPools({ maxSocketsPerOrigin: maxInFlightPerFsp, originPoolsMax, destinationPolicy });
+  const pools = createHttpPools({ maxSocketsPerOrigin: maxInFlightPerFsp, originPoolsMax, destinationPolicy, tls });
   const throttledWarn = createThrottledWarn(logger, { now });
   const limiter = createKeyedLimiter({ maxInFlight: maxInFlightPerFsp, queueMax: queueMaxPerFsp });
   const breaker = createCircuitBreaker({

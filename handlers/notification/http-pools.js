@@ -2,7 +2,9 @@
 // undici's Pool keeps the connections open across callbacks instead of paying a TCP (and TLS)
 // handshake per call; on this project's two-core test machine it sent about 2.5 times as many
 // callbacks per second as node:http's keep-alive Agent. Every connection a pool opens goes
-// through the callback destination policy (platform/http/callback-destinations.js).
+// through the callback destination policy (platform/http/callback-destinations.js), and one to
+// an https: origin presents the hub's client certificate and trusts the configured CAs
+// (platform/http/callback-tls.js).
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { buildConnector, Pool } from 'undici';
@@ -68,10 +70,11 @@ class StatusOnlyCall {
  * undici's connector with the destination policy in front: a host name is resolved by the
  * policy's lookup, which net.connect then connects with, and an IP literal, which net.connect
  * would connect to without any lookup, is checked here. A refusal fails the connection with
- * DestinationRefusedError, which undici hands to every request waiting for it.
+ * DestinationRefusedError, which undici hands to every request waiting for it. `tls`
+ * (`{ cert, key, ca }`) goes to tls.connect for an https: origin; an http: one ignores it.
  */
-function checkedConnector(destinationPolicy) {
-  const connect = buildConnector({ lookup: destinationPolicy.lookup });
+function checkedConnector(destinationPolicy, tls) {
+  const connect = buildConnector({ ...tls, lookup: destinationPolicy.lookup });
   return function connectChecked(options, callback) {
     const refusal = isIP(options.hostname) ? destinationPolicy.refusalOf(options.hostname) : null;
     if (!refusal) return connect(options, callback);
@@ -88,10 +91,11 @@ const closePool = (pool) => pool.close().catch(() => pool.destroy());
  * `originPoolsMax` caps the pools: origins come from registered endpoints, a few per DFSP,
  * but endpoints change over a process's life, so past it the least recently used pool is
  * closed (its calls in flight still finish) and no sequence of URLs grows the map for ever.
- * `destinationPolicy` decides where a connection may go.
+ * `destinationPolicy` decides where a connection may go; `tls` is what an https: connection
+ * presents and trusts (platform/http/callback-tls.js; none: no client certificate, public roots).
  */
-export function createHttpPools({ maxSocketsPerOrigin, keepAliveTimeoutMs = 30_000, originPoolsMax = 1_000, destinationPolicy }) {
-  const connect = checkedConnector(destinationPolicy);
+export function createHttpPools({ maxSocketsPerOrigin, keepAliveTimeoutMs = 30_000, originPoolsMax = 1_000, destinationPolicy, tls = {} }) {
+  const connect = checkedConnector(destinationPolicy, tls);
   const pools = new LRUCache({
     max: originPoolsMax,
     dispose: (pool, origin, reason) => { if (reason === 'evict') closePool(pool); },

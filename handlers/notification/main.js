@@ -10,6 +10,7 @@ import { startBatchConsumer } from '../../platform/kafka/consumer.js';
 import { createProducer } from '../../platform/kafka/producer.js';
 import { TOPIC, topicName } from '../../platform/kafka/topics.js';
 import { createDestinationPolicy } from '../../platform/http/callback-destinations.js';
+import { readCallbackTls } from '../../platform/http/callback-tls.js';
 import { createDeliverer } from './deliver.js';
 import { createEndpointCache } from './endpoints.js';
 import { createNotificationHandler, createNotifyContext } from './handler.js';
@@ -28,6 +29,8 @@ const metrics = createMetrics(config);
 const settings = config.notification;
 // Read once at start-up: a missing or unreadable key stops the process here, not at the first callback.
 const hubSigningKey = readHubSigningKey(config.jws);
+// So is the hub's client certificate, presented on every callback to an https: endpoint.
+const callbackTls = readCallbackTls(settings.tls);
 
 const endpoints = createEndpointCache({
   adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.dfspDirectoryRead, ttlMs: settings.endpointCacheTtlMs,
@@ -44,6 +47,7 @@ const deliverer = createDeliverer({
   logger: logger.child({ component: 'callback-delivery' }),
   destinationPolicy: createDestinationPolicy({ allowedCidrs: settings.allowedCidrs }),
   originPoolsMax: settings.originPoolsMax,
+  tls: callbackTls,
 });
 const notificationMetrics = createNotificationMetrics(metrics);
 const context = createNotifyContext({
@@ -98,6 +102,7 @@ const stopWatching = exitWhenStalled(logger, [consumer.health, retryConsumer.hea
 registerConsumerLag(metrics, { handler: 'notification', consumer });
 logger.info({
   port: server.info.port, topic, retryTopic, adminApiUrl: config.adminApiUrl, hubSigns: Boolean(hubSigningKey),
+  hubClientCertificate: Boolean(callbackTls.cert), callbackCaPath: settings.tls.caPath ?? 'public roots',
   callbackAllowedCidrs: settings.allowedCidrs.map(({ address, prefix }) => `${address}/${prefix}`),
 }, 'notification handler started');
 

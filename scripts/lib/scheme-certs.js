@@ -77,12 +77,20 @@ function ensureIssued(dir, paths, { subject, extensions }) {
   return { ...paths, caPath: issuer.certPath };
 }
 
-/** The FSPIOP edges' server certificate (127.0.0.1 and localhost): `{ certPath, keyPath, caPath }`. */
+/** `{ ca, cert, key }` of issued `paths` as PEM text, what node:tls takes. */
+const pemsOf = ({ certPath, keyPath, caPath }) => ({ ca: readFileSync(caPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') });
+
+/**
+ * The FSPIOP edges' server certificate (127.0.0.1 and localhost): `{ certPath, keyPath, caPath, tls }`,
+ * `tls` being `{ ca, cert, key }` as PEM text, what a local HTTPS server takes (the demo's DFSPs
+ * serve their callback endpoints with it too).
+ */
 export function ensureServerCertificate(dir) {
-  return ensureIssued(dir, { certPath: join(dir, 'server.crt'), keyPath: join(dir, 'server.key') }, {
+  const paths = ensureIssued(dir, { certPath: join(dir, 'server.crt'), keyPath: join(dir, 'server.key') }, {
     subject: '/O=fspiop-switch local scheme/CN=localhost',
     extensions: ['subjectAltName=IP:127.0.0.1,DNS:localhost', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth'],
   });
+  return { ...paths, tls: pemsOf(paths) };
 }
 
 /**
@@ -98,6 +106,5 @@ export function ensureClientCertificate(dir, name) {
     subject: `/O=fspiop-switch local scheme/CN=${name}`,
     extensions: ['keyUsage=critical,digitalSignature', 'extendedKeyUsage=clientAuth'],
   });
-  const tls = { ca: readFileSync(paths.caPath, 'utf8'), cert: readFileSync(paths.certPath, 'utf8'), key: readFileSync(paths.keyPath, 'utf8') };
-  return { ...paths, tls };
+  return { ...paths, tls: pemsOf(paths) };
 }

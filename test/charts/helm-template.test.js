@@ -592,6 +592,25 @@ test('mutual TLS: the three DFSP-facing edges alone get the client-identity sett
   assert.deepEqual([adapter.CLIENT_IDENTITY, adapter.CLIENT_IDENTITY_HEADER, adapter.TLS_CERT_PATH], ['header', 'x-amzn-mtls-clientcert-subject', undefined]);
 });
 
+test('callback mutual TLS: the hub\'s client certificate and the scheme\'s CA only in the notification handler and account-lookup, from callbackTls.secret', { skip }, () => {
+  const mountsOf = (deployment) => (deployment.spec.template.spec.containers[0].volumeMounts ?? []).map((mount) => mount.name);
+  for (const deployment of ofKind(render(['--set', 'db.password=x']), 'Deployment')) {
+    assert.equal(envOf(deployment.spec.template.spec.containers[0]).CALLBACK_TLS_CERT_PATH, undefined, component(deployment));
+  }
+  const objects = render(['--set', 'db.password=x', '--set', 'callbackTls.secret=hub-callback-tls', '--set', 'callbackTls.publicRoots=true']);
+  const senders = ofKind(objects, 'Deployment').filter((deployment) => envOf(deployment.spec.template.spec.containers[0]).CALLBACK_TLS_CERT_PATH);
+  assert.deepEqual(senders.map(component).sort(), ['account-lookup', 'notification']);
+  for (const deployment of ofKind(objects, 'Deployment')) {
+    assert.equal(mountsOf(deployment).includes('callback-tls'), senders.includes(deployment), component(deployment));
+  }
+  for (const deployment of senders) {
+    const env = envOf(deployment.spec.template.spec.containers[0]);
+    assert.deepEqual([env.CALLBACK_TLS_CERT_PATH, env.CALLBACK_TLS_KEY_PATH, env.CALLBACK_TLS_CA_PATH, env.CALLBACK_TLS_PUBLIC_ROOTS], [
+      '/etc/fspiop-switch/callback-tls/tls.crt', '/etc/fspiop-switch/callback-tls/tls.key', '/etc/fspiop-switch/callback-tls/ca.crt', 'true']);
+    assert.equal(deployment.spec.template.spec.volumes.find((volume) => volume.name === 'callback-tls').secret.secretName, 'hub-callback-tls');
+  }
+});
+
 test('header mode is refused without the edge fence: anything that reaches an edge could set the subject header', { skip }, () => {
   const ingress = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
   const header = ['--set', 'db.password=x', '--set', 'clientIdentity.mode=header'];

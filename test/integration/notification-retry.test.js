@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { onboardDfsp, setUpHub, startAdminApi } from '../support/admin-api.js';
-import { createTestTopics, operatorTokenEnv, testConfig, uniqueSuffix } from '../support/environment.js';
+import { createTestTopics, operatorTokenEnv, testConfig, testProcessEnv, uniqueSuffix } from '../support/environment.js';
 import { startRecordingServer } from '../support/recording-server.js';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { createProducer } from '../../platform/kafka/producer.js';
@@ -67,7 +67,7 @@ async function startAdminProxy(targetUrl) {
 }
 
 function startHandler() {
-  const child = spawn(process.execPath, [HANDLER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [HANDLER], { env: { ...testProcessEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.output = '';
   child.stdout.on('data', (chunk) => { child.output += chunk; });
   child.stderr.on('data', (chunk) => { child.output += chunk; });

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { onboardDfsp, setUpHub, startAdminApi } from '../support/admin-api.js';
-import { createTestTopics, operatorTokenEnv, testConfig, uniqueSuffix } from '../support/environment.js';
+import { createTestTopics, operatorTokenEnv, testConfig, testProcessEnv, uniqueSuffix } from '../support/environment.js';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { createProducer } from '../../platform/kafka/producer.js';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
@@ -67,7 +67,7 @@ async function startReceiver({ answer = true, delayMs = 0 } = {}) {
 }
 
 function startHandler() {
-  const child = spawn(process.execPath, [HANDLER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [HANDLER], { env: { ...testProcessEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.output = '';
   child.stdout.on('data', (chunk) => { child.output += chunk; });
   child.stderr.on('data', (chunk) => { child.output += chunk; });
@@ -228,7 +228,7 @@ async function assertSignedByHub(calls) {
 
 test('with JWS required, a notification handler without the hub\'s signing key stops at start-up', { timeout: 20_000 }, async () => {
   const child = spawn(process.execPath, [HANDLER], {
-    env: { ...process.env, ...env, PORT: String(await freePort()), JWS_HUB_SIGNING_KEY_PATH: '' }, stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...testProcessEnv(), ...env, PORT: String(await freePort()), JWS_HUB_SIGNING_KEY_PATH: '' }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   let output = '';
   child.stderr.on('data', (chunk) => { output += chunk; });

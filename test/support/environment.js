@@ -16,14 +16,22 @@ const LOCAL_DEFAULTS = {
   OPERATOR_TOKEN_DFSP_DIRECTORY_READ: 'local-dfsp-directory-read',
 };
 
-// The local runtime's mutual TLS (scripts/env.sh) is its own edges'; an edge a test builds
-// gets what the test gives it (test/support/switch.js, scheme-tls.js).
-const RUNTIME_ONLY = ['CLIENT_IDENTITY', 'TLS_CERT_PATH', 'TLS_KEY_PATH', 'TLS_CLIENT_CA_PATH'];
+// The local runtime's mutual TLS (scripts/env.sh) is its own edges' and its own hub's, from
+// files in its RUN_DIR; an edge or a callback sender a test builds gets what the test gives it
+// (test/support/switch.js, scheme-tls.js).
+const RUNTIME_ONLY = [
+  'CLIENT_IDENTITY', 'TLS_CERT_PATH', 'TLS_KEY_PATH', 'TLS_CLIENT_CA_PATH', 'CALLBACK_TLS_CERT_PATH', 'CALLBACK_TLS_KEY_PATH', 'CALLBACK_TLS_CA_PATH',
+];
 
-export function testConfig(overrides = {}, options = {}) {
+/** This process's environment without the local runtime's mutual TLS: what a process a test spawns starts from. */
+export function testProcessEnv() {
   const environment = { ...process.env };
   for (const name of RUNTIME_ONLY) delete environment[name];
-  return loadConfig({ ...LOCAL_DEFAULTS, ...environment, ...overrides }, options);
+  return environment;
+}
+
+export function testConfig(overrides = {}, options = {}) {
+  return loadConfig({ ...LOCAL_DEFAULTS, ...testProcessEnv(), ...overrides }, options);
 }
 
 /**

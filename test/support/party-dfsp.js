@@ -44,9 +44,10 @@ const PARTY_BEHAVIOURS = new Set(['answer', 'silent']);
  * Starts the DFSP. `switchUrl` is the account-lookup edge. `dfsp.parties` is a Set of
  * 'Type/ID[/SubId]' it serves. `dfsp.setBehaviour(party, behaviour)` makes it 'silent' to
  * lookups of one such key ('answer' otherwise): chosen per party, so that tests sharing the
- * DFSP do not depend on the order they run in.
+ * DFSP do not depend on the order they run in. With `serverTls` it serves its endpoints over
+ * HTTPS and admits only callers with a client certificate (recording-server.js).
  */
-export async function startPartyDfsp({ name, switchUrl }) {
+export async function startPartyDfsp({ name, switchUrl, serverTls }) {
   const behaviours = new Map();
   const dfsp = {
     name,
@@ -60,6 +61,7 @@ export async function startPartyDfsp({ name, switchUrl }) {
   };
   const server = await startRecordingServer({
     name,
+    tls: serverTls,
     onCall: (call) => {
       if (call.method === 'GET' && call.path.startsWith('/parties/')) setImmediate(() => answerLookup(dfsp, call, switchUrl));
     },

@@ -4,7 +4,10 @@
 // DFSP with JWS on, it verifies every call that carries a body or a signature with the key of its
 // FSPIOP-Source (a DFSP's or the hub's) and keeps each failure in `signatureFailures`, so a
 // test can assert that everything the switch sent or passed on was signed by its sender.
+// Served over HTTPS (`tls`), it asks every caller for a client certificate from its CA and
+// refuses the handshake without one, as a DFSP that requires the hub's certificate does.
 import http from 'node:http';
+import https from 'node:https';
 import { testPublicKeysOf, verifyReceivedCall } from './jws-keys.js';
 
 function waitFor(name, received, waiters, predicate, timeoutMs) {
@@ -35,22 +38,34 @@ async function signatureProblemOf(call, publicKeysOf) {
   }
 }
 
+/** The subject CN of the client certificate a request came over, or undefined over HTTP or without one. */
+function clientCommonNameOf(request) {
+  return request.socket.getPeerCertificate?.()?.subject?.CN;
+}
+
 /**
- * Resolves to `{ url, received, signatureFailures, waitFor(predicate, timeoutMs), close() }`; it listens on `host`
- * (any loopback address), on `port` or a free one.
+ * Resolves to `{ url, received, signatureFailures, tlsClientErrors, waitFor(predicate, timeoutMs), close() }`;
+ * it listens on `host` (any loopback address), on `port` or a free one.
  * `publicKeysOf(fsp)` gives, or resolves to, the keys a sender's signature must verify with (the test run's
- * keys by default); a call is recorded only after its signature has been checked.
+ * keys by default); a call is recorded only after its signature has been checked. With `tls`
+ * (`{ cert, key, ca }`, PEM) it serves HTTPS and admits only callers with a client certificate from `ca`;
+ * each call records the certificate's subject CN (`clientCommonName`), each refused handshake its error.
  */
-export async function startRecordingServer({ name, host = '127.0.0.1', port = 0, onCall = () => {}, publicKeysOf = testPublicKeysOf }) {
+export async function startRecordingServer({ name, host = '127.0.0.1', port = 0, onCall = () => {}, publicKeysOf = testPublicKeysOf, tls }) {
   const received = [];
   const signatureFailures = [];
+  const tlsClientErrors = [];
   const waiters = new Set();
-  const server = http.createServer((request, response) => {
+  const handle = (request, response) => {
+    const clientCommonName = clientCommonNameOf(request);
     let text = '';
     request.setEncoding('utf8');
     request.on('data', (chunk) => { text += chunk; });
     request.on('end', async () => {
-      const call = { method: request.method, path: request.url, headers: request.headers, rawBody: text, body: text ? JSON.parse(text) : undefined, at: Date.now() };
+      const call = {
+        method: request.method, path: request.url, headers: request.headers, rawBody: text, body: text ? JSON.parse(text) : undefined, at: Date.now(),
+        clientCommonName,
+      };
       call.signatureProblem = await signatureProblemOf(call, publicKeysOf);
       if (call.signatureProblem) {
         signatureFailures.push({ method: call.method, path: call.path, source: call.headers['fspiop-source'], problem: call.signatureProblem });
@@ -60,12 +75,15 @@ export async function startRecordingServer({ name, host = '127.0.0.1', port = 0,
       response.writeHead(['PUT', 'PATCH'].includes(request.method) ? 200 : 202).end();
       onCall(call);
     });
-  });
+  };
+  const server = tls ? https.createServer({ ...tls, requestCert: true, rejectUnauthorized: true }, handle) : http.createServer(handle);
+  server.on('tlsClientError', (error) => tlsClientErrors.push(error));
   await new Promise((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
   return {
-    url: `http://${host}:${server.address().port}`,
+    url: `${tls ? 'https' : 'http'}://${host}:${server.address().port}`,
     received,
     signatureFailures,
+    tlsClientErrors,
     waitFor: (predicate, timeoutMs = 15000) => waitFor(name, received, waiters, predicate, timeoutMs),
     // The switch keeps connections alive; close them, or close() waits for their idle timeout.
     close: () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); }),

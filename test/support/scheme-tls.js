@@ -28,6 +28,24 @@ export function edgeTlsEnv() {
   return { CLIENT_IDENTITY: 'certificate', TLS_CERT_PATH: server.certPath, TLS_KEY_PATH: server.keyPath, TLS_CLIENT_CA_PATH: server.caPath };
 }
 
+/**
+ * The environment that makes a switch process's calls to https: DFSP endpoints present the hub's
+ * client certificate from this run's CA and trust that CA alone, as scripts/env.sh sets it up.
+ */
+export function callbackTlsEnv(hubName = 'Hub') {
+  const hub = ensureClientCertificate(testSchemeDir(), hubName);
+  return { CALLBACK_TLS_CERT_PATH: hub.certPath, CALLBACK_TLS_KEY_PATH: hub.keyPath, CALLBACK_TLS_CA_PATH: hub.caPath };
+}
+
+/**
+ * `{ cert, key, ca }` (PEM) a test DFSP serves its endpoints over HTTPS with: the certificate this
+ * run's CA issued for 127.0.0.1, and the CA it checks client certificates with.
+ */
+export function testServerTls() {
+  testSchemeDir();
+  return server.tls;
+}
+
 const clients = new Map();
 
 /**

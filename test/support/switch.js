@@ -2,7 +2,8 @@
 // this process), and every other component as its own child process, exactly as `make up`
 // starts them, so that a test can SIGKILL and restart any of them. With CLIENT_IDENTITY=
 // certificate the FSPIOP edges serve HTTPS with mutual TLS from the test run's scheme CA
-// (scheme-tls.js), and the test DFSPs present the certificates of their names.
+// (scheme-tls.js), the test DFSPs present the certificates of their names, and the hub presents
+// its own on its calls to DFSP endpoints served over HTTPS.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
@@ -12,7 +13,7 @@ import { startAdminApi } from './admin-api.js';
 import { hubSigningEnv } from './jws-keys.js';
 import { LOOPBACK_CALLBACK_ENV } from './callback-destinations.js';
 import { fetch } from 'undici';
-import { edgeTlsEnv, probeFetch } from './scheme-tls.js';
+import { callbackTlsEnv, edgeTlsEnv, probeFetch } from './scheme-tls.js';
 import { tlsDispatcher } from '../../scripts/lib/fspiop-headers.js';
 import { freePort } from '../../scripts/lib/ports.js';
 import { FSPIOP_EDGES } from '../../scripts/lib/scheme-certs.js';
@@ -40,11 +41,15 @@ export const TRANSFER_COMPONENTS = Object.freeze(['api-adapter', 'prepare', 'pos
 const DEFAULT_CLIENT_IDENTITY = 'certificate';
 
 /**
- * The environment of the edges' mutual TLS: the test run's certificates with
- * CLIENT_IDENTITY=certificate; otherwise none of the local runtime's (scripts/env.sh) either.
+ * The environment of mutual TLS, at the edges and on the hub's calls to DFSPs: the test run's
+ * certificates with CLIENT_IDENTITY=certificate; otherwise none of the local runtime's
+ * (scripts/env.sh) either.
  */
 function clientIdentityEnv(mode) {
-  return mode === 'certificate' ? edgeTlsEnv() : { CLIENT_IDENTITY: mode, TLS_CERT_PATH: '', TLS_KEY_PATH: '', TLS_CLIENT_CA_PATH: '' };
+  if (mode === 'certificate') return { ...edgeTlsEnv(), ...callbackTlsEnv() };
+  return {
+    CLIENT_IDENTITY: mode, TLS_CERT_PATH: '', TLS_KEY_PATH: '', TLS_CLIENT_CA_PATH: '', CALLBACK_TLS_CERT_PATH: '', CALLBACK_TLS_KEY_PATH: '', CALLBACK_TLS_CA_PATH: '',
+  };
 }
 
 /**

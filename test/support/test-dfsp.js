@@ -38,10 +38,11 @@ const DEFAULT_BEHAVIOUR = 'fulfil';
  * It signs everything it sends with `privateKey` (the test run's key of its name by default)
  * and verifies every call it receives with `publicKeysOf` (recording-server.js). It calls an
  * HTTPS edge with `tls` ({ ca, cert, key }: its client certificate; the test run's of its name
- * by default, scheme-tls.js).
+ * by default, scheme-tls.js). With `serverTls` ({ cert, key, ca }) it serves its own endpoints
+ * over HTTPS and admits only callers with a client certificate from `ca` (recording-server.js).
  */
 export async function startTestDfsp({
-  name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0, privateKey = jwsKeyPair(name).privateKey, publicKeysOf = testPublicKeysOf, tls,
+  name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0, privateKey = jwsKeyPair(name).privateKey, publicKeysOf = testPublicKeysOf, tls, serverTls,
 }) {
   const behaviours = new Map();
   const dfsp = {
@@ -57,6 +58,7 @@ export async function startTestDfsp({
     name,
     port,
     publicKeysOf,
+    tls: serverTls,
     onCall: (call) => {
       if (call.method === 'POST' && call.path === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, dfsp.urls.transfers), dfsp.delayMs);
       if (call.method === 'POST' && call.path === '/quotes') answerQuote(dfsp, call).catch(() => {});

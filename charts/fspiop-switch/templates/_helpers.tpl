@@ -445,3 +445,41 @@ Each prints nothing when it does not apply. Call with (dict "root" $ "c" $compon
   value: /etc/fspiop-switch/jws-dfsps
 {{- end }}
 {{- end -}}
+
+{{- /*
+Mutual TLS on the hub's calls to DFSPs (callbackTls): the hub's client certificate and the
+scheme's CA, in the components that send those calls, the ones that sign as the hub.
+*/}}
+{{- define "fspiop-switch.sendsCallbackTls" -}}
+{{- if and (eq (toString .c.jwsHubKey) "private") .root.Values.callbackTls.secret }}true{{ end -}}
+{{- end -}}
+
+{{- define "fspiop-switch.callbackTlsEnv" -}}
+{{- if include "fspiop-switch.sendsCallbackTls" . }}
+- name: CALLBACK_TLS_CERT_PATH
+  value: /etc/fspiop-switch/callback-tls/tls.crt
+- name: CALLBACK_TLS_KEY_PATH
+  value: /etc/fspiop-switch/callback-tls/tls.key
+- name: CALLBACK_TLS_CA_PATH
+  value: /etc/fspiop-switch/callback-tls/ca.crt
+- name: CALLBACK_TLS_PUBLIC_ROOTS
+  value: {{ .root.Values.callbackTls.publicRoots | toString | quote }}
+{{- end }}
+{{- end -}}
+
+{{- define "fspiop-switch.callbackTlsMount" -}}
+{{- if include "fspiop-switch.sendsCallbackTls" . }}
+- name: callback-tls
+  mountPath: /etc/fspiop-switch/callback-tls
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "fspiop-switch.callbackTlsVolume" -}}
+{{- if include "fspiop-switch.sendsCallbackTls" . }}
+- name: callback-tls
+  secret:
+    secretName: {{ .root.Values.callbackTls.secret }}
+    defaultMode: 0400
+{{- end }}
+{{- end -}}
