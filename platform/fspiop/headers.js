@@ -37,6 +37,8 @@ function problem(code, detail, extra = {}) {
 /** Mojaloop's descriptions of header problems; `name` is the header's lower-case name. */
 export const HEADER_WORDING = Object.freeze({
   missing: (name) => `/header must have required property '${name}'`,
+  // Mojaloop's header plugin checks Accept before its OpenAPI validation, in its own words.
+  acceptMissing: 'Accept is required',
   malformed: (name) => `Invalid ${name} header`,
   acceptVersion: 'The Client requested an unsupported version, see extension list for supported version(s).',
   contentTypeVersion: 'Client supplied a protocol version which is not supported by the server',
@@ -183,7 +185,7 @@ export function checkFspiopHeaders(headers, { resource, required }) {
     // clients send `*/*` by default, and refusing that would refuse correct callbacks.
     if (name === 'accept' && !required.includes('accept')) continue;
     if (isBlank(value)) {
-      if (required.includes(name)) return problem(3102, HEADER_WORDING.missing(name));
+      if (required.includes(name)) return problem(3102, name === 'accept' ? HEADER_WORDING.acceptMissing : HEADER_WORDING.missing(name));
       continue;
     }
     const found = checks[name]?.(value);

@@ -121,7 +121,7 @@ export const RAW_JSON_PAYLOAD = Object.freeze({ parse: false, output: 'data', ma
 /**
  * Parses and validates a raw JSON body with a compiled schema validator. Returns
  * `{ body }` or `{ failure }` with the FSPIOP code chosen as DESIGN.md says: malformed
- * JSON 3101, a missing element 3102, any other schema violation 3100.
+ * JSON and a malformed currency 3101, a missing element 3102, any other schema violation 3100.
  */
 export function readJsonBody(request, validate) {
   const bytes = request.payload;
@@ -145,6 +145,10 @@ function schemaFailure(errors) {
     const path = `${missing.instancePath}/${missing.params.missingProperty}`;
     return failure(FAILURE.missingElement, `${path} is required`);
   }
+  // central-ledger's validation answers a currency that is not three capital letters as
+  // malformed syntax, and DFSP and operator tooling matches on those words.
+  const currency = errors.find((error) => error.keyword === 'pattern' && error.instancePath.endsWith('/currency'));
+  if (currency) return failure(FAILURE.malformedSyntax, `${currency.instancePath} ${currency.message}`);
   const detail = errors.map((error) => `${error.instancePath || 'body'} ${error.message}`).join(', ');
   return failure(FAILURE.validation, detail);
 }

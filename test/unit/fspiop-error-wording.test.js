@@ -55,10 +55,11 @@ for (const resource of Object.keys(EDGES)) {
     assert.equal(answer(resource), undefined);
   });
 
-  test(`${resource}: a missing header is 3102 naming it in lower case, as Mojaloop's OpenAPI validation does`, () => {
-    for (const name of ['accept', 'content-type', 'date', 'fspiop-source']) {
+  test(`${resource}: a missing header is 3102 naming it in lower case, as Mojaloop's OpenAPI validation does; Accept in its header plugin's words`, () => {
+    for (const name of ['content-type', 'date', 'fspiop-source']) {
       assert.deepEqual(answer(resource, { headers: { [name]: undefined } }), missing(name), name);
     }
+    assert.deepEqual(answer(resource, { headers: { accept: undefined } }), [400, '3102', 'Missing mandatory element - Accept is required']);
   });
 
   test(`${resource}: a malformed header is 3101 in Mojaloop's header plugin's words`, () => {
