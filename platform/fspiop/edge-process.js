@@ -41,7 +41,7 @@ export function createEdgeServer({ config, logger, metrics, producer, kafkaHealt
   const publisher = createEventPublisher({
     producer, topicPrefix: config.kafka.topicPrefix, timeoutMs: config.kafka.produceTimeoutMs, metrics, logger,
   });
-  const health = async () => ({ kafka: await kafkaHealth() });
+  const health = async () => ({ broker: await kafkaHealth() });
   const server = createDfspFacingServer({ config, logger, metrics, health, keyStore });
   server.route(routes({ publisher, config }));
   return server;

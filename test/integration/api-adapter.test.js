@@ -307,10 +307,13 @@ test('the answer names the field that broke the schema, and a header in lower ca
   assert.deepEqual(await describe({ body: '{"transferId": "oops",' }), [400, '3101', 'Malformed syntax - Invalid request payload JSON format']);
 });
 
-test('/health reports Kafka and /metrics counts the events produced by topic', async () => {
+test('/health reports the broker in Mojaloop\'s shape and /metrics counts the events produced by topic', async () => {
   const health = await send({ method: 'GET', path: '/health' });
   assert.equal(health.status, 200, health.text);
-  assert.deepEqual(health.json.services, [{ name: 'kafka', status: 'OK' }]);
+  assert.deepEqual(health.json.services, [{ name: 'broker', status: 'OK' }]);
+  assert.equal(health.json.status, 'OK');
+  assert.match(health.json.versionNumber, /^\d+\.\d+\.\d+/);
+  assert.ok(Date.parse(health.json.startTime) <= Date.now() && health.json.uptime > 0, health.text);
   const metrics = await send({ method: 'GET', path: '/metrics' });
   const prepared = /fspiop_edge_events_produced_total\{topic="topic-transfer-prepare"[^}]*\} (\d+)/.exec(metrics.text);
   assert.ok(prepared && Number(prepared[1]) >= 4, 'the prepare events were counted');
@@ -335,7 +338,7 @@ test('a Kafka that cannot take the event gets a 503 with 2003 in bounded time, a
     assert.ok(elapsed >= 1950 && elapsed < 3400, `answered after ${elapsed} ms, by the edge's own timeout`);
     const health = await send({ port: adapter.port, method: 'GET', path: '/health' });
     assert.equal(health.status, 503);
-    assert.deepEqual(health.json.services, [{ name: 'kafka', status: 'DOWN' }]);
+    assert.deepEqual([health.json.status, health.json.services], ['DOWN', [{ name: 'broker', status: 'DOWN' }]]);
   } finally {
     await adapter.stop();
   }
