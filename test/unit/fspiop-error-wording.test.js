@@ -68,7 +68,6 @@ for (const resource of Object.keys(EDGES)) {
     assert.deepEqual(answer(resource, { headers: { 'content-type': mediaType('other') } }), malformed('content-type'));
     assert.deepEqual(answer(resource, { headers: { date: 'yesterday' } }), malformed('date'));
     assert.deepEqual(answer(resource, { headers: { 'fspiop-source': 'not a fsp' } }), malformed('fspiop-source'));
-    assert.deepEqual(answer(resource, { headers: { 'fspiop-destination': 'not a fsp' } }), malformed('fspiop-destination'));
   });
 
   test(`${resource}: an unsupported version is 406 3001 in Mojaloop's words`, () => {
