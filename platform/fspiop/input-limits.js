@@ -2,8 +2,8 @@
 // anything is produced: a value that passes the specification's patterns can still be one
 // no handler can store or settle (a DateTime in year 10000 once converted to UTC, an amount
 // finer than its currency's minor unit where the scheme asks for that, JSON nested deeper than
-// any FSPIOP body). Every check
-// here is a pure function of the values it is given, so it is unit-tested without HTTP.
+// any FSPIOP body). Every check here is a pure function of the values it is given, so it is
+// unit-tested without HTTP.
 import currencyCodes from 'currency-codes';
 
 /** Deeper than any FSPIOP v1.1 body (the deepest, a quote's payee, nests about 6 levels). */
