@@ -37,8 +37,9 @@ function answerHeaderOverflowAsFspiop(listener) {
   });
 }
 
-/** The switch's version, as every /health states it (Mojaloop's `versionNumber`). */
+/** The switch's version and when this process started, as every /health states them. */
 const VERSION_NUMBER = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+const START_TIME = new Date(Date.now() - process.uptime() * 1000).toISOString();
 
 /** Framework (Boom) statuses that have a specific FSPIOP meaning. */
 const BOOM_STATUS_TO_FSPIOP = Object.freeze({ 400: 3101, 404: 3002, 405: 3000, 413: 3104, 415: 3101 });
@@ -86,11 +87,10 @@ async function answerHealth(h, health) {
   const services = Object.entries(await health())
     .map(([name, check]) => (typeof check === 'string' ? { name, status: check } : { name, ...check }));
   const healthy = services.every(({ status }) => status === 'OK');
-  const uptime = process.uptime();
   const body = {
     status: healthy ? 'OK' : 'DOWN',
-    uptime,
-    startTime: new Date(Date.now() - uptime * 1000).toISOString(),
+    uptime: process.uptime(),
+    startTime: START_TIME,
     versionNumber: VERSION_NUMBER,
     services,
   };
