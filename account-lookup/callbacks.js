@@ -52,14 +52,14 @@ export function participantEndpoint(kind, party) {
  * A DFSP's request or callback passed on to another DFSP as it came: its headers and its body
  * bytes, so that an FSPIOP-Signature over them still verifies at the other end.
  */
-export function forwardEvent({ accepted, party, action, to, endpointType, method }) {
+export function forwardEvent({ accepted, party, action, to, endpointType, method, resource = 'parties' }) {
   const event = {
     id: partyKey(party),
     type: 'notification',
     action,
     from: accepted.headers['fspiop-source'],
     to,
-    callback: { endpointType, templateParams: partyTemplateParams(party), method, resource: 'parties' },
+    callback: { endpointType, templateParams: partyTemplateParams(party), method, resource },
     headers: accepted.headers,
     rawBody: accepted.rawBody,
     at: accepted.receivedAt,

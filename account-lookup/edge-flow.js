@@ -20,15 +20,27 @@ export function pathSchemasOf(path) {
 }
 
 /**
- * The refusal of a request whose FSPIOP-Source is not an active DFSP: 400 with 3200 at once,
- * since such a requester has no callback endpoint that could hear an asynchronous error.
- * Mojaloop's ALS uses the same code ("Requester FSP not found"). Resolves to that failure (a
- * participant not found), or to null when the requester is allowed.
+ * The refusal of a request whose FSPIOP-Source is not an active DFSP: 400 at once, since such a
+ * requester has no callback endpoint that could hear an asynchronous error. Mojaloop's ALS
+ * checks the source against its participants before anything else and answers it as a
+ * malformed header (3101 "Malformed syntax - invalid fspiop-source header"). Resolves to that
+ * failure, or to null when the requester is allowed.
  */
 export async function refuseUnknownSource(directory, accepted) {
   const source = accepted.headers['fspiop-source'];
   if (await directory.isActiveDfsp(source)) return null;
-  return failure(FAILURE.participantNotFound, `FSPIOP-Source ${source} is not an active DFSP of this switch`);
+  return failure(FAILURE.malformedSyntax, `Invalid fspiop-source header: ${source} is not an active DFSP of this switch`);
+}
+
+/**
+ * Why a DFSP's answer cannot be relayed to its FSPIOP-Destination (absent, or not an active
+ * DFSP), as a failure the hub tells the sender (3201); null when it can.
+ */
+export async function unroutableDestination(directory, accepted) {
+  const destination = accepted.headers['fspiop-destination'];
+  if (destination && await directory.isActiveDfsp(destination)) return null;
+  const detail = destination ? `FSPIOP-Destination ${destination} is not an active DFSP` : 'FSPIOP-Destination is required to route the callback';
+  return failure(FAILURE.destinationUnroutable, detail);
 }
 
 /** The DFSPs among `names` that are active, each once, in their first order. */

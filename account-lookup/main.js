@@ -87,7 +87,7 @@ await producer.connect();
 await probe.connect();
 const server = createAccountLookupServer({
   config, logger, metrics, producer, callbacks, directory, registry, client, lookups,
-  health: async () => ({ kafka: await probe.check(), datastore: await datastoreHealth(db) }),
+  health: async () => ({ broker: await probe.check(), datastore: await datastoreHealth(db) }),
 });
 await server.start();
 logger.info({ port: server.info.port, builtInOracle: settings.oracleBuiltInUrl }, 'account-lookup listening');

@@ -2,13 +2,14 @@
 // serves a party. The switch keeps nothing itself: it asks the oracle for the party's id type
 // and answers from the hub with PUT /participants/… callbacks (or …/error). Anyone may ask;
 // only a proven sender (platform/fspiop/sender.js) may register or delete, and only its own
-// parties, so no request in another DFSP's name can take that DFSP's customers.
+// parties, so no request in another DFSP's name can take that DFSP's customers. A DFSP's own
+// PUT …/error is relayed to the DFSP it names, as the /parties answers are.
 import { FAILURE, failure } from '../platform/domain/failures.js';
 import { fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
 import { isProven, unprovenSenderFailure } from '../platform/fspiop/sender.js';
-import { BATCH_ENDPOINTS, hubEvent, participantEndpoint, partyErrorEvent, partyKey, partyOf, partyTemplateParams } from './callbacks.js';
-import { pathSchemasOf, refuseUnknownSource } from './edge-flow.js';
+import { BATCH_ENDPOINTS, forwardEvent, hubEvent, participantEndpoint, partyErrorEvent, partyKey, partyOf, partyTemplateParams } from './callbacks.js';
+import { pathSchemasOf, refuseUnknownSource, unroutableDestination } from './edge-flow.js';
 import { OracleRefusalError } from './oracle-client.js';
 import { registerBatch } from './participants-batch.js';
 import { BATCH_PAYLOAD_BYTES_MAX } from './schemas.js';
@@ -24,6 +25,36 @@ const provenOnly = (decide) => (accepted, request) => (isProven(accepted.sender)
   ? decide(accepted, request)
   : { failure: unprovenSenderFailure('A change to the oracle') });
 
+/** The hub's PUT …/error about `problem`, a domain failure, to the requester. */
+function requesterError(accepted, party, problem, hubName) {
+  return {
+    events: [partyErrorEvent({
+      party, resource: 'participants', hubName, to: accepted.headers['fspiop-source'], errorBody: failureToFspiop(problem).body, at: accepted.receivedAt,
+    })],
+  };
+}
+
+/**
+ * `decide` for a DFSP's (or an oracle's) PUT …/error about a party: relayed to the DFSP its
+ * FSPIOP-Destination names as it came, as Mojaloop's ALS relays it; only a proven sender's,
+ * as with every answer relayed to another DFSP. An unroutable one is told to the sender.
+ */
+function errorRelay({ directory, hubName }) {
+  return async (accepted) => {
+    if (!isProven(accepted.sender)) return { failure: unprovenSenderFailure('An answer relayed to another DFSP') };
+    const refusal = await refuseUnknownSource(directory, accepted);
+    if (refusal) return { failure: refusal };
+    const party = partyOf(accepted.params);
+    const unroutable = await unroutableDestination(directory, accepted);
+    if (unroutable) return requesterError(accepted, party, unroutable, hubName);
+    return {
+      events: [forwardEvent({
+        accepted, party, action: 'error', to: accepted.headers['fspiop-destination'], endpointType: participantEndpoint('error', party), method: 'PUT', resource: 'participants',
+      })],
+    };
+  };
+}
+
 /**
  * The /participants routes. `respond` comes from createResponder(); `directory` answers
  * which DFSPs are active; `registry.urlFor()` picks the oracle and `client` talks to it.
@@ -36,12 +67,7 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
       templateParams: partyTemplateParams(party), resource: 'participants', body, at: accepted.receivedAt,
     })],
   });
-  /** The hub's PUT …/error about `problem`, a domain failure, to the requester. */
-  const fail = (accepted, party, problem) => ({
-    events: [partyErrorEvent({
-      party, resource: 'participants', hubName, to: accepted.headers['fspiop-source'], errorBody: failureToFspiop(problem).body, at: accepted.receivedAt,
-    })],
-  });
+  const fail = (accepted, party, problem) => requesterError(accepted, party, problem, hubName);
 
   /** Runs `decide(accepted, party, source, request)` for an active requester only. */
   const forActiveRequester = (decide) => async (accepted, request) => {
@@ -101,8 +127,8 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
     };
   }
 
-  const route = (method, path, decide, payloadBytesMax) => fspiopRoute({
-    resource: 'participants', method, path, pathSchemas: pathSchemasOf(path), handle: respond(202, decide), payloadBytesMax,
+  const route = (method, path, decide, payloadBytesMax, status = 202) => fspiopRoute({
+    resource: 'participants', method, path, pathSchemas: pathSchemasOf(path), handle: respond(status, decide), payloadBytesMax,
   });
   const paths = ['/participants/{Type}/{ID}', '/participants/{Type}/{ID}/{SubId}'];
   return [
@@ -112,7 +138,7 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
       route('DELETE', path, provenOnly(forActiveRequester(remove))),
       // The answers go from the switch to DFSPs; DFSPs never send them here (Mojaloop answers 501).
       notImplementedRoute({ method: 'PUT', path }),
-      notImplementedRoute({ method: 'PUT', path: `${path}/error` }),
+      route('PUT', `${path}/error`, errorRelay({ directory, hubName }), undefined, 200),
     ]),
     route('POST', '/participants', provenOnly(registerMany), BATCH_PAYLOAD_BYTES_MAX),
     notImplementedRoute({ method: 'PUT', path: '/participants/{ID}' }),

@@ -13,7 +13,7 @@ import { fspiopRoute } from '../platform/fspiop/edge.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
 import { isProven, unprovenSenderFailure } from '../platform/fspiop/sender.js';
 import { forwardEvent, partyEndpoint, partyErrorEvent, partyKey, partyOf } from './callbacks.js';
-import { activeDfsps, pathSchemasOf, refuseUnknownSource } from './edge-flow.js';
+import { activeDfsps, pathSchemasOf, refuseUnknownSource, unroutableDestination } from './edge-flow.js';
 
 /**
  * The /parties routes. `respond` comes from createResponder(); `directory` answers which
@@ -69,11 +69,9 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
     const refusal = await refuseUnknownSource(directory, accepted);
     if (refusal) return { failure: refusal };
     const party = partyOf(accepted.params);
+    const unroutable = await unroutableDestination(directory, accepted);
+    if (unroutable) return errorTo(accepted.headers['fspiop-source'], accepted, party, unroutable);
     const destination = accepted.headers['fspiop-destination'];
-    if (!destination || !(await directory.isActiveDfsp(destination))) {
-      const detail = destination ? `FSPIOP-Destination ${destination} is not an active DFSP` : 'FSPIOP-Destination is required to route the callback';
-      return errorTo(accepted.headers['fspiop-source'], accepted, party, failure(FAILURE.destinationUnroutable, detail));
-    }
     const source = accepted.headers['fspiop-source'];
     if (!(await lookups.isPending(party, destination, source))) {
       const detail = `no lookup of ${partyKey(party)} by ${destination} is pending at ${source}`;

@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { TOPIC } from './kafka/topics.js';
-import { EXPIRATION_AHEAD_MAX_MS_DEFAULT } from './fspiop/input-limits.js';
+import { EXPIRATION_AHEAD_MAX_MS_DEFAULT, isKnownCurrency } from './fspiop/input-limits.js';
 import { parseCidrList } from './http/callback-destinations.js';
 
 export class ConfigError extends Error {}
@@ -366,10 +366,25 @@ function readProduceTimeouts(env) {
 }
 
 /**
- * How far ahead of now an FSPIOP `expiration` may lie at the edges (platform/fspiop/input-limits.js).
+ * The currencies a scheme holds to their ISO 4217 minor units at the edges: none by default,
+ * so every amount may have the four decimals the API's Amount allows, as Mojaloop accepts.
+ */
+function readMinorUnitCurrencies(env) {
+  const codes = readString(env, 'AMOUNT_MINOR_UNITS_CURRENCIES', '').split(',').map((code) => code.trim()).filter(Boolean);
+  const unknown = codes.filter((code) => !isKnownCurrency(code));
+  if (unknown.length > 0) throw new ConfigError(`AMOUNT_MINOR_UNITS_CURRENCIES names no ISO 4217 currency: ${unknown.join(', ')}`);
+  return new Set(codes);
+}
+
+/**
+ * How far ahead of now an FSPIOP `expiration` may lie at the edges, and which currencies keep
+ * to their minor units there (platform/fspiop/input-limits.js).
  */
 function readInputLimits(env) {
-  return { expirationAheadMaxMs: readInteger(env, 'EXPIRATION_AHEAD_MAX_MS', EXPIRATION_AHEAD_MAX_MS_DEFAULT, { min: 1000 }) };
+  return {
+    expirationAheadMaxMs: readInteger(env, 'EXPIRATION_AHEAD_MAX_MS', EXPIRATION_AHEAD_MAX_MS_DEFAULT, { min: 1000 }),
+    minorUnitCurrencies: readMinorUnitCurrencies(env),
+  };
 }
 
 /**

@@ -52,7 +52,7 @@ async function healthOf(db, work) {
   } catch {
     datastore = 'DOWN';
   }
-  return { datastore, kafka: work.healthy() ? 'OK' : 'DOWN', consumer: consumerCheck(work.health) };
+  return { datastore, broker: work.healthy() ? 'OK' : 'DOWN', consumer: consumerCheck(work.health) };
 }
 
 /** A consumer's `health` as a /health check: its status, with the reason when it has one. */

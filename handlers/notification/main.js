@@ -78,7 +78,7 @@ let stopping = false;
 const server = createHttpServer({
   port: config.httpPort, host: config.httpHost, logger, metrics,
   health: () => ({
-    kafkaConsumer: consumer && retryConsumer && !stopping ? 'OK' : 'DOWN', consumer: consumerCheck(consumer?.health), retryConsumer: consumerCheck(retryConsumer?.health),
+    broker: consumer && retryConsumer && !stopping ? 'OK' : 'DOWN', consumer: consumerCheck(consumer?.health), retryConsumer: consumerCheck(retryConsumer?.health),
   }),
 });
 await server.start();

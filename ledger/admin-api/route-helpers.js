@@ -22,7 +22,7 @@ export function readQuery(request, allowed) {
   const unknown = Object.keys(request.query).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) return failure(FAILURE.validation, `unknown query parameter(s) ${unknown.join(', ')}`);
   const { currency } = request.query;
-  if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) return failure(FAILURE.validation, `currency "${currency}" is not an ISO 4217 code`);
+  if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) return failure(FAILURE.malformedSyntax, `currency "${currency}" is not an ISO 4217 code`);
   return { ...request.query };
 }
 

@@ -14,7 +14,10 @@ import { windowRoutes } from './window-routes.js';
 export function createSettlementServer({ db, config, logger, metrics, clock = () => new Date() }) {
   const counters = registerSettlementMetrics(metrics, { db, logger, clock });
   const health = async () => ({ datastore: await datastoreHealth(db) });
-  const server = createOperatorServer({ port: config.httpPort, host: config.httpHost, operatorAuth: config.operatorAuth, api: OPERATOR_API.settlement, logger, metrics, health });
+  // Clients of central-settlement find /health under the API's /v2 base as well.
+  const server = createOperatorServer({
+    port: config.httpPort, host: config.httpHost, operatorAuth: config.operatorAuth, api: OPERATOR_API.settlement, logger, metrics, health, healthPaths: ['/health', '/v2/health'],
+  });
   // Every attempt to change something is recorded, refused or not: settlement moves money.
   const audit = createOperatorAudit({ db, api: 'settlement', snapshot: settlementSnapshot, record: insertAuditEntry, clock, everyAttempt: true, logger });
   const deps = { db: audit.db, config, clock };

@@ -12,7 +12,7 @@ import { createEventPublisher } from './publisher.js';
 import { createDfspKeyStore, registerSignatureCheck } from './jws-keys.js';
 import { edgeTlsOptions, registerClientIdentityCheck } from './client-identity.js';
 import { registerRateLimit } from './rate-limit.js';
-import { registerHubSourceRefusal, registerUnprovenSender } from './sender.js';
+import { registerSourceRefusals, registerUnprovenSender } from './sender.js';
 import { exitOnSignal } from '../shutdown.js';
 
 /**
@@ -23,7 +23,7 @@ import { exitOnSignal } from '../shutdown.js';
 export function createDfspFacingServer({ config, logger, metrics, health, keyStore = createDfspKeyStore(config) }) {
   const tls = edgeTlsOptions(config.clientIdentity.tls);
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, tls, logger, metrics, health });
-  registerHubSourceRefusal(server, { hubName: config.hubName });
+  registerSourceRefusals(server, { hubName: config.hubName });
   registerClientIdentityCheck(server, config.clientIdentity);
   registerSignatureCheck(server, { mode: config.jws.verification, keyStore, logger });
   registerUnprovenSender(server, { checksOff: config.clientIdentity.mode === 'off' && config.jws.verification === 'off' });
@@ -41,7 +41,7 @@ export function createEdgeServer({ config, logger, metrics, producer, kafkaHealt
   const publisher = createEventPublisher({
     producer, topicPrefix: config.kafka.topicPrefix, timeoutMs: config.kafka.produceTimeoutMs, metrics, logger,
   });
-  const health = async () => ({ kafka: await kafkaHealth() });
+  const health = async () => ({ broker: await kafkaHealth() });
   const server = createDfspFacingServer({ config, logger, metrics, health, keyStore });
   server.route(routes({ publisher, config }));
   return server;

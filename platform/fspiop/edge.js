@@ -78,7 +78,7 @@ function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, r
   // request hash) walks the body; V8 parses deep JSON without recursion, they do not.
   if (exceedsJsonDepth(body, JSON_DEPTH_MAX)) return { failure: fspiopFailure(3100, `the body nests deeper than ${JSON_DEPTH_MAX} levels`) };
   if (!bodySpec.validate(body)) return { failure: schemaFailure(bodySpec.validate.errors, '/requestBody') };
-  const outside = checkBodyLimits(body, limitedFields, { nowMs: receivedAt, expirationAheadMaxMs: limits.expirationAheadMaxMs });
+  const outside = checkBodyLimits(body, limitedFields, { nowMs: receivedAt, ...limits });
   if (outside) return { failure: fspiopFailure(outside.code, outside.detail) };
   return { body, rawBody };
 }
@@ -106,7 +106,8 @@ function checkPathParameters(params, pathParameters) {
  * must name (`transfers`, `quotes`, `parties`, `participants`); `method` and `path` name
  * the operation in the OpenAPI document (its path template, e.g. `/transfers/{ID}`);
  * `pathSchemas` optionally types path parameters with schemas of the document; `limits`
- * holds `expirationAheadMaxMs` (config.inputLimits), how far ahead an `expiration` may lie;
+ * (config.inputLimits) holds `expirationAheadMaxMs`, how far ahead an `expiration` may lie,
+ * and `minorUnitCurrencies`, the currencies whose amounts keep to their ISO 4217 minor units;
  * `requiredHeaders` names (lower-case) headers the switch requires beyond the document's,
  * as Mojaloop's own services do (its quoting service requires FSPIOP-Destination on POST).
  *

@@ -81,19 +81,15 @@ const FAILURE_HTTP_STATUS = Object.freeze({
 });
 
 // A value that breaks the FSPIOP OpenAPI document maps to a code by the JSON Schema keyword
-// it broke, as Mojaloop's edges do (central-services-error-handling's mapping of Ajv errors):
-// an absent property is a missing element, an unknown one too many elements, and a value of
-// the wrong type, pattern, format or enumeration malformed syntax (Mojaloop's mapping with
-// its Joi parity on, which is what its acceptance tests were written against). Anything else
-// (a length, a count) is the generic validation error.
+// it broke, as Mojaloop's edges do in their default validation mode (central-services-error-
+// handling's mapping of Ajv errors, ERROR_HANDLING_AJV_JOI_PARITY off): an absent property is
+// a missing element, an unknown one too many elements, a value of the wrong type malformed
+// syntax, and anything else (a pattern, format, enumeration, length or count) the generic
+// validation error. Malformed headers and JSON that does not parse stay 3101 (edge.js).
 const SCHEMA_KEYWORD_TO_FSPIOP_CODE = Object.freeze({
   required: 3102,
   additionalProperties: 3103,
   type: 3101,
-  pattern: 3101,
-  format: 3101,
-  enum: 3101,
-  const: 3101,
 });
 
 /** The FSPIOP code for a JSON Schema keyword a request value broke (Ajv's `error.keyword`). */

@@ -37,6 +37,8 @@ function problem(code, detail, extra = {}) {
 /** Mojaloop's descriptions of header problems; `name` is the header's lower-case name. */
 export const HEADER_WORDING = Object.freeze({
   missing: (name) => `/header must have required property '${name}'`,
+  // Mojaloop's header plugin checks Accept before its OpenAPI validation, in its own words.
+  acceptMissing: 'Accept is required',
   malformed: (name) => `Invalid ${name} header`,
   acceptVersion: 'The Client requested an unsupported version, see extension list for supported version(s).',
   contentTypeVersion: 'Client supplied a protocol version which is not supported by the server',
@@ -133,12 +135,16 @@ function checkDate(value) {
 }
 
 // FspId is 1 to 32 characters in the API definition, and the switch onboards only names of
-// letters, digits, '.', '_' and '-' (the admin API's participant name): anything else, such
-// as a list of thousands of commas, can name no DFSP and would only poison what keys on it.
+// letters, digits, '.', '_' and '-' (the admin API's participant name): an FSPIOP-Source of
+// anything else, such as a list of thousands of commas, can name no sender and would only
+// poison what keys on it (the rate limit, the key cache). FSPIOP-Destination is not held to
+// it: a destination that names no DFSP is answered like any unknown one, by an error callback
+// to the sender, as Mojaloop answers it.
 const FSP_ID = /^[A-Za-z0-9_.-]{1,32}$/;
 
-function checkFspId(name) {
-  return (value) => (FSP_ID.test(String(value)) ? null : problem(3101, HEADER_WORDING.malformed(name)));
+/** Null when an FSPIOP-Source value is an FspId the switch could have onboarded, else a 3101 problem. */
+export function checkFspiopSource(value) {
+  return FSP_ID.test(String(value)) ? null : problem(3101, HEADER_WORDING.malformed('fspiop-source'));
 }
 
 /**
@@ -163,27 +169,25 @@ function checkForwardedSizes(headers) {
  * names (lower-case) the OpenAPI operation marks as required. Returns null, or the first
  * problem found as `{ code, detail, supportedVersions? }`: an oversized forwarded header
  * first, then Accept, Date and Content-Type in the order Mojaloop checks them, then the
- * others, so that the answer does not depend on header order. FSPIOP-Source and
- * FSPIOP-Destination, when present, must be FspIds.
+ * others, so that the answer does not depend on header order. FSPIOP-Source must be an FspId.
  */
 export function checkFspiopHeaders(headers, { resource, required }) {
   const checks = {
     'content-type': (v) => checkContentType(v, resource),
     accept: (v) => checkAccept(v, resource),
     date: checkDate,
-    'fspiop-source': checkFspId('fspiop-source'),
-    'fspiop-destination': checkFspId('fspiop-destination'),
+    'fspiop-source': checkFspiopSource,
   };
   const oversized = checkForwardedSizes(headers);
   if (oversized) return oversized;
-  const names = [...new Set(['accept', 'date', 'content-type', ...required, 'fspiop-destination'])];
+  const names = [...new Set(['accept', 'date', 'content-type', ...required])];
   for (const name of names) {
     const value = headers[name];
     // A callback (PUT, PATCH) expects no answer body, so its Accept means nothing; HTTP
     // clients send `*/*` by default, and refusing that would refuse correct callbacks.
     if (name === 'accept' && !required.includes('accept')) continue;
     if (isBlank(value)) {
-      if (required.includes(name)) return problem(3102, HEADER_WORDING.missing(name));
+      if (required.includes(name)) return problem(3102, name === 'accept' ? HEADER_WORDING.acceptMissing : HEADER_WORDING.missing(name));
       continue;
     }
     const found = checks[name]?.(value);

@@ -1,8 +1,9 @@
 // Limits an FSPIOP edge applies to a request the OpenAPI schema already accepts, before
 // anything is produced: a value that passes the specification's patterns can still be one
 // no handler can store or settle (a DateTime in year 10000 once converted to UTC, an amount
-// finer than its currency's minor unit, JSON nested deeper than any FSPIOP body). Every check
-// here is a pure function of the values it is given, so it is unit-tested without HTTP.
+// finer than its currency's minor unit where the scheme asks for that, JSON nested deeper than
+// any FSPIOP body). Every check here is a pure function of the values it is given, so it is
+// unit-tested without HTTP.
 import currencyCodes from 'currency-codes';
 
 /** Deeper than any FSPIOP v1.1 body (the deepest, a quote's payee, nests about 6 levels). */
@@ -22,6 +23,11 @@ const INSTANT_END_MS = Date.UTC(10000, 0, 1);
 // The FSPIOP Amount pattern allows four decimals, which is also the ledger's scale; a code the
 // ISO 4217 table no longer lists (HRK, VEF, ...) keeps that bound rather than being refused.
 const AMOUNT_DECIMALS_FALLBACK = 4;
+
+/** Whether `currency` is an ISO 4217 code of the maintained table (a scheme setting names only those). */
+export function isKnownCurrency(currency) {
+  return currencyCodes.code(currency) !== undefined;
+}
 
 /**
  * The depth of a parsed JSON value (a scalar is 0, `[]` is 1), measured without recursion so
@@ -58,14 +64,15 @@ export function currencyDecimals(currency) {
 }
 
 /**
- * Checks an FSPIOP Money `{ currency, amount }`: the amount (a decimal string, never parsed
- * into a Number) may have no more decimals than the currency's minor units. The Amount
- * pattern forbids trailing zeros, so the digits after the point are exactly its precision.
- * Returns null, or a description of the problem.
+ * Checks an FSPIOP Money `{ currency, amount }`: in a currency of `minorUnitCurrencies` (the
+ * scheme's setting), the amount (a decimal string, never parsed into a Number) may have no
+ * more decimals than the currency's ISO 4217 minor units; any other takes the four the API's
+ * Amount pattern allows, as Mojaloop does. The Amount pattern forbids trailing zeros, so the
+ * digits after the point are exactly its precision. Returns null, or a description of the problem.
  */
-export function moneyProblem(money) {
+export function moneyProblem(money, minorUnitCurrencies = new Set()) {
   const { currency, amount } = money;
-  if (typeof amount !== 'string' || typeof currency !== 'string') return null;
+  if (typeof amount !== 'string' || typeof currency !== 'string' || !minorUnitCurrencies.has(currency)) return null;
   const point = amount.indexOf('.');
   const decimals = point === -1 ? 0 : amount.length - point - 1;
   const allowed = currencyDecimals(currency);
@@ -108,17 +115,18 @@ function dateTimeProblem(body, path, { nowMs, expirationAheadMaxMs }) {
 /**
  * Applies the date and amount limits to a schema-valid body. `fields` says where the
  * operation's schema puts DateTime and Money values (`{ dateTimes: [path], moneys: [path] }`);
- * an `expiration` DateTime may lie at most `expirationAheadMaxMs` after `nowMs`.
+ * an `expiration` DateTime may lie at most `expirationAheadMaxMs` after `nowMs`, and an amount
+ * in a currency of `minorUnitCurrencies` within its minor units (moneyProblem).
  * Returns null, or `{ code: 3100, detail }` naming the field.
  */
-export function checkBodyLimits(body, fields, { nowMs, expirationAheadMaxMs = EXPIRATION_AHEAD_MAX_MS_DEFAULT }) {
+export function checkBodyLimits(body, fields, { nowMs, expirationAheadMaxMs = EXPIRATION_AHEAD_MAX_MS_DEFAULT, minorUnitCurrencies }) {
   for (const path of fields.dateTimes) {
     const detail = dateTimeProblem(body, path, { nowMs, expirationAheadMaxMs });
     if (detail) return { code: 3100, detail };
   }
   for (const path of fields.moneys) {
     for (const { value, where } of valuesAt(body, path)) {
-      const detail = value !== null && typeof value === 'object' ? moneyProblem(value) : null;
+      const detail = value !== null && typeof value === 'object' ? moneyProblem(value, minorUnitCurrencies) : null;
       if (detail) return { code: 3100, detail: `body${where} ${detail}` };
     }
   }

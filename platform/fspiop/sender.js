@@ -9,6 +9,7 @@
 // create the right to relay an answer to it (a pending lookup at a destination it chose).
 import { FAILURE, failure } from '../domain/failures.js';
 import { failureToFspiop } from './errors.js';
+import { checkFspiopSource } from './headers.js';
 
 export const PROOF = Object.freeze({
   /** A client certificate from the scheme's CA names FSPIOP-Source (CLIENT_IDENTITY). */
@@ -52,13 +53,21 @@ function refuse(h, problem) {
   return h.response(body).code(httpStatus).takeover();
 }
 
-/** Refuses, before the other checks, a request in the hub's own name: the hub originates callbacks, no DFSP speaks as it. */
-export function registerHubSourceRefusal(server, { hubName }) {
+/**
+ * Refuses, before the checks that compare FSPIOP-Source with a certificate or a key, a source
+ * that can name no DFSP (3101, as the route's own header check answers it, whatever
+ * certificate came with it) and a request in the hub's own name (the hub originates
+ * callbacks, no DFSP speaks as it). An absent source is left to the route (3102).
+ */
+export function registerSourceRefusals(server, { hubName }) {
   const hub = hubName.toLowerCase();
   server.ext('onPreHandler', (request, h) => {
     if (UNCHECKED_PATHS.has(request.route.path)) return h.continue;
     const source = request.headers['fspiop-source'];
-    if (typeof source !== 'string' || source.toLowerCase() !== hub) return h.continue;
+    if (typeof source !== 'string' || source.trim() === '') return h.continue;
+    const malformed = checkFspiopSource(source);
+    if (malformed) return refuse(h, failure(FAILURE.malformedSyntax, malformed.detail));
+    if (source.toLowerCase() !== hub) return h.continue;
     return refuse(h, failure(FAILURE.clientIdentityMismatch, `FSPIOP-Source ${source} is the hub: no DFSP sends in its name`));
   });
 }

@@ -1,6 +1,7 @@
 // The HTTP base every process shares: /health, /metrics, request metrics, and one mapping
 // from framework errors (unknown route, payload too large, bad JSON) to FSPIOP errors, so
 // no caller ever sees a bare 500 or a non-FSPIOP error body.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import Hapi from '@hapi/hapi';
@@ -36,14 +37,19 @@ function answerHeaderOverflowAsFspiop(listener) {
   });
 }
 
+/** The switch's version and when this process started, as every /health states them. */
+const VERSION_NUMBER = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+const START_TIME = new Date(Date.now() - process.uptime() * 1000).toISOString();
+
 /** Framework (Boom) statuses that have a specific FSPIOP meaning. */
 const BOOM_STATUS_TO_FSPIOP = Object.freeze({ 400: 3101, 404: 3002, 405: 3000, 413: 3104, 415: 3101 });
 
 /**
  * `host` has no default: each composition root passes the address its configuration chose
- * (config.httpHost), so no server binds wider than its operator asked for.
+ * (config.httpHost), so no server binds wider than its operator asked for. `healthPaths` are
+ * where /health is answered (an API under a base path answers it there too).
  */
-export function createHttpServer({ port, host, tls, logger, metrics, health }) {
+export function createHttpServer({ port, host, tls, logger, metrics, health, healthPaths = ['/health'] }) {
   if (!host) throw new Error('createHttpServer needs the host to bind to');
   const listener = tls ? https.createServer({ ...tls, maxHeaderSize: HEADER_BYTES_MAX }) : http.createServer({ maxHeaderSize: HEADER_BYTES_MAX });
   const server = Hapi.server({
@@ -58,7 +64,9 @@ export function createHttpServer({ port, host, tls, logger, metrics, health }) {
   server.ext('onPreResponse', (request, h) => mapErrorResponse(request, h, logger));
   server.events.on('response', (request) => recordRequest(request, metrics));
   // Probes and Prometheus must reach these without a token, whatever else needs one.
-  server.route({ method: 'GET', path: '/health', options: { auth: false }, handler: (request, h) => answerHealth(h, health) });
+  for (const path of healthPaths) {
+    server.route({ method: 'GET', path, options: { auth: false }, handler: (request, h) => answerHealth(h, health) });
+  }
   server.route({
     method: 'GET',
     path: '/metrics',
@@ -68,7 +76,13 @@ export function createHttpServer({ port, host, tls, logger, metrics, health }) {
   return server;
 }
 
-/** `health()` maps each check's name to its status, or to `{ status, reason }` when it can say why. */
+/**
+ * /health in Mojaloop's shape (central-services-shared's health check): `status` OK or DOWN,
+ * `uptime` in seconds, `startTime`, `versionNumber`, and `services` with each check's name
+ * (`broker`, `datastore`, and a consumer's own) and status. `health()` maps each check's name
+ * to its status, or to `{ status, reason }` when it can say why (a consumer STOPPED,
+ * NOT_POLLING, ...); any status but OK makes the process DOWN, answered 503.
+ */
 async function answerHealth(h, health) {
   const services = Object.entries(await health())
     .map(([name, check]) => (typeof check === 'string' ? { name, status: check } : { name, ...check }));
@@ -76,6 +90,8 @@ async function answerHealth(h, health) {
   const body = {
     status: healthy ? 'OK' : 'DOWN',
     uptime: process.uptime(),
+    startTime: START_TIME,
+    versionNumber: VERSION_NUMBER,
     services,
   };
   return h.response(body).code(healthy ? 200 : 503);
@@ -121,7 +137,7 @@ export const RAW_JSON_PAYLOAD = Object.freeze({ parse: false, output: 'data', ma
 /**
  * Parses and validates a raw JSON body with a compiled schema validator. Returns
  * `{ body }` or `{ failure }` with the FSPIOP code chosen as DESIGN.md says: malformed
- * JSON 3101, a missing element 3102, any other schema violation 3100.
+ * JSON and a malformed currency 3101, a missing element 3102, any other schema violation 3100.
  */
 export function readJsonBody(request, validate) {
   const bytes = request.payload;
@@ -145,6 +161,10 @@ function schemaFailure(errors) {
     const path = `${missing.instancePath}/${missing.params.missingProperty}`;
     return failure(FAILURE.missingElement, `${path} is required`);
   }
+  // central-ledger's validation answers a currency that is not three capital letters as
+  // malformed syntax, and DFSP and operator tooling matches on those words.
+  const currency = errors.find((error) => error.keyword === 'pattern' && error.instancePath.endsWith('/currency'));
+  if (currency) return failure(FAILURE.malformedSyntax, `${currency.instancePath} ${currency.message}`);
   const detail = errors.map((error) => `${error.instancePath || 'body'} ${error.message}`).join(', ');
   return failure(FAILURE.validation, detail);
 }

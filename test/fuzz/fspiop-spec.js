@@ -7,10 +7,13 @@ import { fspiopSpec } from '../../platform/fspiop/openapi.js';
 
 const SERVED_PATHS = /^\/(transfers|quotes|parties|participants)(\/|$)/;
 
+// The PUTs under /participants the switch serves: a DFSP's error about a party, relayed.
+const SERVED_PARTICIPANT_PUTS = new Set(['/participants/{Type}/{ID}/error', '/participants/{Type}/{ID}/{SubId}/error']);
+
 // Operations the switch declares not served (notImplementedRoute in the edges' route files).
 const NOT_SERVED = [
   (method, path) => method === 'patch' && path === '/transfers/{ID}',
-  (method, path) => method === 'put' && path.startsWith('/participants/'),
+  (method, path) => method === 'put' && path.startsWith('/participants/') && !SERVED_PARTICIPANT_PUTS.has(path),
 ];
 
 // Python's \w is Unicode-aware: letters, digits, marks and connector punctuation, as the

@@ -98,13 +98,13 @@ test('a party no oracle knows: 3204 from the hub to the payer\'s error endpoint'
   assert.equal(error.signatureProblem, null, 'the hub signs its own error');
 });
 
-test('a requester that is not an active DFSP is refused at once with 3200', async () => {
+test('a requester that is not an active DFSP is refused at once with 3101, an invalid fspiop-source header as Mojaloop\'s ALS answers it', async () => {
   const ask = (source) => unsignedFetch(`${alsUrl}/parties/MSISDN/27710000001`, { headers: fspiopHeaders('parties', source) });
   const refused = await ask('ghostfsp');
   assert.equal(refused.status, 400);
   const body = await refused.json();
-  assert.equal(body.errorInformation.errorCode, '3200');
-  assert.match(body.errorInformation.errorDescription, /FSPIOP-Source ghostfsp is not an active DFSP/);
+  assert.equal(body.errorInformation.errorCode, '3101');
+  assert.equal(body.errorInformation.errorDescription, 'Malformed syntax - Invalid fspiop-source header: ghostfsp is not an active DFSP of this switch');
   assert.equal((await sw.admin.request('PUT', '/participants/otherfsp', { isActive: false })).status, 200);
   try {
     assert.equal((await ask('otherfsp')).status, 400, 'an inactive DFSP is refused');
@@ -295,12 +295,12 @@ test('bad headers, paths and bodies are answered synchronously', async () => {
     ['GET', '/parties/MSISDN/1', { headers: { ...fspiopHeaders('parties', 'payerfsp'), 'fspiop-source': '' } }, 400, '3102'],
     ['GET', '/parties/MSISDN/1', { headers: fspiopHeaders('transfers', 'payerfsp') }, 400, '3101'],
     ['GET', '/parties/MSISDN/1', { headers: { ...fspiopHeaders('parties', 'payerfsp'), 'content-type': 'application/vnd.interoperability.parties+json;version=9.9' } }, 406, '3001'],
-    ['GET', '/parties/PHONE/1', {}, 400, '3101'],
+    ['GET', '/parties/PHONE/1', {}, 400, '3100'],
     ['PUT', '/parties/MSISDN/1', { destination: 'payerfsp', body: {} }, 400, '3102'],
     ['PUT', '/parties/MSISDN/1', { destination: 'payerfsp', raw: '{"party":' }, 400, '3101'],
     ['POST', '/participants/MSISDN/1', { body: { currency: 'USD' } }, 400, '3102'],
-    ['POST', '/participants/MSISDN/1', { body: { fspId: 'payerfsp', currency: 'usd' } }, 400, '3101'],
-    ['POST', '/participants', { body: { requestId: 'not-a-uuid', partyList: [{ partyIdType: 'MSISDN', partyIdentifier: '1' }] } }, 400, '3101'],
+    ['POST', '/participants/MSISDN/1', { body: { fspId: 'payerfsp', currency: 'usd' } }, 400, '3100'],
+    ['POST', '/participants', { body: { requestId: 'not-a-uuid', partyList: [{ partyIdType: 'MSISDN', partyIdentifier: '1' }] } }, 400, '3100'],
     ['GET', '/participants/MSISDN/1?currency=usd', {}, 400, '3100'],
     ['PUT', '/participants/MSISDN/1', { body: { fspId: 'payerfsp' } }, 501, '2002'],
   ];

@@ -1,6 +1,6 @@
 // Every admin route with a body rejects malformed input with a 400 errorInformation:
-// unparseable JSON 3101, a missing body or element 3102, a schema violation 3100; path and
-// query parameters are checked too. Nothing answers 500.
+// unparseable JSON and a malformed currency 3101, a missing body or element 3102, any other
+// schema violation 3100; path and query parameters are checked too. Nothing answers 500.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { PAYLOAD_BYTES_MAX } from '../../platform/http/server.js';
@@ -68,13 +68,22 @@ test('every body route: malformed JSON 3101, no body 3102, a missing element 310
   }
 });
 
+test('a malformed currency, in a body or a query, is 3101 "Malformed syntax", as central-ledger answers it', async () => {
+  const answers = [
+    await expectError('POST', '/participants', { name: 'dfsp8', currency: 'XYZW' }, 400, '3101'),
+    await expectError('POST', '/participants/dfsp1/initialPositionAndLimits', { currency: 'usd', limit: { type: 'NET_DEBIT_CAP', value: 1 } }, 400, '3101'),
+    await expectError('GET', '/participants/dfsp1/limits?currency=US', undefined, 400, '3101'),
+  ];
+  for (const answer of answers) assert.match(answer.body.errorInformation.errorDescription, /^Malformed syntax - .*currency/);
+});
+
 test('path and query parameters are validated', async () => {
   await expectError('GET', '/participants/nobody', undefined, 400, '3200');
   await expectError('GET', '/participants/no%20body', undefined, 400, '3100');
   await expectError('GET', '/participants/nobody/accounts', undefined, 400, '3200');
-  await expectError('GET', '/participants/dfsp1/positions?currency=usd', undefined, 400, '3100');
+  await expectError('GET', '/participants/dfsp1/positions?currency=usd', undefined, 400, '3101');
   await expectError('GET', '/participants/dfsp1/limits?colour=red', undefined, 400, '3100');
-  await expectError('GET', '/participants/limits?currency=1', undefined, 400, '3100');
+  await expectError('GET', '/participants/limits?currency=1', undefined, 400, '3101');
   await expectError('PUT', '/participants/dfsp1/accounts/abc', { isActive: true }, 400, '3100');
   await expectError('PUT', '/participants/dfsp1/accounts/99999', { isActive: true }, 400, '3200');
   await expectError('POST', '/participants/nobody/endpoints', { type: 'FSPIOP_CALLBACK_URL_QUOTES', value: 'http://x' }, 400, '3200');

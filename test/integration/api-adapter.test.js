@@ -260,12 +260,12 @@ const ERROR_CASES = [
   ['body not JSON', { body: () => '{"transferId": "oops",' }, 400, '3101'],
   ['body empty', { body: () => '' }, 400, '3102'],
   ['condition missing', { body: (id) => transferBody(id, { condition: undefined }) }, 400, '3102'],
-  ['amount breaking the Amount pattern', { body: (id) => transferBody(id, { amount: { amount: '1.23456', currency: 'USD' } }) }, 400, '3101'],
+  ['amount breaking the Amount pattern', { body: (id) => transferBody(id, { amount: { amount: '1.23456', currency: 'USD' } }) }, 400, '3100'],
   ['payload over the limit', { body: (id) => transferBody(id, { ilpPacket: 'A'.repeat(PAYLOAD_LIMIT) }) }, 413, '3104'],
-  ['PUT with a transfer ID that is not a CorrelationId', { method: 'PUT', path: () => '/transfers/not-a-uuid', headers: jsonHeaders({ accept: false }), body: () => '{"transferState":"COMMITTED"}' }, 400, '3101'],
+  ['PUT with a transfer ID that is not a CorrelationId', { method: 'PUT', path: () => '/transfers/not-a-uuid', headers: jsonHeaders({ accept: false }), body: () => '{"transferState":"COMMITTED"}' }, 400, '3100'],
   ['PUT without transferState', { method: 'PUT', path: (id) => `/transfers/${id}`, headers: jsonHeaders({ accept: false }), body: () => '{"fulfilment":"uU0nuZNNPgilLlLX2n2r-sSE7-N6U4DukIj3rOLvzek"}' }, 400, '3102'],
   ['PUT /error without errorInformation', { method: 'PUT', path: (id) => `/transfers/${id}/error`, headers: jsonHeaders({ accept: false }), body: () => '{}' }, 400, '3102'],
-  ['GET with a transfer ID that is not a CorrelationId', { method: 'GET', path: () => '/transfers/12345', body: () => undefined }, 400, '3101'],
+  ['GET with a transfer ID that is not a CorrelationId', { method: 'GET', path: () => '/transfers/12345', body: () => undefined }, 400, '3100'],
   ['GET without Accept', { method: 'GET', path: (id) => `/transfers/${id}`, headers: jsonHeaders({ accept: false }), body: () => undefined }, 400, '3102'],
   ['an unknown route', { path: () => '/transfer' }, 404, '3002'],
   ['PATCH /transfers/{ID}', { method: 'PATCH', path: (id) => `/transfers/${id}`, body: () => '{"transferState":"COMMITTED","completedTimestamp":"2026-11-21T10:00:00.123Z"}' }, 501, '2002'],
@@ -307,10 +307,13 @@ test('the answer names the field that broke the schema, and a header in lower ca
   assert.deepEqual(await describe({ body: '{"transferId": "oops",' }), [400, '3101', 'Malformed syntax - Invalid request payload JSON format']);
 });
 
-test('/health reports Kafka and /metrics counts the events produced by topic', async () => {
+test('/health reports the broker in Mojaloop\'s shape and /metrics counts the events produced by topic', async () => {
   const health = await send({ method: 'GET', path: '/health' });
   assert.equal(health.status, 200, health.text);
-  assert.deepEqual(health.json.services, [{ name: 'kafka', status: 'OK' }]);
+  assert.deepEqual(health.json.services, [{ name: 'broker', status: 'OK' }]);
+  assert.equal(health.json.status, 'OK');
+  assert.match(health.json.versionNumber, /^\d+\.\d+\.\d+/);
+  assert.ok(Date.parse(health.json.startTime) <= Date.now() && health.json.uptime > 0, health.text);
   const metrics = await send({ method: 'GET', path: '/metrics' });
   const prepared = /fspiop_edge_events_produced_total\{topic="topic-transfer-prepare"[^}]*\} (\d+)/.exec(metrics.text);
   assert.ok(prepared && Number(prepared[1]) >= 4, 'the prepare events were counted');
@@ -335,7 +338,7 @@ test('a Kafka that cannot take the event gets a 503 with 2003 in bounded time, a
     assert.ok(elapsed >= 1950 && elapsed < 3400, `answered after ${elapsed} ms, by the edge's own timeout`);
     const health = await send({ port: adapter.port, method: 'GET', path: '/health' });
     assert.equal(health.status, 503);
-    assert.deepEqual(health.json.services, [{ name: 'kafka', status: 'DOWN' }]);
+    assert.deepEqual([health.json.status, health.json.services], ['DOWN', [{ name: 'broker', status: 'DOWN' }]]);
   } finally {
     await adapter.stop();
   }

@@ -1,7 +1,8 @@
 // Input limits at the FSPIOP edges against a real Kafka: the transfers and quotes edges run
 // in-process on free ports with a topic prefix of their own, exactly as their composition
 // roots build them. Every request that breaks a limit (a DateTime beyond 9999 in UTC, an
-// expiration too far ahead, an amount finer than its currency, deep JSON, a garbage
+// expiration too far ahead, an amount finer than its currency where the scheme holds it to its
+// minor units, as this file's edges do for USD and JPY, deep JSON, a garbage
 // FSPIOP-Source, oversized headers) is answered 400 with errorInformation, and nothing of it
 // reaches the topics, while a valid request sent after them does. The edge's "not stored"
 // answer comes only after the producer itself gave the record up.
@@ -79,7 +80,7 @@ const transferBody = (transferId, overrides = {}) => ({
 before(async () => {
   const base = testConfig();
   env.prefix = await createTestTopics(() => createAdminClient(base.kafka));
-  env.config = testConfig({ KAFKA_TOPIC_PREFIX: env.prefix, PORT: '0', JWS_VERIFICATION: 'off' });
+  env.config = testConfig({ KAFKA_TOPIC_PREFIX: env.prefix, PORT: '0', JWS_VERIFICATION: 'off', AMOUNT_MINOR_UNITS_CURRENCIES: 'USD,JPY' });
   env.transfers = await startEdge(env.config, transferRoutes);
   env.quotes = await startEdge(env.config, quoteRoutes);
   env.topics = [TOPIC.transferPrepare, TOPIC.transferFulfil, TOPIC.quotesPost].map((name) => topicName(env.prefix, name));

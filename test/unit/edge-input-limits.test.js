@@ -1,7 +1,8 @@
 // The input limits every FSPIOP edge applies before anything is produced, checked as pure
 // functions and through the shared request validator: dates within 1970-9999 in UTC and an
-// expiration not too far ahead, amounts within the currency's ISO 4217 minor units, JSON
-// depth, FSPIOP-Source/Destination as FspIds, forwarded header sizes; the request hash on
+// expiration not too far ahead, amounts within the ISO 4217 minor units of the currencies a
+// scheme holds to them, JSON
+// depth, FSPIOP-Source as an FspId, forwarded header sizes; the request hash on
 // deep input; and the produce deadlines derived from one setting.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,8 +42,10 @@ const quote = (overrides = {}) => ({
 });
 
 const postTransfer = createRequestValidator({ resource: 'transfers', method: 'POST', path: '/transfers' });
+const STRICT = new Set(['USD', 'JPY', 'BHD']);
+const strictTransfer = createRequestValidator({ resource: 'transfers', method: 'POST', path: '/transfers', limits: { minorUnitCurrencies: STRICT } });
 const putTransfer = createRequestValidator({ resource: 'transfers', method: 'PUT', path: '/transfers/{ID}', pathSchemas: { ID: 'CorrelationId' } });
-const postQuote = createRequestValidator({ resource: 'quotes', method: 'POST', path: '/quotes', limits: { expirationAheadMaxMs: 60 * 60 * 1000 } });
+const postQuote = createRequestValidator({ resource: 'quotes', method: 'POST', path: '/quotes', limits: { expirationAheadMaxMs: 60 * 60 * 1000, minorUnitCurrencies: STRICT } });
 
 const send = (validate, resource, body, { headers = {}, params = {} } = {}) => validate({
   headers: headersFor(resource, headers), params, payload: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), info: { received: NOW_MS },
@@ -86,24 +89,29 @@ test('PUT /transfers: a completedTimestamp outside the window is 3100 naming the
   assert.match(result.text, /completedTimestamp/);
 });
 
-test('amounts within the ISO 4217 minor units of their currency, kept as strings', () => {
+test('amounts within the ISO 4217 minor units of a currency the scheme holds to them, kept as strings', () => {
   assert.deepEqual([currencyDecimals('USD'), currencyDecimals('JPY'), currencyDecimals('BHD')], [2, 0, 3]);
-  assert.equal(moneyProblem({ currency: 'USD', amount: '0.01' }), null);
-  assert.match(moneyProblem({ currency: 'USD', amount: '0.0001' }), /4 decimals, USD allows 2/);
-  assert.match(moneyProblem({ currency: 'JPY', amount: '1.5' }), /JPY allows 0/);
-  assert.equal(moneyProblem({ currency: 'JPY', amount: '15' }), null);
-  assert.equal(moneyProblem({ currency: 'BHD', amount: '1.234' }), null);
-  assert.ok(moneyProblem({ currency: 'BHD', amount: '1.2345' }));
+  assert.equal(moneyProblem({ currency: 'USD', amount: '0.01' }, STRICT), null);
+  assert.match(moneyProblem({ currency: 'USD', amount: '0.0001' }, STRICT), /4 decimals, USD allows 2/);
+  assert.match(moneyProblem({ currency: 'JPY', amount: '1.5' }, STRICT), /JPY allows 0/);
+  assert.equal(moneyProblem({ currency: 'JPY', amount: '15' }, STRICT), null);
+  assert.equal(moneyProblem({ currency: 'BHD', amount: '1.234' }, STRICT), null);
+  assert.ok(moneyProblem({ currency: 'BHD', amount: '1.2345' }, STRICT));
   // The largest amount the Amount pattern allows stays exact: no Number is involved.
-  assert.equal(moneyProblem({ currency: 'USD', amount: '999999999999999999.99' }), null);
+  assert.equal(moneyProblem({ currency: 'USD', amount: '999999999999999999.99' }, STRICT), null);
+  // A currency the scheme does not hold to its minor units takes the Amount's four decimals.
+  assert.equal(moneyProblem({ currency: 'USD', amount: '100.1234' }), null);
+  assert.equal(moneyProblem({ currency: 'EUR', amount: '0.0001' }, STRICT), null);
 });
 
-test('through the validator: USD 0.0001, JPY 1.5 and a quote fee finer than its currency are 3100', () => {
-  const usd = failureOf(send(postTransfer, 'transfers', transfer({ amount: { amount: '0.0001', currency: 'USD' } })));
+test('through the validator: four decimals by default; USD 0.0001, JPY 1.5 and a quote fee finer than a held currency are 3100', () => {
+  assert.equal(send(postTransfer, 'transfers', transfer({ amount: { amount: '100.1234', currency: 'USD' } })).failure, undefined);
+  assert.equal(send(postTransfer, 'transfers', transfer({ amount: { amount: '1.5', currency: 'JPY' } })).failure, undefined);
+  const usd = failureOf(send(strictTransfer, 'transfers', transfer({ amount: { amount: '0.0001', currency: 'USD' } })));
   assert.equal(usd?.code, 3100);
   assert.match(usd.text, /\/amount/);
-  assert.equal(failureOf(send(postTransfer, 'transfers', transfer({ amount: { amount: '1.5', currency: 'JPY' } })))?.code, 3100);
-  assert.equal(send(postTransfer, 'transfers', transfer({ amount: { amount: '15', currency: 'JPY' } })).failure, undefined);
+  assert.equal(failureOf(send(strictTransfer, 'transfers', transfer({ amount: { amount: '1.5', currency: 'JPY' } })))?.code, 3100);
+  assert.equal(send(strictTransfer, 'transfers', transfer({ amount: { amount: '15', currency: 'JPY' } })).failure, undefined);
   const fee = failureOf(send(postQuote, 'quotes', quote({ fees: { amount: '0.001', currency: 'USD' } })));
   assert.equal(fee?.code, 3100);
   assert.match(fee.text, /\/fees/);
@@ -129,14 +137,15 @@ test('the request hash takes deep input and keeps its output for normal bodies',
   assert.equal(requestHash(body), 'V4aDuYR8oFWsndq2pbmYSp0PYwuYdbFn_9hR4VaWf7A');
 });
 
-test('FSPIOP-Source and FSPIOP-Destination must be FspIds: commas and 33 characters are 3101, any forwarded header over 4096 is 3100', () => {
+test('FSPIOP-Source must be an FspId: commas and 33 characters are 3101, any forwarded header over 4096 is 3100; FSPIOP-Destination is any name', () => {
   const check = (headers) => checkFspiopHeaders(headersFor('transfers', headers), { resource: 'transfers', required: ['fspiop-source'] });
   assert.equal(check({}), null);
   assert.equal(check({ 'fspiop-source': ','.repeat(1000) })?.code, 3101);
   assert.equal(check({ 'fspiop-source': ','.repeat(5000) })?.code, 3100, 'longer than any forwarded header may be');
   assert.equal(check({ 'fspiop-source': 'a'.repeat(33) })?.code, 3101);
   assert.equal(check({ 'fspiop-source': 'a'.repeat(32) }), null);
-  assert.equal(check({ 'fspiop-destination': 'payee fsp' })?.detail, 'Invalid fspiop-destination header');
+  // A destination that names no DFSP is answered by callback, as an unknown DFSP is.
+  assert.equal(check({ 'fspiop-destination': 'payee fsp' }), null);
   const long = check({ tracestate: 'x'.repeat(FORWARDED_HEADER_CHARS_MAX + 1) });
   assert.equal(long?.code, 3100);
   assert.match(long.detail, /^tracestate header/);
@@ -157,4 +166,7 @@ test('the producer gives a record up before the edge answers "not stored", from 
   const { inputLimits } = loadConfig({ EXPIRATION_AHEAD_MAX_MS: '3600000' }, { usesDatabase: false });
   assert.equal(inputLimits.expirationAheadMaxMs, 3_600_000);
   assert.equal(loadConfig({}, { usesDatabase: false }).inputLimits.expirationAheadMaxMs, DAY_MS);
+  assert.deepEqual([...loadConfig({}, { usesDatabase: false }).inputLimits.minorUnitCurrencies], []);
+  assert.deepEqual([...loadConfig({ AMOUNT_MINOR_UNITS_CURRENCIES: 'JPY, BHD' }, { usesDatabase: false }).inputLimits.minorUnitCurrencies], ['JPY', 'BHD']);
+  assert.throws(() => loadConfig({ AMOUNT_MINOR_UNITS_CURRENCIES: 'JPY,XYZ' }, { usesDatabase: false }), /names no ISO 4217 currency: XYZ/);
 });

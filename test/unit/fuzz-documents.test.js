@@ -69,6 +69,8 @@ test('the FSPIOP document: served resources only, no 2002 operations, every patt
   assert.ok(paths.every((path) => /^\/(transfers|quotes|parties|participants)/.test(path)), paths.join(' '));
   assert.equal(document.paths['/transfers/{ID}'].patch, undefined);
   assert.equal(document.paths['/participants/{ID}'], undefined);
+  assert.equal(document.paths['/participants/{Type}/{ID}'].put, undefined);
+  assert.ok(document.paths['/participants/{Type}/{ID}/error'].put, 'the relayed error about a party is fuzzed');
   assert.ok(document.paths['/participants'].post, 'the batch registration is fuzzed');
   assert.doesNotMatch(JSON.stringify(document), /\\\\p\{/);
 });

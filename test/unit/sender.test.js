@@ -3,12 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Hapi from '@hapi/hapi';
-import { PROOF, isProven, recordProof, registerHubSourceRefusal, registerUnprovenSender, senderOf } from '../../platform/fspiop/sender.js';
+import { PROOF, isProven, recordProof, registerSourceRefusals, registerUnprovenSender, senderOf } from '../../platform/fspiop/sender.js';
 
 /** A server whose stand-in checks record what the `x-proofs` header lists, as the real checks do. */
 async function serverWith({ checksOff = false } = {}) {
   const server = Hapi.server();
-  registerHubSourceRefusal(server, { hubName: 'Hub' });
+  registerSourceRefusals(server, { hubName: 'Hub' });
   server.ext('onPreHandler', (request, h) => {
     for (const proof of (request.headers['x-proofs'] ?? '').split(',').filter(Boolean)) recordProof(request, proof);
     return h.continue;
@@ -45,4 +45,14 @@ test('a request in the hub\'s own name is refused before any check, whatever its
     assert.equal(JSON.parse(response.payload).errorInformation.errorCode, '3100');
     assert.match(JSON.parse(response.payload).errorInformation.errorDescription, /is the hub/);
   }
+});
+
+test('an FSPIOP-Source that can name no DFSP is 3101 before any check compares it; an absent one is left to the route', async () => {
+  const server = await serverWith();
+  for (const source of ['{fspId}', 'payer fsp', ','.repeat(100), 'a'.repeat(33)]) {
+    const response = await ask(server, { 'fspiop-source': source, 'x-proofs': 'certificate' });
+    assert.equal(response.statusCode, 400, source);
+    assert.deepEqual(JSON.parse(response.payload).errorInformation, { errorCode: '3101', errorDescription: 'Malformed syntax - Invalid fspiop-source header' });
+  }
+  assert.equal((await ask(server, { 'fspiop-source': '' })).statusCode, 200);
 });
