@@ -626,6 +626,8 @@ test('mutual TLS without a certificate source is refused with what to give; off 
   assert.throws(() => runHelm(['template', 'sw', chart, '--set', 'db.password=x']), refusal, 'the default values alone');
   assert.throws(() => runHelm(['template', 'sw', chart, '--set', 'db.password=x', '--set', 'clientIdentity.mode=certificate']), refusal);
   assert.throws(() => runHelm(['template', 'sw', chart, ...minimal, '--set', 'clientIdentity.tls.generate=true']), /two sources of the edges' certificate/);
+  assert.throws(() => runHelm(['template', 'sw', chart, '--set', 'db.password=x', '--set', 'clientIdentity.tls.generate=true', ...loadTestOn]),
+    /leave loadTest\.simulators\.clientCertificatesSecret empty/, 'the chart would otherwise write over the operator\'s Secret');
   assert.throws(() => runHelm(['template', 'sw', chart, ...minimal, '--set', 'loadTest.enabled=true']),
     /the load test's simulated DFSPs need client certificates.*loadTest\.simulators\.clientCertificatesSecret.*perffsp<i>\.crt and perffsp<i>\.key/);
   assert.throws(() => runHelm(['template', 'sw', chart, ...minimal, '--set', 'clientIdentity.tlsSecret=old']), /tlsSecret/, 'the old value is not silently ignored');
