@@ -3,7 +3,7 @@
 // replicas, partitions, vCPUs, MSK brokers and an RDS instance for a target rate on EKS.
 //   node perf/capacity.js --run perf/results/<run> --load <load.json> --tps 500,1000,2000
 //   node perf/capacity.js --run <run> --check perf/results/<other run>   (model vs measurement)
-//   node perf/capacity.js --run <run> --load <load.json> --values-tps 1000 --values-out <file>
+//   node perf/capacity.js --run <run> --load <load.json> --values-tps 1000 --values-out <file> [--service-cidr CIDR]
 // The model is linear in the rate: it holds while batches do not shrink the cost per
 // iteration further, so it errs on the side of more capacity at high rates.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -179,10 +179,21 @@ export function checkMarkdown(costs, source, other) {
   return lines.join('\n');
 }
 
-/** A values file for `p`: replicas (HPA floors), partitions, and the load test that verifies it. */
-export function valuesYaml(p, source) {
+// EKS's Service CIDR when the cluster was made without one and its VPC is outside 10.0.0.0/8
+// (172.20.0.0/16 otherwise): where the load test's simulators, the DFSPs of its run, are.
+export const EKS_SERVICE_CIDR = '10.100.0.0/16';
+
+/**
+ * A values file for `p`: replicas (HPA floors), partitions, and the load test that verifies it,
+ * whose simulators are reached in `serviceCidr` (the callbacks may go there and nowhere else
+ * private) and present client certificates from the scheme's CA to the edges.
+ */
+export function valuesYaml(p, source, { serviceCidr = EKS_SERVICE_CIDR } = {}) {
   const lines = [`# ${p.tps} TPS on EKS, derived by perf/capacity.js from ${source} (perf/CAPACITY.md).`,
     '# Use with values-eks.yaml (MSK and RDS settings): helm upgrade --install ... -f values-eks.yaml -f this file.',
+    '# The load test\'s simulators are its DFSPs, behind their Service: callbacks may reach the',
+    '# cluster\'s Service CIDR (kubectl get svc kubernetes -n default shows an address in it).',
+    'config:', `  CALLBACK_ALLOWED_CIDRS: "${serviceCidr}"`,
     'kafka:', '  topics:', '    partitions:'];
   for (const [topic, n] of Object.entries(p.partitions)) lines.push(`      ${topic}: ${n}`);
   lines.push('components:');
@@ -195,6 +206,8 @@ export function valuesYaml(p, source) {
   lines.push('# The run that verifies it: discovery → quote → transfer at the rate, for 10 minutes,', '# then the validity gate against the in-cluster database (charts/README.md, the load test).',
     'loadTest:', '  enabled: true', `  tps: ${p.tps}`, `  transfers: ${p.tps * 600}`, '  mode: full', '  dfsps: 8',
     '  simulators:', `    workers: ${Math.max(2, simulatorVcpus * 2)}`, `    resources: {requests: {cpu: "${simulatorVcpus}", memory: 1Gi}, limits: {memory: 2Gi}}`,
+    '    # perffsp1…8\'s client certificates from the scheme\'s CA, and that CA (charts/README.md, "In-cluster load test").',
+    '    clientCertificatesSecret: fspiop-loadtest-tls',
     '  k6:', `    parallelism: ${Math.max(1, Math.ceil(p.tps / 500))}`);
   return `${lines.join('\n')}\n`;
 }
@@ -203,7 +216,7 @@ async function main() {
   const { values } = parseArgs({ options: {
     run: { type: 'string', multiple: true }, load: { type: 'string' }, tps: { type: 'string', default: '500,1000,2000' },
     check: { type: 'string', multiple: true }, 'values-tps': { type: 'string' }, 'values-out': { type: 'string' },
-    cores: { type: 'string', default: String(availableParallelism()) },
+    cores: { type: 'string', default: String(availableParallelism()) }, 'service-cidr': { type: 'string', default: EKS_SERVICE_CIDR },
   } });
   if (!values.run?.length) throw new Error('--run perf/results/<run> is required (twice, at two rates, for the fixed cost per process)');
   const { low, high, note } = runsToFit(values.run.map(measuredRun), Number(values.cores));
@@ -218,7 +231,7 @@ async function main() {
   process.stdout.write('\n');
   for (const other of values.check ?? []) process.stdout.write(`${checkMarkdown(costs, source, measuredRun(other))}\n\n`);
   for (const tps of values.tps.split(',').map(Number)) process.stdout.write(`${planMarkdown(plan(model, tps))}\n\n`);
-  if (values['values-out']) writeFileSync(values['values-out'], valuesYaml(plan(model, Number(values['values-tps'] ?? 1000)), source));
+  if (values['values-out']) writeFileSync(values['values-out'], valuesYaml(plan(model, Number(values['values-tps'] ?? 1000)), source, { serviceCidr: values['service-cidr'] }));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

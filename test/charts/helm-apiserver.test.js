@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -151,17 +152,45 @@ test('install (no hooks), upgrade and rollback against a real API server', { ski
 
 test('hooks (setup Jobs, hook Secret, helm test Pod) and the load test pass a server-side dry run', { skip, timeout: 300_000 }, async () => {
   await api('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
-  const loadTest = ['--set', 'db.password=x', '--set', 'loadTest.enabled=true'];
-  for (const values of [['-f', eksValues], ['--set', 'db.password=x'], loadTest]) {
+  // A lab's install: the chart makes the scheme CA, the edges' certificate and the DFSPs' client certificates.
+  const lab = ['--set', 'db.password=x', '--set', 'clientIdentity.tls.generate=true'];
+  const loadTest = [...lab, '--set', 'loadTest.enabled=true'];
+  for (const values of [['-f', eksValues], lab, loadTest]) {
     const objects = loadAll(execFileSync(helm, ['template', RELEASE, chart, '-n', NAMESPACE, ...values], { encoding: 'utf8' })).filter(Boolean);
     const hooks = objects.filter((o) => o.metadata.annotations?.['helm.sh/hook']);
     assert.ok(hooks.some((o) => o.kind === 'Job'), 'there are hook Jobs');
-    // The load test's plain objects (simulators, their Service, the script, the DFSPs' JWS keys) are checked too.
+    // The load test's plain objects (simulators, their Service, the script, the DFSPs' JWS keys and client certificates) are checked too.
     const loadTestObjects = values === loadTest ? objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'loadtest' && !hooks.includes(o)) : [];
-    if (values === loadTest) assert.ok(hooks.some((o) => o.kind === 'TestRun') && loadTestObjects.length === 4, 'the load test renders');
+    if (values === loadTest) assert.ok(hooks.some((o) => o.kind === 'TestRun') && loadTestObjects.length === 5, 'the load test renders');
     for (const hook of [...hooks, ...loadTestObjects]) {
       const { status, body } = await api('POST', `${collectionPath(hook, NAMESPACE)}?dryRun=All&fieldValidation=Strict`, hook);
       assert.equal(status, 201, `${hook.kind}/${hook.metadata.name}: ${body?.message}`);
     }
   }
+});
+
+test('a lab\'s certificates are made at install and kept on upgrade and rollback; a new load-test DFSP gets one from the same CA', { skip, timeout: 600_000 }, async () => {
+  const release = 'lab';
+  const namespace = 'lab';
+  const values = ['--set', 'db.password=x', '--set', 'clientIdentity.tls.generate=true', '--set', 'loadTest.enabled=true', '--set', 'loadTest.dfsps=2'];
+  const secret = async (name) => (await api('GET', `/api/v1/namespaces/${namespace}/secrets/${release}-fspiop-switch-${name}`)).body.data;
+  runHelm(['install', release, chart, '-n', namespace, '--create-namespace', '--no-hooks', ...values]);
+  const installed = { ca: await secret('scheme-ca'), edge: await secret('edge-tls'), clients: await secret('loadtest-tls') };
+  assert.deepEqual(Object.keys(installed.clients).sort(), ['ca.crt', 'perffsp1.crt', 'perffsp1.key', 'perffsp2.crt', 'perffsp2.key']);
+
+  runHelm(['upgrade', release, chart, '-n', namespace, '--no-hooks', ...values, '--set', 'loadTest.dfsps=3']);
+  assert.deepEqual(await secret('scheme-ca'), installed.ca, 'the CA is kept');
+  assert.deepEqual(await secret('edge-tls'), installed.edge, 'the edges keep their certificate');
+  const upgraded = await secret('loadtest-tls');
+  for (const key of ['ca.crt', 'perffsp1.crt', 'perffsp1.key', 'perffsp2.crt', 'perffsp2.key']) assert.equal(upgraded[key], installed.clients[key], key);
+  const ca = new X509Certificate(Buffer.from(installed.ca['ca.crt'], 'base64'));
+  const added = new X509Certificate(Buffer.from(upgraded['perffsp3.crt'], 'base64'));
+  assert.ok(added.checkIssued(ca) && added.verify(ca.publicKey), 'the new DFSP\'s certificate is from the same CA');
+  assert.match(added.subject, /CN=perffsp3/);
+
+  runHelm(['rollback', release, '1', '-n', namespace, '--no-hooks']);
+  assert.deepEqual(await secret('scheme-ca'), installed.ca);
+  assert.deepEqual(await secret('edge-tls'), installed.edge);
+  runHelm(['uninstall', release, '-n', namespace]);
+  assert.deepEqual(await secret('scheme-ca'), installed.ca, 'uninstalling leaves the CA that DFSPs\' certificates chain to');
 });

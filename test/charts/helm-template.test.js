@@ -4,13 +4,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
 import { allPairs, dfspNames, payerWorkersOf } from '../../perf/provision.js';
+import { EKS_SERVICE_CIDR } from '../../perf/capacity.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, loadAll } from 'js-yaml';
 import { OPERATOR_TOKEN_VARIABLES } from '../../platform/config.js';
 import { TOKEN_GRANTS } from '../../platform/http/operator-auth.js';
+import { edgeTlsOptions } from '../../platform/fspiop/client-identity.js';
+import { ensureClientCertificate } from '../../scripts/lib/scheme-certs.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chart = join(root, 'charts', 'fspiop-switch');
@@ -18,6 +23,12 @@ const helm = process.env.HELM ?? join(root, '.tools', 'bin', 'helm');
 const eksValues = join(chart, 'examples', 'values-eks.yaml');
 const plan1000Values = join(chart, 'examples', 'values-1000tps.yaml');
 const skip = existsSync(helm) ? false : `helm not found at ${helm} (run make deps)`;
+// The least an operator gives: the database password and the edges' certificate (mutual TLS at
+// the FSPIOP edges is the default), a Secret from the scheme's PKI.
+const edgeCertificate = ['--set', 'clientIdentity.tls.existingSecret=scheme-edge-tls'];
+const minimal = ['--set', 'db.password=x', ...edgeCertificate];
+// With them, the load test's DFSPs need client certificates from the scheme's CA.
+const loadTestOn = ['--set', 'loadTest.enabled=true', '--set', 'loadTest.simulators.clientCertificatesSecret=perf-dfsp-tls'];
 
 // Always on: the transfer path and the operator APIs beside it.
 const CORE_COMPONENTS = ['admin-api', 'api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'settlement-api', 'timeout'];
@@ -39,7 +50,7 @@ const component = (o) => o.metadata.labels['app.kubernetes.io/component'];
 const envOf = (container) => Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
 
 test('helm lint --strict passes with default and EKS values', { skip }, () => {
-  runHelm(['lint', '--strict', chart, '--set', 'db.password=x']);
+  runHelm(['lint', '--strict', chart, ...minimal]);
   runHelm(['lint', '--strict', chart, '-f', eksValues]);
 });
 
@@ -48,14 +59,14 @@ test('without a database password the chart refuses to render', { skip }, () => 
 });
 
 test('the schema rejects values the switch could not run with', { skip }, () => {
-  assert.throws(() => render(['--set', 'db.password=x', '--set', 'kafka.securityProtocol=tls']), /securityProtocol/);
-  assert.throws(() => render(['--set', 'db.password=x', '--set', 'kafka.topics.partitions.topic-transfer-prepare=0']), /partitions/);
-  assert.throws(() => render(['--set', 'db.password=x', '--set', 'components.prepare.replicas=two']), /replicas/);
+  assert.throws(() => render([...minimal, '--set', 'kafka.securityProtocol=tls']), /securityProtocol/);
+  assert.throws(() => render([...minimal, '--set', 'kafka.topics.partitions.topic-transfer-prepare=0']), /partitions/);
+  assert.throws(() => render([...minimal, '--set', 'components.prepare.replicas=two']), /replicas/);
 });
 
 test('discovery and quotes can be switched off, leaving the transfer path and the operator APIs', { skip }, () => {
   const off = OPTIONAL_COMPONENTS.flatMap((name) => ['--set', `components.${name}.enabled=false`]);
-  const objects = render(['--set', 'db.password=x', ...off]);
+  const objects = render([...minimal, ...off]);
   assert.deepEqual(ofKind(objects, 'Deployment').map(component).sort(), CORE_COMPONENTS);
   for (const name of OPTIONAL_COMPONENTS) assert.equal(named(objects, 'Deployment', `sw-fspiop-switch-${name}`), undefined);
   const testPod = ofKind(objects, 'Pod').find((p) => p.metadata.annotations['helm.sh/hook'] === 'test');
@@ -63,7 +74,7 @@ test('discovery and quotes can be switched off, leaving the transfer path and th
 });
 
 test('default values: every component, each from the one image with its own command', { skip }, () => {
-  const objects = render(['--set', 'db.password=x']);
+  const objects = render(minimal);
   const deployments = ofKind(objects, 'Deployment');
   assert.deepEqual(deployments.map(component).sort(), [...CORE_COMPONENTS, ...OPTIONAL_COMPONENTS].sort());
 
@@ -97,7 +108,7 @@ test('default values: every component, each from the one image with its own comm
 });
 
 test('default values: replicas, HPAs capped at partitions, no monitoring objects rendered', { skip }, () => {
-  const objects = render(['--set', 'db.password=x']);
+  const objects = render(minimal);
   // Components under an HPA leave replicas to it; the operator APIs have none and keep their count.
   assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-admin-api').spec.replicas, 2);
   assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-settlement-api').spec.replicas, 1);
@@ -113,12 +124,12 @@ test('default values: replicas, HPAs capped at partitions, no monitoring objects
   }
   assert.equal(ofKind(objects, 'ConfigMap').length, 1, 'only the config, no dashboards');
   // A lower partition count lowers the cap.
-  const fewer = render(['--set', 'db.password=x', '--set', 'kafka.topics.partitions.topic-transfer-prepare=3']);
+  const fewer = render([...minimal, '--set', 'kafka.topics.partitions.topic-transfer-prepare=3']);
   assert.equal(ofKind(fewer, 'HorizontalPodAutoscaler').find((h) => component(h) === 'prepare').spec.maxReplicas, 3);
 });
 
 test('default values: config, secret, admin API kept internal, setup Jobs as hooks, helm test', { skip }, () => {
-  const objects = render(['--set', 'db.password=s3cret']);
+  const objects = render(['--set', 'db.password=s3cret', ...edgeCertificate]);
   const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
   assert.equal(config.ADMIN_API_URL, 'http://sw-fspiop-switch-admin-api:3001');
   assert.equal(config.DB_SSL, 'false');
@@ -157,7 +168,7 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
 
 test('operator APIs: tokens from a Secret to the servers and their clients only, a NetworkPolicy that admits operator clients only, pods listening on 0.0.0.0', { skip }, () => {
   const given = { readWrite: 'rw-token-for-this-test', readOnly: 'ro-token-for-this-test', oracleWrite: 'oracle-token-for-this-test', dfspDirectoryRead: 'dir-token-for-this-test' };
-  const objects = render(['--set', 'db.password=x', ...Object.entries(given).flatMap(([name, token]) => ['--set', `operatorAuth.${name}Token=${token}`])]);
+  const objects = render([...minimal, ...Object.entries(given).flatMap(([name, token]) => ['--set', `operatorAuth.${name}Token=${token}`])]);
   const secret = named(objects, 'Secret', 'sw-fspiop-switch-secrets').data;
   const decoded = (key) => Buffer.from(secret[key], 'base64').toString();
   for (const [name, token] of Object.entries(given)) assert.equal(decoded(OPERATOR_TOKEN_VARIABLES[name]), token, name);
@@ -190,7 +201,7 @@ test('operator APIs: tokens from a Secret to the servers and their clients only,
   assert.equal(testPod.metadata.labels['fspiop-switch.io/operator-client'], 'true', 'helm test reaches the operator APIs\' /health');
 
   // The load test: its provisioning Job onboards through the admin API; k6 and the simulators may not reach it.
-  const loadTest = render(['--set', 'db.password=x', '--set', 'loadTest.enabled=true']);
+  const loadTest = render([...minimal, ...loadTestOn]);
   const provision = ofKind(loadTest, 'Job').find((job) => job.metadata.name.endsWith('-loadtest-provision'));
   assert.equal(provision.spec.template.metadata.labels['fspiop-switch.io/operator-client'], 'true');
   assert.deepEqual(tokenRefs(provision.spec.template.spec), ['OPERATOR_TOKEN_READ_WRITE']);
@@ -199,10 +210,10 @@ test('operator APIs: tokens from a Secret to the servers and their clients only,
   for (const pod of loadPods) assert.doesNotMatch(JSON.stringify(pod), /operator-client/, `${pod.metadata.name} is not an operator client`);
 
   // Without tokens the chart generates them (an upgrade keeps the installed Secret's); a lab may switch auth off.
-  const generated = named(render(['--set', 'db.password=x']), 'Secret', 'sw-fspiop-switch-secrets').data;
+  const generated = named(render(minimal), 'Secret', 'sw-fspiop-switch-secrets').data;
   for (const key of tokenKeys) assert.ok(Buffer.from(generated[key], 'base64').toString().length >= 32, key);
   assert.equal(new Set(tokenKeys.map((key) => generated[key])).size, tokenKeys.length, 'each token its own');
-  const lab = render(['--set', 'db.password=x', '--set', 'operatorAuth.enabled=false']);
+  const lab = render([...minimal, '--set', 'operatorAuth.enabled=false']);
   assert.equal(named(lab, 'ConfigMap', 'sw-fspiop-switch-config').data.OPERATOR_AUTH, 'off');
   assert.equal(named(lab, 'Secret', 'sw-fspiop-switch-secrets').data.OPERATOR_TOKEN_READ_WRITE, undefined);
   for (const d of ofKind(lab, 'Deployment')) assert.deepEqual(tokenRefs(d.spec.template.spec), [], `${component(d)} needs no token in a lab`);
@@ -262,17 +273,17 @@ function assertEdgesLeastPrivileged(objects, what, tokenSecret) {
 }
 
 test('no FSPIOP edge holds the operator\'s read-write token or a write scope it does not use; account-lookup exactly its oracle write scope', { skip }, () => {
-  assertEdgesLeastPrivileged(render(['--set', 'db.password=x']), 'default values');
+  assertEdgesLeastPrivileged(render(minimal), 'default values');
   assertEdgesLeastPrivileged(render(['-f', eksValues]), 'EKS values', 'fspiop-operator-tokens');
   assertEdgesLeastPrivileged(render(['-f', eksValues, '-f', plan1000Values]), 'the 1,000 TPS plan', 'fspiop-operator-tokens');
   const mounted = render(['-f', eksValues, '--set', 'jws.dfspKeys.existingSecret=fspiop-operator-tokens']);
   assert.throws(() => assertEdgesLeastPrivileged(mounted, 'the token Secret mounted as DFSP keys', 'fspiop-operator-tokens'), /read-write token/);
   // The check sees a token however it would arrive: as the component's own, or through envFrom.
-  const granted = render(['--set', 'db.password=x', '--set-json', 'components.quoting.operatorTokens=["readWrite"]']);
+  const granted = render([...minimal, '--set-json', 'components.quoting.operatorTokens=["readWrite"]']);
   assert.throws(() => assertEdgesLeastPrivileged(granted, 'quoting given the read-write token'), /quoting can read the operator's read-write token/);
-  const broad = render(['--set', 'db.password=x', '--set-json', 'components.api-adapter.operatorTokens=["dfspDirectoryRead","oracleWrite"]']);
+  const broad = render([...minimal, '--set-json', 'components.api-adapter.operatorTokens=["dfspDirectoryRead","oracleWrite"]']);
   assert.throws(() => assertEdgesLeastPrivileged(broad, 'api-adapter given the oracle token'), /api-adapter's write scopes/);
-  const leaked = render(['--set', 'db.password=x']);
+  const leaked = render(minimal);
   named(leaked, 'ConfigMap', 'sw-fspiop-switch-config').data.OPERATOR_TOKEN_READ_WRITE = 'in the config by mistake';
   assert.throws(() => assertEdgesLeastPrivileged(leaked, 'a token in the shared ConfigMap'), /read-write token/);
 });
@@ -289,11 +300,18 @@ test('the 1,000 TPS plan renders over the EKS values: its replica floors, partit
   assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), plan.kafka.topics.partitions);
   assert.ok(named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators'), 'the load test that verifies the plan is part of it');
   assert.equal(plan.loadTest.tps, 1000);
+  // Its simulators are DFSPs behind their Service: callbacks reach EKS's Service CIDR, as perf/capacity.js writes it.
+  assert.equal(config.CALLBACK_ALLOWED_CIDRS, EKS_SERVICE_CIDR);
+  // They present client certificates from the scheme's CA to the edges, which serve the scheme's certificate.
+  const simulators = named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators').spec.template.spec;
+  assert.equal(simulators.volumes.find((v) => v.name === 'scheme-tls').secret.secretName, plan.loadTest.simulators.clientCertificatesSecret);
+  assert.equal(envOf(simulators.containers[0]).TRANSFERS_URL, 'https://sw-fspiop-switch-api-adapter:3000');
+  assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-api-adapter').spec.template.spec.volumes.find((v) => v.name === 'edge-tls').secret.secretName, 'fspiop-edge-tls');
 });
 
 test('settlement API: an internal operator API on 3007 like the admin API, one replica, its dashboard and window-age alert', { skip }, () => {
   const ops = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'switch-ops' } } };
-  const objects = render(['--set', 'db.password=x', '--set', 'service.type=LoadBalancer', '--set-json', `networkPolicy.adminFrom=${JSON.stringify([ops])}`]);
+  const objects = render([...minimal, '--set', 'service.type=LoadBalancer', '--set-json', `networkPolicy.adminFrom=${JSON.stringify([ops])}`]);
   const name = 'sw-fspiop-switch-settlement-api';
   const deployment = named(objects, 'Deployment', name);
   const [container] = deployment.spec.template.spec.containers;
@@ -324,12 +342,12 @@ test('settlement API: an internal operator API on 3007 like the admin API, one r
   assert.ok(envOf(testPod.spec.containers[0]).HEALTH_URLS.split(' ').includes('http://sw-fspiop-switch-settlement-api:3007/health'));
 
   // Several replicas are safe (its worker and scheduler take row locks); off removes every object of it.
-  assert.equal(named(render(['--set', 'db.password=x', '--set', 'components.settlement-api.replicas=3']), 'Deployment', name).spec.replicas, 3);
-  const off = render(['--set', 'db.password=x', '--set', 'components.settlement-api.enabled=false']);
+  assert.equal(named(render([...minimal, '--set', 'components.settlement-api.replicas=3']), 'Deployment', name).spec.replicas, 3);
+  const off = render([...minimal, '--set', 'components.settlement-api.enabled=false']);
   assert.deepEqual(off.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'settlement-api'), []);
 
   // The Settlement dashboard reads the settlement API's metrics; the alert's bound is a value.
-  const monitored = render(['--set', 'db.password=x', '--set', 'metrics.dashboards.enabled=true', '--set', 'metrics.prometheusRule.enabled=true']);
+  const monitored = render([...minimal, '--set', 'metrics.dashboards.enabled=true', '--set', 'metrics.prometheusRule.enabled=true']);
   const board = JSON.parse(named(monitored, 'ConfigMap', 'sw-fspiop-switch-dashboard-settlement').data['settlement.json']);
   const exprs = board.panels.flatMap((panel) => panel.targets.map((target) => target.expr));
   for (const metric of ['settlement_window_open_age_seconds', 'settlement_window_open_transfers', 'settlement_window_open_amount',
@@ -340,7 +358,7 @@ test('settlement API: an internal operator API on 3007 like the admin API, one r
   assert.ok(exprs.includes('sum(increase(settlement_windows_closed_total{namespace=~"$namespace"}[1h]))'), 'windows closed per hour');
   const windowAlert = (values) => ofKind(values, 'PrometheusRule')[0].spec.groups.flatMap((g) => g.rules).find((r) => r.alert === 'FspiopSettlementWindowOpenTooLong');
   assert.equal(windowAlert(monitored).expr.trim(), 'max(settlement_window_open_age_seconds{namespace="payments"}) > 86400');
-  const hourly = render(['--set', 'db.password=x', '--set', 'metrics.prometheusRule.enabled=true', '--set', 'metrics.prometheusRule.settlementWindowMaxAgeSeconds=3600']);
+  const hourly = render([...minimal, '--set', 'metrics.prometheusRule.enabled=true', '--set', 'metrics.prometheusRule.settlementWindowMaxAgeSeconds=3600']);
   assert.match(windowAlert(hourly).expr, /> 3600\n?$/);
 });
 
@@ -409,7 +427,7 @@ test('EKS values: KEDA on lag replaces the HPA, capped at partitions; monitoring
 });
 
 test('dev mode: in-cluster Kafka and MySQL, setup Jobs become plain retrying Jobs', { skip }, () => {
-  const objects = render(['--set', 'dev.kafka.enabled=true', '--set', 'dev.mysql.enabled=true']);
+  const objects = render(['--set', 'dev.kafka.enabled=true', '--set', 'dev.mysql.enabled=true', ...edgeCertificate]);
   const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
   assert.equal(config.KAFKA_BROKERS, 'sw-fspiop-switch-dev-kafka:9092');
   assert.equal(config.DB_HOST, 'sw-fspiop-switch-dev-mysql');
@@ -424,8 +442,8 @@ test('dev mode: in-cluster Kafka and MySQL, setup Jobs become plain retrying Job
 
 
 test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6 script', { skip }, () => {
-  assert.equal(render(['--set', 'db.password=x']).filter((o) => o.kind === 'TestRun').length, 0, 'off by default');
-  const objects = render(['--set', 'db.password=x', '--set', 'loadTest.enabled=true', '--set', 'loadTest.tps=120',
+  assert.equal(render(minimal).filter((o) => o.kind === 'TestRun').length, 0, 'off by default');
+  const objects = render([...minimal, ...loadTestOn, '--set', 'loadTest.tps=120',
     '--set', 'loadTest.transfers=500000', '--set', 'loadTest.dfsps=3', '--set', 'loadTest.simulators.workers=3']);
   const [testRun] = ofKind(objects, 'TestRun');
   const runnerEnv = Object.fromEntries(testRun.spec.runner.env.map((e) => [e.name, e.value]));
@@ -445,7 +463,7 @@ test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6
 });
 
 test('load test without the k6-operator: an indexed Job, each pod its execution segment, after provisioning', { skip }, () => {
-  const objects = render(['--set', 'db.password=x', '--set', 'loadTest.enabled=true', '--set', 'loadTest.k6.runner=job',
+  const objects = render([...minimal, ...loadTestOn, '--set', 'loadTest.k6.runner=job',
     '--set', 'loadTest.k6.parallelism=3', '--set', 'loadTest.tps=30', '--set', 'image.tag=new', '--set', 'loadTest.imageTag=old']);
   assert.equal(ofKind(objects, 'TestRun').length, 0);
   const k6 = ofKind(objects, 'Job').find((j) => j.metadata.name === 'sw-fspiop-switch-loadtest');
@@ -464,12 +482,12 @@ test('load test without the k6-operator: an indexed Job, each pod its execution 
 });
 
 test('every component keeps serving for preStopSleepSeconds after it is told to stop, within its grace period', { skip }, () => {
-  for (const deployment of ofKind(render(['--set', 'db.password=x']), 'Deployment')) {
+  for (const deployment of ofKind(render(minimal), 'Deployment')) {
     const [container] = deployment.spec.template.spec.containers;
     assert.deepEqual(container.lifecycle?.preStop?.exec?.command, ['sleep', '5'], deployment.metadata.name);
     assert.ok(deployment.spec.template.spec.terminationGracePeriodSeconds > 5 + 10, deployment.metadata.name);
   }
-  const off = ofKind(render(['--set', 'db.password=x', '--set', 'componentDefaults.preStopSleepSeconds=0']), 'Deployment');
+  const off = ofKind(render([...minimal, '--set', 'componentDefaults.preStopSleepSeconds=0']), 'Deployment');
   assert.ok(off.every((d) => d.spec.template.spec.containers[0].lifecycle === undefined));
 });
 
@@ -504,7 +522,7 @@ test('the image holds every command charts/README.md has an operator run in a po
 });
 
 test('the Dockerfile copies every entry point the chart runs', { skip }, () => {
-  const objects = render(['--set', 'db.password=x', '--set', 'loadTest.enabled=true']);
+  const objects = render([...minimal, ...loadTestOn]);
   const copied = dockerfileCopies();
   const pods = objects.flatMap((o) => o.spec?.template?.spec?.containers ?? []);
   const entries = new Set(pods.map((c) => c.command?.[1]).filter((entry) => entry?.endsWith('.js')));
@@ -530,7 +548,7 @@ function jsFilesUnder(path) {
 test('JWS: required by default; the hub\'s private key only in the notification handler and account-lookup, its public key only in the admin API, DFSP keys in the edges', { skip }, () => {
   const volumeOf = (d, name) => (d.spec.template.spec.volumes ?? []).find((v) => v.name === name);
   const deployments = (objects) => Object.fromEntries(ofKind(objects, 'Deployment').map((d) => [component(d), d]));
-  const generated = render(['--set', 'db.password=x']);
+  const generated = render(minimal);
   assert.equal(named(generated, 'ConfigMap', 'sw-fspiop-switch-config').data.JWS_VERIFICATION, 'required');
   const hubSecret = named(generated, 'Secret', 'sw-fspiop-switch-jws-hub');
   assert.match(Buffer.from(hubSecret.data['hub-private.pem'], 'base64').toString(), /BEGIN RSA PRIVATE KEY/, 'a generated RSA key');
@@ -553,43 +571,163 @@ test('JWS: required by default; the hub\'s private key only in the notification 
     assert.equal(volumeOf(eks[name], 'jws-dfsps').secret.secretName, 'fspiop-jws-dfsps', name);
   }
   assert.equal(volumeOf(eks.prepare, 'jws-dfsps'), undefined, 'only the edges verify');
-  assert.throws(() => render(['--set', 'db.password=x', '--set', 'jws.verification=sometimes']), /verification/);
+  assert.throws(() => render([...minimal, '--set', 'jws.verification=sometimes']), /verification/);
 });
 
-test('mutual TLS: the three DFSP-facing edges alone get the client-identity settings, their certificate and HTTPS probes; edgeFrom fences them', { skip }, () => {
-  const edges = ['account-lookup', 'api-adapter', 'quoting'];
-  const isEdge = (deployment) => edges.includes(component(deployment));
-  const defaults = render(['--set', 'db.password=x']);
-  for (const deployment of ofKind(defaults, 'Deployment')) assert.equal(envOf(deployment.spec.template.spec.containers[0]).CLIENT_IDENTITY, undefined, 'off by default');
-  assert.deepEqual(ofKind(defaults, 'NetworkPolicy').filter((policy) => policy.metadata.name.endsWith('-edge')), []);
+const EDGE_TLS_PATHS = ['/etc/fspiop-switch/edge-tls/tls.crt', '/etc/fspiop-switch/edge-tls/tls.key', '/etc/fspiop-switch/edge-tls/ca.crt'];
 
-  const ingress = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
-  const objects = render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=certificate', '--set', 'clientIdentity.tlsSecret=edge-tls',
-    '--set-json', `networkPolicy.edgeFrom=${JSON.stringify([ingress])}`]);
+test('mutual TLS by default: the three FSPIOP edges alone serve HTTPS from the operator\'s Secret, ask for client certificates, and are probed, scraped and tested over HTTPS', { skip }, () => {
+  const objects = render([...minimal, '--set', 'metrics.serviceMonitor.enabled=true', '--set', 'metrics.podMonitor.enabled=true']);
+  const edges = ofKind(objects, 'Deployment').filter((d) => FSPIOP_EDGES.includes(component(d)));
+  assert.deepEqual(edges.map(component).sort(), [...FSPIOP_EDGES].sort());
   for (const deployment of ofKind(objects, 'Deployment')) {
     const [container] = deployment.spec.template.spec.containers;
     const env = envOf(container);
-    const mounted = (container.volumeMounts ?? []).some((mount) => mount.name === 'edge-tls');
-    if (!isEdge(deployment)) {
-      assert.deepEqual([env.CLIENT_IDENTITY, mounted, container.readinessProbe.httpGet.scheme], [undefined, false, 'HTTP'], component(deployment));
+    const mounted = (container.volumeMounts ?? []).filter((mount) => mount.name === 'edge-tls');
+    const service = named(objects, 'Service', deployment.metadata.name);
+    if (!edges.includes(deployment)) {
+      assert.deepEqual([env.CLIENT_IDENTITY, env.TLS_CERT_PATH, mounted.length, container.ports[0].name, container.readinessProbe.httpGet.scheme,
+        service.spec.ports[0].name], [undefined, undefined, 0, 'http', 'HTTP', 'http'], component(deployment));
       continue;
     }
-    assert.deepEqual([env.CLIENT_IDENTITY, env.TLS_CERT_PATH, env.TLS_KEY_PATH, env.TLS_CLIENT_CA_PATH], ['certificate',
-      '/etc/fspiop-switch/edge-tls/tls.crt', '/etc/fspiop-switch/edge-tls/tls.key', '/etc/fspiop-switch/edge-tls/ca.crt'], component(deployment));
-    assert.ok(mounted);
-    assert.equal(deployment.spec.template.spec.volumes.find((volume) => volume.name === 'edge-tls').secret.secretName, 'edge-tls');
-    assert.deepEqual([container.readinessProbe.httpGet.scheme, container.livenessProbe.httpGet.scheme], ['HTTPS', 'HTTPS']);
+    const name = component(deployment);
+    assert.deepEqual([env.CLIENT_IDENTITY, env.TLS_CERT_PATH, env.TLS_KEY_PATH, env.TLS_CLIENT_CA_PATH], ['certificate', ...EDGE_TLS_PATHS], name);
+    assert.deepEqual(mounted, [{ name: 'edge-tls', mountPath: '/etc/fspiop-switch/edge-tls', readOnly: true }], name);
+    const volume = deployment.spec.template.spec.volumes.find((v) => v.name === 'edge-tls');
+    assert.equal(volume.secret.secretName, 'scheme-edge-tls', name);
+    assert.deepEqual(volume.secret.items.map((item) => item.key), ['tls.crt', 'tls.key', 'ca.crt'], `${name}: these three keys and nothing else of the Secret`);
+    // The kubelet presents no client certificate; /health asks for none (platform/fspiop/client-identity.js).
+    assert.equal(container.ports[0].name, 'https', name);
+    for (const probe of [container.readinessProbe, container.livenessProbe]) assert.deepEqual([probe.httpGet.port, probe.httpGet.scheme, probe.httpGet.path], ['https', 'HTTPS', '/health'], name);
+    assert.deepEqual([service.spec.ports[0].name, service.spec.ports[0].targetPort], ['https', 'https'], name);
+    assert.equal(deployment.spec.template.metadata.annotations['prometheus.io/scheme'], 'https', name);
   }
-  const fences = ofKind(objects, 'NetworkPolicy').filter((policy) => policy.metadata.name.endsWith('-edge'));
-  assert.deepEqual(fences.map((policy) => component(policy)).sort(), edges);
+  for (const monitor of [...ofKind(objects, 'ServiceMonitor').map((m) => m.spec.endpoints), ...ofKind(objects, 'PodMonitor').map((m) => m.spec.podMetricsEndpoints)]) {
+    assert.deepEqual(monitor.map((endpoint) => [endpoint.port, endpoint.scheme ?? 'http']), [['http', 'http'], ['https', 'https']]);
+  }
+  const testPod = ofKind(objects, 'Pod').find((p) => p.metadata.annotations['helm.sh/hook'] === 'test');
+  const urls = envOf(testPod.spec.containers[0]).HEALTH_URLS.split(' ');
+  assert.deepEqual(urls.filter((url) => url.startsWith('https:')).sort(), ['https://sw-fspiop-switch-account-lookup:4002/health',
+    'https://sw-fspiop-switch-api-adapter:3000/health', 'https://sw-fspiop-switch-quoting:3002/health']);
+  assert.match(testPod.spec.containers[0].command.join('\n'), /url\.startsWith\('https:'\) \? https : http/, 'the test pod speaks HTTPS to the edges');
+
+  // The edge fence follows the port's name.
+  const ingress = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
+  const fenced = render([...minimal, '--set-json', `networkPolicy.edgeFrom=${JSON.stringify([ingress])}`]);
+  const fences = ofKind(fenced, 'NetworkPolicy').filter((policy) => policy.metadata.name.endsWith('-edge'));
+  assert.deepEqual(fences.map(component).sort(), [...FSPIOP_EDGES].sort());
   for (const policy of fences) {
-    assert.deepEqual(policy.spec.ingress[0].from, [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'sw' } } }, ingress]);
+    assert.deepEqual(policy.spec.ingress, [{ from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'sw' } } }, ingress], ports: [{ port: 'https' }] }]);
   }
-  assert.throws(() => render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=certificate']), /tlsSecret/, 'certificate mode needs the edges\' certificate');
+});
+
+test('mutual TLS without a certificate source is refused with what to give; off and header remain as relaxations', { skip }, () => {
+  const refusal = /clientIdentity\.mode=certificate \(the default.*needs the edges' certificate: clientIdentity\.tls\.existingSecret.*tls\.crt and tls\.key.*ca\.crt.*clientIdentity\.tls\.generate=true.*clientIdentity\.mode=off/;
+  assert.throws(() => runHelm(['template', 'sw', chart, '--set', 'db.password=x']), refusal, 'the default values alone');
+  assert.throws(() => runHelm(['template', 'sw', chart, '--set', 'db.password=x', '--set', 'clientIdentity.mode=certificate']), refusal);
+  assert.throws(() => runHelm(['template', 'sw', chart, ...minimal, '--set', 'clientIdentity.tls.generate=true']), /two sources of the edges' certificate/);
+  assert.throws(() => runHelm(['template', 'sw', chart, '--set', 'db.password=x', '--set', 'clientIdentity.tls.generate=true', ...loadTestOn]),
+    /leave loadTest\.simulators\.clientCertificatesSecret empty/, 'the chart would otherwise write over the operator\'s Secret');
+  assert.throws(() => runHelm(['template', 'sw', chart, ...minimal, '--set', 'loadTest.enabled=true']),
+    /the load test's simulated DFSPs need client certificates.*loadTest\.simulators\.clientCertificatesSecret.*perffsp<i>\.crt and perffsp<i>\.key/);
+  assert.throws(() => runHelm(['template', 'sw', chart, ...minimal, '--set', 'clientIdentity.tlsSecret=old']), /tlsSecret/, 'the old value is not silently ignored');
+  // With no FSPIOP edge enabled there is nothing to serve TLS.
+  const noEdges = FSPIOP_EDGES.flatMap((name) => ['--set', `components.${name}.enabled=false`]);
+  assert.ok(render(['--set', 'db.password=x', ...noEdges]).length > 0);
+
+  // off: plain HTTP and no client-identity settings anywhere, no certificate needed; the load test then needs none either.
+  const off = render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=off', '--set', 'loadTest.enabled=true']);
+  for (const deployment of ofKind(off, 'Deployment').filter((d) => component(d) !== 'loadtest')) {
+    const [container] = deployment.spec.template.spec.containers;
+    assert.deepEqual([envOf(container).CLIENT_IDENTITY, container.readinessProbe.httpGet.scheme, container.ports[0].name], [undefined, 'HTTP', 'http'], deployment.metadata.name);
+  }
+  const simulators = named(off, 'Deployment', 'sw-fspiop-switch-loadtest-simulators');
+  const simulatorEnv = envOf(simulators.spec.template.spec.containers[0]);
+  assert.deepEqual([simulatorEnv.TRANSFERS_URL, simulatorEnv.SCHEME_TLS_DIR], ['http://sw-fspiop-switch-api-adapter:3000', undefined]);
+  assert.equal(off.filter((o) => o.kind === 'Secret' && /scheme-ca|edge-tls|loadtest-tls/.test(o.metadata.name)).length, 0);
+
+  // header: behind an ingress that verified the certificate; plain HTTP to the edges, the fence required.
+  const ingress = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
   const header = render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=header', '--set', 'clientIdentity.header=x-amzn-mtls-clientcert-subject',
     '--set-json', `networkPolicy.edgeFrom=${JSON.stringify([ingress])}`]);
-  const adapter = envOf(named(header, 'Deployment', 'sw-fspiop-switch-api-adapter').spec.template.spec.containers[0]);
-  assert.deepEqual([adapter.CLIENT_IDENTITY, adapter.CLIENT_IDENTITY_HEADER, adapter.TLS_CERT_PATH], ['header', 'x-amzn-mtls-clientcert-subject', undefined]);
+  const adapter = named(header, 'Deployment', 'sw-fspiop-switch-api-adapter').spec.template.spec.containers[0];
+  assert.deepEqual([envOf(adapter).CLIENT_IDENTITY, envOf(adapter).CLIENT_IDENTITY_HEADER, envOf(adapter).TLS_CERT_PATH, adapter.readinessProbe.httpGet.scheme],
+    ['header', 'x-amzn-mtls-clientcert-subject', undefined, 'HTTP']);
+});
+
+/** The data of a rendered Secret, decoded. */
+const secretData = (objects, name) => Object.fromEntries(Object.entries(named(objects, 'Secret', name).data).map(([key, value]) => [key, Buffer.from(value, 'base64')]));
+
+test('a lab\'s certificates made by the chart: the edges accept each load-test DFSP\'s, and the simulators verify the edges\' for its Service name', { skip }, async () => {
+  const objects = render(['--set', 'db.password=x', '--set', 'clientIdentity.tls.generate=true', '--set', 'loadTest.enabled=true', '--set', 'loadTest.dfsps=3']);
+  const ca = secretData(objects, 'sw-fspiop-switch-scheme-ca');
+  assert.equal(named(objects, 'Secret', 'sw-fspiop-switch-scheme-ca').metadata.annotations['helm.sh/resource-policy'], 'keep');
+  const edge = secretData(objects, 'sw-fspiop-switch-edge-tls');
+  const clients = secretData(objects, 'sw-fspiop-switch-loadtest-tls');
+  assert.deepEqual(Object.keys(clients).sort(), ['ca.crt', 'perffsp1.crt', 'perffsp1.key', 'perffsp2.crt', 'perffsp2.key', 'perffsp3.crt', 'perffsp3.key']);
+  assert.ok(edge['ca.crt'].equals(ca['ca.crt']) && clients['ca.crt'].equals(ca['ca.crt']), 'one CA');
+  assert.equal(edge['ca.key'], undefined, 'the CA\'s key stays out of the edges\' Secret');
+  for (const deployment of ofKind(objects, 'Deployment').filter((d) => FSPIOP_EDGES.includes(component(d)))) {
+    assert.equal(deployment.spec.template.spec.volumes.find((v) => v.name === 'edge-tls').secret.secretName, 'sw-fspiop-switch-edge-tls');
+  }
+
+  // The simulators' pod: each DFSP's certificate where perf/simulators reads it, the edges at https.
+  const simulators = named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators').spec.template.spec;
+  const env = envOf(simulators.containers[0]);
+  assert.deepEqual([env.TRANSFERS_URL, env.QUOTING_URL, env.ALS_URL], ['https://sw-fspiop-switch-api-adapter:3000', 'https://sw-fspiop-switch-quoting:3002', 'https://sw-fspiop-switch-account-lookup:4002']);
+  const mount = simulators.containers[0].volumeMounts.find((m) => m.name === 'scheme-tls');
+  assert.equal(mount.mountPath, env.SCHEME_TLS_DIR);
+  const volume = simulators.volumes.find((v) => v.name === 'scheme-tls').secret;
+  assert.equal(volume.secretName, 'sw-fspiop-switch-loadtest-tls');
+
+  // Lay the Secret out as the kubelet would, and connect as the simulators and the edges do.
+  const dir = mkdtempSync(join(tmpdir(), 'chart-tls-'));
+  try {
+    for (const { key, path } of volume.items) {
+      mkdirSync(dirname(join(dir, 'sim', path)), { recursive: true });
+      writeFileSync(join(dir, 'sim', path), clients[key]);
+    }
+    mkdirSync(join(dir, 'edge'));
+    for (const key of ['tls.crt', 'tls.key', 'ca.crt']) writeFileSync(join(dir, 'edge', key), edge[key]);
+    const server = https.createServer(edgeTlsOptions({ certPath: join(dir, 'edge', 'tls.crt'), keyPath: join(dir, 'edge', 'tls.key'), clientCaPath: join(dir, 'edge', 'ca.crt') }),
+      (request, response) => response.end(JSON.stringify({ authorized: request.socket.authorized, commonName: request.socket.getPeerCertificate().subject?.CN })));
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const lookup = (host, options, callback) => (options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4));
+    const call = (url, tls) => new Promise((resolve, reject) => {
+      https.get(url, { ...tls, lookup }, (response) => {
+        let text = '';
+        response.on('data', (chunk) => { text += chunk; });
+        response.on('end', () => resolve(JSON.parse(text)));
+      }).on('error', reject);
+    });
+    try {
+      const before = readdirSync(join(dir, 'sim', 'clients')).sort();
+      for (const name of ['perffsp1', 'perffsp3']) {
+        const { tls } = ensureClientCertificate(join(dir, 'sim'), name);
+        for (const edgeName of FSPIOP_EDGES) {
+          const url = new URL(env[{ 'api-adapter': 'TRANSFERS_URL', quoting: 'QUOTING_URL', 'account-lookup': 'ALS_URL' }[edgeName]]);
+          url.port = String(server.address().port);
+          assert.deepEqual(await call(url, tls), { authorized: true, commonName: name }, `${name} at ${url.hostname}`);
+          url.hostname = `${url.hostname}.payments.svc.cluster.local`;
+          assert.deepEqual(await call(url, tls), { authorized: true, commonName: name }, `${name} at ${url.hostname}`);
+        }
+      }
+      assert.deepEqual(readdirSync(join(dir, 'sim', 'clients')).sort(), before, 'the mounted certificates are used as they are');
+      const { tls } = ensureClientCertificate(join(dir, 'sim'), 'perffsp1');
+      await assert.rejects(call(`https://elsewhere.example:${server.address().port}/`, tls), /altnames/, 'the edges\' certificate names their Services only');
+    } finally {
+      server.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the one-node cluster makes its certificates itself, so make cluster-test needs no Secret created beforehand', { skip }, () => {
+  const objects = render(['-f', join(chart, 'examples', 'values-one-node.yaml'), '--set', 'loadTest.enabled=true']);
+  for (const name of ['sw-fspiop-switch-scheme-ca', 'sw-fspiop-switch-edge-tls', 'sw-fspiop-switch-loadtest-tls']) assert.ok(named(objects, 'Secret', name), name);
+  const adapter = envOf(named(objects, 'Deployment', 'sw-fspiop-switch-api-adapter').spec.template.spec.containers[0]);
+  assert.equal(adapter.CLIENT_IDENTITY, 'certificate');
 });
 
 test('callback mutual TLS: the hub\'s client certificate and the scheme\'s CA only in the notification handler and account-lookup, from callbackTls.secret', { skip }, () => {
@@ -613,7 +751,7 @@ test('callback mutual TLS: the hub\'s client certificate and the scheme\'s CA on
 
 test('header mode is refused without the edge fence: anything that reaches an edge could set the subject header', { skip }, () => {
   const ingress = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
-  const header = ['--set', 'db.password=x', '--set', 'clientIdentity.mode=header'];
+  const header = [...minimal, '--set', 'clientIdentity.mode=header'];
   const refusal = /clientIdentity\.mode=header needs networkPolicy\.enabled=true and networkPolicy\.edgeFrom .*any pod that reaches an edge could set it/;
   assert.throws(() => runHelm(['template', 'sw', chart, ...header]), refusal, 'no edgeFrom');
   assert.throws(() => runHelm(['template', 'sw', chart, ...header, '--set-json', 'networkPolicy.edgeFrom=[]']), refusal, 'an empty edgeFrom');
@@ -623,12 +761,12 @@ test('header mode is refused without the edge fence: anything that reaches an ed
   const fences = ofKind(fenced, 'NetworkPolicy').filter((policy) => policy.metadata.name.endsWith('-edge'));
   assert.deepEqual(fences.map((policy) => component(policy)).sort(), ['account-lookup', 'api-adapter', 'quoting']);
   // The other modes do not depend on the fence.
-  assert.ok(render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=off']).length > 0);
-  assert.ok(render(['--set', 'db.password=x', '--set', 'clientIdentity.mode=certificate', '--set', 'clientIdentity.tlsSecret=edge-tls']).length > 0);
+  assert.ok(render([...minimal, '--set', 'clientIdentity.mode=off']).length > 0);
+  assert.ok(render([...minimal, '--set', 'clientIdentity.mode=certificate']).length > 0);
 });
 
 test('in dev mode each revision has setup Jobs of its own, since a Job cannot take a new image in place', { skip }, () => {
   const jobNames = (args) => ofKind(render(args), 'Job').map((job) => job.metadata.name).sort();
-  assert.deepEqual(jobNames(['--set', 'db.password=x']), ['sw-fspiop-switch-migrate', 'sw-fspiop-switch-topics']);
-  assert.deepEqual(jobNames(['--set', 'dev.kafka.enabled=true', '--set', 'dev.mysql.enabled=true']), ['sw-fspiop-switch-migrate-1', 'sw-fspiop-switch-topics-1']);
+  assert.deepEqual(jobNames(minimal), ['sw-fspiop-switch-migrate', 'sw-fspiop-switch-topics']);
+  assert.deepEqual(jobNames(['--set', 'dev.kafka.enabled=true', '--set', 'dev.mysql.enabled=true', ...edgeCertificate]), ['sw-fspiop-switch-migrate-1', 'sw-fspiop-switch-topics-1']);
 });

@@ -99,7 +99,12 @@ test('install in dev mode: Deployments available, setup Jobs complete, the in-cl
   // A cluster kept from an earlier run (KEEP_CLUSTER=1) starts clean.
   await helm(['uninstall', RELEASE, '--ignore-not-found', '--wait']);
   await run(bin('kubectl'), ['delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait'], { timeoutMs: 300_000 });
-  await helm(['install', RELEASE, chart, '--create-namespace', ...chartValues(IMAGE_TAG), '--wait', '--wait-for-jobs', ...helmTimeout], { timeoutMs: 1_300_000 });
+  await helm(['install', RELEASE, chart, '--create-namespace', ...chartValues(IMAGE_TAG), '--wait', '--wait-for-jobs', ...helmTimeout], { timeoutMs: 1_300_000 })
+    .catch(async (error) => {
+      // A failed hook Job says why only in its log, which the cluster's teardown removes.
+      const k6 = await kubectl(['logs', `job/${FULL}-loadtest`, '--tail', '60']).catch((logError) => logError.message);
+      throw new Error(`${error.message}\nk6's log:\n${k6}`, { cause: error });
+    });
   assertRolledOut(await items('deployments'), IMAGE_TAG);
   await assertPodsRun(IMAGE_TAG);
   const jobs = Object.fromEntries((await items('jobs')).map((job) => [job.metadata.name, job.status]));

@@ -48,4 +48,8 @@ test('the values file names every planned component with its replicas', () => {
   const position = planned.components.find((c) => c.name === 'position');
   assert.match(yaml, new RegExp(`  position:\\n    replicas: ${position.replicas}\\n`));
   assert.match(yaml, /tps: 1000\n/);
+  // The load test's simulators are reached in the cluster's Service CIDR, and present client certificates.
+  assert.match(yaml, /\nconfig:\n {2}CALLBACK_ALLOWED_CIDRS: "10\.100\.0\.0\/16"\n/);
+  assert.match(valuesYaml(planned, 'test runs', { serviceCidr: '172.20.0.0/16' }), /CALLBACK_ALLOWED_CIDRS: "172\.20\.0\.0\/16"\n/);
+  assert.match(yaml, /\n {4}clientCertificatesSecret: fspiop-loadtest-tls\n/);
 });

@@ -89,9 +89,11 @@ maxReplicas when the component consumes no topic. Call with (dict "root" $ "c" $
 
 {{/* In-cluster URLs ----------------------------------------------------------------------- */}}
 
+{{- /* A component's in-cluster URL: https for the FSPIOP edges when they serve TLS. */}}
 {{- define "fspiop-switch.url" -}}
 {{- $c := index .root.Values.components .name -}}
-{{- printf "http://%s:%v" (include "fspiop-switch.componentName" .) $c.port -}}
+{{- $scheme := ternary "https" "http" (eq (include "fspiop-switch.servesTls" (dict "root" .root "c" $c)) "true") -}}
+{{- printf "%s://%s:%v" $scheme (include "fspiop-switch.componentName" .) $c.port -}}
 {{- end -}}
 
 {{- define "fspiop-switch.kafkaBrokers" -}}
@@ -411,8 +413,31 @@ Each prints nothing when it does not apply. Call with (dict "root" $ "c" $compon
 {{- end }}
 {{- end -}}
 
+{{- /* "true" when component `c` serves HTTPS: an FSPIOP edge with clientIdentity.mode=certificate. Call with (dict "root" $ "c" $component). */}}
 {{- define "fspiop-switch.servesTls" -}}
 {{- if and .c.jwsVerifies (eq (toString .root.Values.clientIdentity.mode) "certificate") }}true{{ end -}}
+{{- end -}}
+
+{{- /* The name of a component's port: https where it serves TLS (probes, Services, monitors go by it). */}}
+{{- define "fspiop-switch.portName" -}}
+{{- ternary "https" "http" (eq (include "fspiop-switch.servesTls" .) "true") -}}
+{{- end -}}
+
+{{- /* "true" when some enabled FSPIOP edge serves HTTPS, and so needs a certificate. */}}
+{{- define "fspiop-switch.edgesServeTls" -}}
+{{- range $name, $c := .Values.components -}}
+{{- if and $c.enabled (include "fspiop-switch.servesTls" (dict "root" $ "c" $c)) -}}true{{- break -}}{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* The Secret of the edges' certificate: the operator's, or the one the chart generates for a lab. */}}
+{{- define "fspiop-switch.edgeTlsSecretName" -}}
+{{- .Values.clientIdentity.tls.existingSecret | default (printf "%s-edge-tls" (include "fspiop-switch.fullname" .)) -}}
+{{- end -}}
+
+{{- /* The Secret of the load-test DFSPs' client certificates: the operator's, or the generated one. */}}
+{{- define "fspiop-switch.loadTestTlsSecretName" -}}
+{{- .Values.loadTest.simulators.clientCertificatesSecret | default (printf "%s-loadtest-tls" (include "fspiop-switch.fullname" .)) -}}
 {{- end -}}
 
 {{- define "fspiop-switch.edgeTlsMount" -}}
@@ -427,8 +452,12 @@ Each prints nothing when it does not apply. Call with (dict "root" $ "c" $compon
 {{- if include "fspiop-switch.servesTls" . }}
 - name: edge-tls
   secret:
-    secretName: {{ .root.Values.clientIdentity.tlsSecret }}
+    secretName: {{ include "fspiop-switch.edgeTlsSecretName" .root }}
     defaultMode: 0400
+    items:
+      - {key: tls.crt, path: tls.crt}
+      - {key: tls.key, path: tls.key}
+      - {key: ca.crt, path: ca.crt}
 {{- end }}
 {{- end -}}
 
