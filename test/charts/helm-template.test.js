@@ -732,10 +732,10 @@ test('the one-node cluster makes its certificates itself, so make cluster-test n
 
 test('callback mutual TLS: the hub\'s client certificate and the scheme\'s CA only in the notification handler and account-lookup, from callbackTls.secret', { skip }, () => {
   const mountsOf = (deployment) => (deployment.spec.template.spec.containers[0].volumeMounts ?? []).map((mount) => mount.name);
-  for (const deployment of ofKind(render(['--set', 'db.password=x']), 'Deployment')) {
+  for (const deployment of ofKind(render(minimal), 'Deployment')) {
     assert.equal(envOf(deployment.spec.template.spec.containers[0]).CALLBACK_TLS_CERT_PATH, undefined, component(deployment));
   }
-  const objects = render(['--set', 'db.password=x', '--set', 'callbackTls.secret=hub-callback-tls', '--set', 'callbackTls.publicRoots=true']);
+  const objects = render([...minimal, '--set', 'callbackTls.secret=hub-callback-tls', '--set', 'callbackTls.publicRoots=true']);
   const senders = ofKind(objects, 'Deployment').filter((deployment) => envOf(deployment.spec.template.spec.containers[0]).CALLBACK_TLS_CERT_PATH);
   assert.deepEqual(senders.map(component).sort(), ['account-lookup', 'notification']);
   for (const deployment of ofKind(objects, 'Deployment')) {
