@@ -74,7 +74,7 @@ async function waitForUrl(url, child, timeoutMs = 30_000) {
 
 /** The chart's PrometheusRule for this namespace, as a Prometheus rule file. */
 function renderRuleFile() {
-  const rendered = execFileSync(helm, ['template', 'sw', chart, '--namespace', NAMESPACE, '--set', 'db.password=x',
+  const rendered = execFileSync(helm, ['template', 'sw', chart, '--namespace', NAMESPACE, '--set', 'db.password=x', '--set', 'clientIdentity.tls.existingSecret=edge-tls',
     '--set', 'metrics.prometheusRule.enabled=true', '--show-only', 'templates/monitoring/prometheusrule.yaml'], { encoding: 'utf8' });
   return { groups: load(rendered).spec.groups };
 }
@@ -151,6 +151,9 @@ async function runDemo(simulatorPortBase) {
   const demo = spawnLogged(process.execPath, [join(root, 'scripts', 'demo.js')], {
     ...process.env, ADMIN_API_URL: sw.admin.baseUrl, TRANSFERS_API_URL: sw.apiUrl, QUOTES_API_URL: sw.urlOf('quoting'),
     ACCOUNT_LOOKUP_URL: sw.urlOf('account-lookup'), DEMO_SIMULATOR_PORT_BASE: String(simulatorPortBase), SETTLEMENT_API_URL: `${settlement.url}/v2`,
+    // This switch runs without mutual TLS, so its callbacks present no client certificate: the
+    // demo's DFSPs serve plain HTTP, not the HTTPS the local runtime's settings would ask for.
+    CALLBACK_TLS_CERT_PATH: '',
   });
   // The demo bounds each wait at 20 s; this bounds the whole run, so a hang fails the test.
   const killer = setTimeout(() => demo.kill('SIGKILL'), DEMO_TIMEOUT_MS);
