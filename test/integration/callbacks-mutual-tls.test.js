@@ -9,35 +9,15 @@
 // (the payee "got no answer").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setUpHub } from '../support/admin-api.js';
-import { answerAfter, onboardForDiscovery, startPartyDfsp } from '../support/party-dfsp.js';
+import { startPartyScene } from '../support/discovery-switch.js';
+import { answerAfter } from '../support/party-dfsp.js';
 import { testServerTls } from '../support/scheme-tls.js';
-import { startSwitch } from '../support/switch.js';
 
 const PARTY = 'MSISDN/27710000002';
 
 /** A discovery switch with `env`, a payee over HTTPS that requires a client certificate, and a payer over HTTP. */
 async function startScene(env) {
-  const sw = await startSwitch({
-    components: ['account-lookup-admin', 'account-lookup', 'notification'],
-    env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0', ...env },
-  });
-  const dfsps = [];
-  const stop = async () => {
-    await Promise.all(dfsps.map((dfsp) => dfsp.close()));
-    await sw.stop();
-  };
-  try {
-    await setUpHub(sw.admin.request);
-    const switchUrl = sw.urlOf('account-lookup');
-    dfsps.push(await startPartyDfsp({ name: 'payeefsp', switchUrl, serverTls: testServerTls() }));
-    dfsps.push(await startPartyDfsp({ name: 'payerfsp', switchUrl }));
-    for (const dfsp of dfsps) await onboardForDiscovery(sw.admin.request, dfsp);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  const [payee, payer] = dfsps;
+  const { dfsps: [payee, payer], stop } = await startPartyScene({ env, dfsps: [{ name: 'payeefsp', serverTls: testServerTls() }, { name: 'payerfsp' }] });
   assert.match(payee.url, /^https:/);
   assert.match(payer.url, /^http:/);
   return { payee, payer, stop };

@@ -6,28 +6,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setUpHub, onboardDfsp } from '../support/admin-api.js';
-import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
-import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
+import { startTransferSwitch } from '../support/transfer-switch.js';
+import { fspiopHeaders, quoteIlp } from '../support/test-dfsp.js';
 import { signedFetch } from '../support/jws-keys.js';
 
 let sw;
 let payer;
 let payee;
+let stop;
 
 before(async () => {
-  sw = await startSwitch({ components: TRANSFER_COMPONENTS });
-  await setUpHub(sw.admin.request);
-  payer = await startTestDfsp({ name: 'capfsp', switchUrl: sw.apiUrl });
-  payee = await startTestDfsp({ name: 'payeefsp', switchUrl: sw.apiUrl });
-  await onboardDfsp(sw.admin.request, { name: 'capfsp', endpointBase: payer.url, netDebitCap: '1000', fundsIn: '5000' });
-  await onboardDfsp(sw.admin.request, { name: 'payeefsp', endpointBase: payee.url, netDebitCap: '1000', fundsIn: '5000' });
+  ({ sw, dfsps: [payer, payee], stop } = await startTransferSwitch({ dfsps: [{ name: 'capfsp', netDebitCap: '1000', fundsIn: '5000' }, { name: 'payeefsp', netDebitCap: '1000', fundsIn: '5000' }] }));
 });
 
-after(async () => {
-  await Promise.all([payer, payee].map((dfsp) => dfsp?.close()));
-  await sw?.stop();
-});
+after(() => stop?.());
 
 /** Sends a prepare from the payer (the payee fulfils) and resolves to the payer's callback. */
 async function pay(amount) {

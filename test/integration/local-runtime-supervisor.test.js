@@ -11,19 +11,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { freePort } from '../../scripts/lib/ports.js';
+import { processRunning } from '../support/processes.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const run = promisify(execFile);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-// A process that exited but was not reaped yet (its parent, the script that started it, is
-// gone) counts as stopped.
-const alive = (pid) => {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
 
 let runDir;
 let env;
@@ -50,7 +42,7 @@ before(async () => {
 after(async () => {
   // Whatever happened, nothing of the test's runtime is left running.
   await services('stop').catch(() => {});
-  for (const file of ['stand-in-0.supervisor.pid', 'stand-in-0.pid']) if (pidOf(file) && alive(pidOf(file))) process.kill(pidOf(file), 'SIGKILL');
+  for (const file of ['stand-in-0.supervisor.pid', 'stand-in-0.pid']) if (pidOf(file) && processRunning(pidOf(file))) process.kill(pidOf(file), 'SIGKILL');
   rmSync(runDir, { recursive: true, force: true });
 });
 
@@ -58,7 +50,7 @@ test('a replica that is killed comes back on its port, make status counts it, ma
   await services('start');
   const first = pidOf('stand-in-0.pid');
   const supervisor = pidOf('stand-in-0.supervisor.pid');
-  assert.ok(first && alive(first) && supervisor && alive(supervisor), 'the replica and its supervisor run');
+  assert.ok(first && processRunning(first) && supervisor && processRunning(supervisor), 'the replica and its supervisor run');
   assert.ok(await healthy());
 
   process.kill(first, 'SIGKILL');
@@ -68,7 +60,7 @@ test('a replica that is killed comes back on its port, make status counts it, ma
     await sleep(100);
   }
   const second = pidOf('stand-in-0.pid');
-  assert.ok(alive(second));
+  assert.ok(processRunning(second));
   assert.match(readFileSync(`${runDir}/logs/stand-in-0.log`, 'utf8'), new RegExp(`supervisor: pid ${first} exited with status 137 after \\d+ s; restart 1 in 0\\.300 s`));
   const { stdout: status } = await services('status');
   assert.match(status, new RegExp(`^stand-in\\s+0\\s+${second}\\s+${port}\\s+running\\s+1\\s`, 'm'));
@@ -79,8 +71,8 @@ test('a replica that is killed comes back on its port, make status counts it, ma
   assert.equal(pidOf('stand-in-0.supervisor.pid'), supervisor);
 
   await services('stop');
-  assert.equal(alive(supervisor), false, 'the supervisor stopped');
-  assert.equal(alive(second), false, 'the replica stopped');
+  assert.equal(processRunning(supervisor), false, 'the supervisor stopped');
+  assert.equal(processRunning(second), false, 'the replica stopped');
   await sleep(1000);
   assert.equal(await healthy(), false, 'nothing was restarted after the stop');
 });

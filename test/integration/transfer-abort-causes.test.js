@@ -6,28 +6,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setUpHub, onboardDfsp } from '../support/admin-api.js';
-import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
-import { fspiopHeaders, fulfilmentFor, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
+import { startTransferSwitch } from '../support/transfer-switch.js';
+import { fspiopHeaders, fulfilmentFor, quoteIlp } from '../support/test-dfsp.js';
 import { signedFetch } from '../support/jws-keys.js';
 
 let sw;
 let payer;
 let payee;
+let stop;
 
 before(async () => {
-  sw = await startSwitch({ components: TRANSFER_COMPONENTS });
-  await setUpHub(sw.admin.request);
-  payer = await startTestDfsp({ name: 'payerfsp', switchUrl: sw.apiUrl });
-  payee = await startTestDfsp({ name: 'payeefsp', switchUrl: sw.apiUrl });
-  await onboardDfsp(sw.admin.request, { name: 'payerfsp', endpointBase: payer.url, netDebitCap: '10000', fundsIn: '50000' });
-  await onboardDfsp(sw.admin.request, { name: 'payeefsp', endpointBase: payee.url, netDebitCap: '10000', fundsIn: '50000' });
+  ({ sw, dfsps: [payer, payee], stop } = await startTransferSwitch({ dfsps: [{ name: 'payerfsp', netDebitCap: '10000', fundsIn: '50000' }, { name: 'payeefsp', netDebitCap: '10000', fundsIn: '50000' }] }));
 });
 
-after(async () => {
-  await Promise.all([payer, payee].map((dfsp) => dfsp?.close()));
-  await sw?.stop();
-});
+after(() => stop?.());
 
 const VERSION_1_0 = 'application/vnd.interoperability.transfers+json;version=1.0';
 const causeOf = (body) => body.extensionList?.extension?.find((entry) => entry.key === 'cause')?.value;

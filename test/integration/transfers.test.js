@@ -5,31 +5,24 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setUpHub, onboardDfsp } from '../support/admin-api.js';
-import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
-import { fspiopHeaders, fulfilmentFor, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
+import { startTransferSwitch } from '../support/transfer-switch.js';
+import { fspiopHeaders, fulfilmentFor, quoteIlp } from '../support/test-dfsp.js';
 import { signedFetch } from '../support/jws-keys.js';
 
 let sw;
 let payer;
 let payee;
 let outsider;
+let stop;
 
 before(async () => {
-  sw = await startSwitch({ components: TRANSFER_COMPONENTS });
-  await setUpHub(sw.admin.request);
-  payer = await startTestDfsp({ name: 'payerfsp', switchUrl: sw.apiUrl });
-  payee = await startTestDfsp({ name: 'payeefsp', switchUrl: sw.apiUrl });
-  outsider = await startTestDfsp({ name: 'otherfsp', switchUrl: sw.apiUrl });
-  await onboardDfsp(sw.admin.request, { name: 'payerfsp', endpointBase: payer.url, netDebitCap: '1000', fundsIn: '5000' });
-  await onboardDfsp(sw.admin.request, { name: 'payeefsp', endpointBase: payee.url, netDebitCap: '1000', fundsIn: '5000' });
-  await onboardDfsp(sw.admin.request, { name: 'otherfsp', endpointBase: outsider.url, netDebitCap: '1000', fundsIn: '300' });
+  ({ sw, dfsps: [payer, payee, outsider], stop } = await startTransferSwitch({ dfsps: [
+    { name: 'payerfsp', netDebitCap: '1000', fundsIn: '5000' }, { name: 'payeefsp', netDebitCap: '1000', fundsIn: '5000' },
+    { name: 'otherfsp', netDebitCap: '1000', fundsIn: '300' },
+  ] }));
 });
 
-after(async () => {
-  await Promise.all([payer, payee, outsider].map((dfsp) => dfsp?.close()));
-  await sw?.stop();
-});
+after(() => stop?.());
 
 /** A prepare body; `payeeBehaviour`, when given, is how the payee will answer this transfer. */
 function transferBody({ amount = '100', from = 'payerfsp', to = 'payeefsp', expiresInMs = 30000, secret = payee.secret, payeeBehaviour } = {}) {

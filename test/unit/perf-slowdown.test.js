@@ -9,24 +9,18 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { campaignOptions } from '../../perf/chaos.js';
 import { parseSlowShare, quotaMicros, startSlowdown } from '../../perf/slowdown.js';
+import { processRunning } from '../support/processes.js';
 
 const SLOWDOWN = new URL('../../perf/slowdown.js', import.meta.url).href;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const cpuCgroupOf = (pid) => readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n').find((line) => /^\d+:(cpu[,:]|:)/.test(line) || line.startsWith('0::'));
-const running = (pid) => {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
 /** The cgroup directory or the competitors' pids the description names. */
 const traces = (description) => ({ dir: description.match(/cgroup v\d (\S+):/)?.[1], pids: (description.match(/pids ([\d, ]+)\)/)?.[1] ?? '').split(', ').filter(Boolean).map(Number) });
 
 async function gone({ dir, pids }) {
-  for (let attempt = 0; attempt < 50 && ((dir && existsSync(dir)) || pids.some(running)); attempt += 1) await sleep(100);
+  for (let attempt = 0; attempt < 50 && ((dir && existsSync(dir)) || pids.some(processRunning)); attempt += 1) await sleep(100);
   assert.ok(!dir || !existsSync(dir), `${dir} removed`);
-  assert.deepEqual(pids.filter(running), [], 'no competitor left');
+  assert.deepEqual(pids.filter(processRunning), [], 'no competitor left');
 }
 
 test('the share is a number strictly between 0 and 1, and the quota is what it leaves of the cores', () => {
@@ -71,7 +65,7 @@ test('competitors asked for are used, and stop() ends them', async () => {
   const slowdown = startSlowdown({ share: 0.2, method: 'competitor', pidsToSlow: () => [], cores: 2 });
   const { pids } = traces(slowdown.description);
   assert.equal(pids.length, 2);
-  assert.ok(pids.every(running));
+  assert.ok(pids.every(processRunning));
   assert.match(slowdown.description, /each busy 20 ms of every 100 ms/);
   slowdown.stop();
   await gone({ dir: undefined, pids });

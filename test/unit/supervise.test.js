@@ -8,17 +8,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { processRunning } from '../support/processes.js';
 
 const SUPERVISE = new URL('../../scripts/supervise.sh', import.meta.url).pathname;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-// A process that exited but was not reaped yet counts as gone.
-const alive = (pid) => {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
 const readOr = (path) => {
   try {
     return readFileSync(path, 'utf8').trim();
@@ -39,7 +32,7 @@ function supervise(t, command, env = {}) {
   t.after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
     const pid = Number(readOr(pidFile));
-    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    if (pid && processRunning(pid)) process.kill(pid, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
   return { child, dir, pidFile, output: () => output };
@@ -58,9 +51,9 @@ async function until(what, check, timeoutMs = 10_000) {
 test('a killed command is started again with the same environment, said in the output and counted', async (t) => {
   const { pidFile, output } = supervise(t, ['node', '-e', 'setInterval(() => {}, 1000)'], { SERVICE_RESTART_DELAY_MS: '200', STAND_IN_MARK: 'kept' });
   const first = Number(await until('the first pid', () => readOr(pidFile)));
-  assert.ok(alive(first));
+  assert.ok(processRunning(first));
   process.kill(first, 'SIGKILL');
-  const second = Number(await until('a new pid', () => { const pid = Number(readOr(pidFile)); return pid !== first && alive(pid) && pid; }));
+  const second = Number(await until('a new pid', () => { const pid = Number(readOr(pidFile)); return pid !== first && processRunning(pid) && pid; }));
   assert.ok(readFileSync(`/proc/${second}/environ`, 'utf8').split('\0').includes('STAND_IN_MARK=kept'), 'the restarted command has the environment');
   assert.deepEqual(readFileSync(`/proc/${second}/cmdline`, 'utf8').split('\0').slice(1, 2), ['-e']);
   assert.match(output(), new RegExp(`pid ${first} exited with status 137 after \\d+ s; restart 1 in 0\\.200 s`));
@@ -81,7 +74,7 @@ test('SIGTERM stops the command and the supervisor, and nothing is started after
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   assert.equal(code, 0);
-  assert.equal(alive(pid), false, 'the command was stopped with its supervisor');
+  assert.equal(processRunning(pid), false, 'the command was stopped with its supervisor');
   await sleep(400);
   assert.equal(Number(readOr(pidFile)), pid, 'no command was started after the stop');
   assert.doesNotMatch(output(), /restart \d+ in/);
