@@ -3,7 +3,7 @@
 // DFSPs over real HTTP. The identity tests attack the one startDiscoverySwitch gives: the owner
 // of a party (payeefsp), mallory, and a payer that asks.
 import { setUpHub } from './admin-api.js';
-import { startSwitch } from './switch.js';
+import { startSwitch, withDfsps } from './switch.js';
 import { onboardForDiscovery, startPartyDfsp } from './party-dfsp.js';
 
 /**
@@ -17,19 +17,11 @@ export async function startPartyScene({ env = {}, dfsps: specs }) {
     env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0', ...env },
   });
   const alsUrl = sw.urlOf('account-lookup');
-  const dfsps = [];
-  const stop = async () => {
-    await Promise.all(dfsps.map((dfsp) => dfsp.close()));
-    await sw.stop();
-  };
-  try {
+  const { dfsps, stop } = await withDfsps(sw, async (started) => {
     await setUpHub(sw.admin.request);
-    dfsps.push(...await Promise.all(specs.map(({ name, serverTls }) => startPartyDfsp({ name, switchUrl: alsUrl, serverTls }))));
-    for (const dfsp of dfsps) await onboardForDiscovery(sw.admin.request, dfsp);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+    started.push(...await Promise.all(specs.map(({ name, serverTls }) => startPartyDfsp({ name, switchUrl: alsUrl, serverTls }))));
+    for (const dfsp of started) await onboardForDiscovery(sw.admin.request, dfsp);
+  });
   return { sw, alsUrl, dfsps, stop };
 }
 

@@ -154,3 +154,24 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
   }
   return harness;
 }
+
+/**
+ * A started switch `sw` with DFSPs around it: `setUp(dfsps)` starts each DFSP (pushing it onto
+ * `dfsps`, so that it is closed whatever happens next) and onboards it. Resolves to
+ * `{ dfsps, stop() }`, stop closing the DFSPs, then the switch; a failure during setUp stops
+ * whatever had started and is thrown again.
+ */
+export async function withDfsps(sw, setUp) {
+  const dfsps = [];
+  const stop = async () => {
+    await Promise.all(dfsps.map((dfsp) => dfsp.close()));
+    await sw.stop();
+  };
+  try {
+    await setUp(dfsps);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { dfsps, stop };
+}

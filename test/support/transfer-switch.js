@@ -2,7 +2,7 @@
 // (test/support/test-dfsp.js) onboarded with the hub's accounts, the scene most transfer tests
 // start from.
 import { setUpHub, onboardDfsp } from './admin-api.js';
-import { TRANSFER_COMPONENTS, startSwitch } from './switch.js';
+import { TRANSFER_COMPONENTS, startSwitch, withDfsps } from './switch.js';
 import { startTestDfsp } from './test-dfsp.js';
 
 /**
@@ -12,21 +12,13 @@ import { startTestDfsp } from './test-dfsp.js';
  */
 export async function startTransferSwitch({ dfsps: specs, env = {} }) {
   const sw = await startSwitch({ components: TRANSFER_COMPONENTS, env });
-  const dfsps = [];
-  const stop = async () => {
-    await Promise.all(dfsps.map((dfsp) => dfsp.close()));
-    await sw.stop();
-  };
-  try {
+  const { dfsps, stop } = await withDfsps(sw, async (started) => {
     await setUpHub(sw.admin.request);
     for (const { name, netDebitCap, fundsIn } of specs) {
       const dfsp = await startTestDfsp({ name, switchUrl: sw.apiUrl });
-      dfsps.push(dfsp);
+      started.push(dfsp);
       await onboardDfsp(sw.admin.request, { name, endpointBase: dfsp.url, netDebitCap, fundsIn });
     }
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  });
   return { sw, dfsps, stop };
 }
