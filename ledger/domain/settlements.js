@@ -2,7 +2,9 @@
 // content for one settlement model, nets every participant's position account over the
 // transfers committed in them, and then moves every account, in lock-step with the
 // settlement, through PS_TRANSFERS_RECORDED → PS_TRANSFERS_RESERVED → PS_TRANSFERS_COMMITTED
-// → SETTLED. States and transitions are data; the decisions below are pure.
+// → SETTLED. States and transitions are data; the decisions below are pure, and each change
+// the settlement API makes is decided whole here (decideNewSettlement, decideSettlementUpdate,
+// decideSettlementAbort) on what its route read, so the route only writes what was decided.
 //
 // Sign convention (central-settlement's): a net amount above zero is what the participant
 // owes (it paid out more than it received), below zero what it is owed.
@@ -216,13 +218,12 @@ export function decideAbort({ settlement }) {
 export function decideSettlementAbort({ settlement, windows }) {
   const decision = decideAbort({ settlement });
   if (isFailure(decision)) return decision;
-  const settlementState = S.aborted;
-  if (decision.again) return { ok: true, state: settlementState, accountIds: [], windowsAfter: null };
+  if (decision.again) return { ok: true, state: S.aborted, accountIds: [], windowsAfter: null };
   return {
     ok: true,
-    state: settlementState,
+    state: S.aborted,
     accountIds: [...settlement.accounts.keys()],
-    windowsAfter: decideWindowsAfterSettlement({ settlementId: settlement.id, windows, state: WINDOWS_FOLLOW[settlementState] }),
+    windowsAfter: decideWindowsAfterSettlement({ settlementId: settlement.id, windows, state: WINDOWS_FOLLOW[S.aborted] }),
   };
 }
 
