@@ -1,5 +1,6 @@
 // Settlement windows: their states and transitions as data, and the decisions the settlement
-// API takes on them (close one, which windows a settlement may take). A window is OPEN while
+// API takes on them (close one, which windows a settlement may take, how they follow a
+// settlement that ends). A window is OPEN while
 // committed transfers are recorded in it; closing it opens the next one in the same
 // transaction; its content (per currency) is then settled by exactly one settlement at a time.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
@@ -56,6 +57,9 @@ const SETTLEABLE_CONTENT = Object.freeze([W.closed, W.aborted]);
  * CLOSED, ABORTED or PENDING_SETTLEMENT (another currency of it may be pending) and has such
  * content; otherwise the request names its ids, as central-settlement does.
  * `windows`: id → { state, content: [{ id, currency, state }] }.
+ * Besides the windows (in id order) and the content taken, it names the state both move to
+ * and the windows that move (a window another settlement has made PENDING_SETTLEMENT already
+ * stays as it is).
  */
 export function decideSettlementWindows({ requestedIds, windows, settles }) {
   const applicable = (window) => [W.closed, W.aborted, W.pendingSettlement].includes(window.state);
@@ -67,5 +71,32 @@ export function decideSettlementWindows({ requestedIds, windows, settles }) {
   if (inapplicable.length > 0) return failure(FAILURE.validation, `Inapplicable windows ${inapplicable.join(', ')}`);
   const windowIds = [...requestedIds].sort((a, b) => a - b);
   const content = windowIds.flatMap((id) => takenContent(windows.get(id)));
-  return { ok: true, windowIds, content };
+  for (const item of content) windowTransition(item.state, W.pendingSettlement);
+  const movingWindowIds = windowIds.filter((id) => canWindowTransition(windows.get(id).state, W.pendingSettlement));
+  return { ok: true, windowIds, content, state: W.pendingSettlement, movingWindowIds };
+}
+
+/** The states a settlement ends in that its windows follow. */
+const SETTLEMENT_ENDS = Object.freeze([W.settled, W.aborted]);
+
+/**
+ * How a settlement's windows follow it when it ends `state` (SETTLED or ABORTED). Its own
+ * content (the rows naming it) moves with it; a window is SETTLED once every currency of it
+ * is, while an abort gives back every window of the settlement at once, as central-settlement
+ * does. `windows`: the settlement's windows, each { id, state, content: [{ id, state,
+ * settlementId }] }. Returns the content ids and window ids (in id order) that take `state`.
+ * A window an earlier abort already gave back (it held content of two settlements) records
+ * this abort as well; any other step outside the window table is a bug and throws.
+ */
+export function decideWindowsAfterSettlement({ settlementId, windows, state }) {
+  if (!SETTLEMENT_ENDS.includes(state)) throw new Error(`a settlement's windows follow it to ${SETTLEMENT_ENDS.join(' or ')}, not ${state}`);
+  const own = (content) => content.settlementId === settlementId;
+  const ownContent = windows.flatMap((window) => window.content.filter(own));
+  for (const content of ownContent) windowTransition(content.state, state);
+  const finished = windows.filter((window) => state === W.aborted || window.content.every((content) => own(content) || content.state === state));
+  for (const window of finished) {
+    const abortedAgain = state === W.aborted && window.state === W.aborted;
+    if (!abortedAgain) windowTransition(window.state, state);
+  }
+  return { state, contentIds: ownContent.map((content) => content.id), windowIds: finished.map((window) => window.id).sort((a, b) => a - b) };
 }

@@ -2,11 +2,15 @@
 // content for one settlement model, nets every participant's position account over the
 // transfers committed in them, and then moves every account, in lock-step with the
 // settlement, through PS_TRANSFERS_RECORDED → PS_TRANSFERS_RESERVED → PS_TRANSFERS_COMMITTED
-// → SETTLED. States and transitions are data; the decisions below are pure.
+// → SETTLED. States and transitions are data; the decisions below are pure, and each change
+// the settlement API makes is decided whole here (decideNewSettlement, decideSettlementUpdate,
+// decideSettlementAbort) on what its route read, so the route only writes what was decided.
 //
 // Sign convention (central-settlement's): a net amount above zero is what the participant
 // owes (it paid out more than it received), below zero what it is owed.
-import { FAILURE, failure } from '../../platform/domain/failures.js';
+import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
+import { ACCOUNT_TYPE } from './participants.js';
+import { WINDOW_STATE, decideSettlementWindows, decideWindowsAfterSettlement } from './settlement-windows.js';
 
 export const SETTLEMENT_STATE = Object.freeze({
   pendingSettlement: 'PENDING_SETTLEMENT',
@@ -39,6 +43,12 @@ const NEXT_ACCOUNT_STATE = Object.freeze({
 /** Settlement states an abort is still possible from (nothing committed yet). */
 const ABORTABLE = Object.freeze([S.pendingSettlement, S.recorded, S.reserved]);
 
+/** The states a settlement ends in: it is pending (for the gauges) until it reaches one. */
+export const SETTLEMENT_END_STATES = Object.freeze([S.settled, S.aborted]);
+
+/** The window state a settlement's windows take when it ends in each of its end states. */
+const WINDOWS_FOLLOW = Object.freeze({ [S.settled]: WINDOW_STATE.settled, [S.aborted]: WINDOW_STATE.aborted });
+
 /**
  * How the settlement's own state follows its accounts' after an update, at most one step per
  * request: [from, condition over the account states, to, reason].
@@ -59,6 +69,43 @@ export function decideSettlementModel(model, name) {
     return failure(FAILURE.validation, 'Settlement can not be created for GROSS or IMMEDIATE models');
   }
   return { ok: true };
+}
+
+/**
+ * A new settlement, decided on the models and the requested windows (read under lock):
+ * the model named must be an active deferred net one, and every window must hold content
+ * closed under it (decideSettlementWindows). Returns the model, the windows and content
+ * taken and the states they move to, or the failure to answer.
+ */
+export function decideNewSettlement({ models, modelName, requestedIds, windows }) {
+  const model = models.find((candidate) => candidate.name === modelName);
+  const accepted = decideSettlementModel(model, modelName);
+  if (isFailure(accepted)) return accepted;
+  const taken = decideSettlementWindows({ requestedIds, windows, settles: (content) => content.settlementModelId === model.id });
+  if (isFailure(taken)) return taken;
+  return { ok: true, model, state: S.pendingSettlement, taken };
+}
+
+/**
+ * A new settlement's accounts: each net amount with the participant owning the account,
+ * starting where the settlement starts. `participantOfAccount`: accountId → participantId.
+ */
+export function newSettlementAccounts({ nets, participantOfAccount }) {
+  return nets.map((net) => ({ ...net, participantId: participantOfAccount.get(net.accountId), state: S.pendingSettlement }));
+}
+
+/**
+ * The content a window's close records for deferred net settlement, from its totals of the
+ * transfers not settled gross: one row per currency not settled gross (those are settled
+ * already), under the model that governs the currency now. Every currency a participant
+ * can pay in has a model (onboarding refuses one without), so a total without is a bug.
+ */
+export function closedWindowContent({ unsettledTotals, models }) {
+  return unsettledTotals.filter((total) => !isGrossCurrency(models, total.currency)).map((total) => {
+    const model = modelOfCurrency(models, total.currency);
+    if (!model) throw new Error(`no settlement model governs ${total.currency}, which window content was committed in`);
+    return { ...total, settlementModelId: model.id, ledgerAccountType: ACCOUNT_TYPE.position, state: WINDOW_STATE.closed };
+  });
 }
 
 /**
@@ -125,6 +172,24 @@ export function decideAccountUpdates({ settlement, requested }) {
   return { changes, refusals, nextState: settlementProgress(settlement.state, [...statesAfter.values()]) };
 }
 
+/**
+ * One PUT's whole decision: decideAccountUpdates, the accounts whose positions are reset
+ * (those that reach PS_TRANSFERS_COMMITTED now, under a model with autoPositionReset) and,
+ * when the settlement reaches SETTLED, how its windows follow (decideWindowsAfterSettlement).
+ * `models`: every settlement model (the settlement's own is among them); `windows`: the
+ * settlement's windows with their content.
+ */
+export function decideSettlementUpdate({ settlement, requested, models, windows }) {
+  const model = models.find((candidate) => candidate.id === settlement.modelId);
+  if (!model) throw new Error(`settlement ${settlement.id} names settlement model ${settlement.modelId}, which does not exist`);
+  const decision = decideAccountUpdates({ settlement, requested });
+  const resetAccountIds = model.autoPositionReset
+    ? decision.changes.filter((change) => change.moves && change.state === S.committed).map((change) => change.accountId) : [];
+  const ends = decision.nextState && WINDOWS_FOLLOW[decision.nextState.state];
+  const windowsAfter = ends ? decideWindowsAfterSettlement({ settlementId: settlement.id, windows, state: ends }) : null;
+  return { ...decision, resetAccountIds, windowsAfter };
+}
+
 function settlementProgress(state, accountStates) {
   const step = SETTLEMENT_PROGRESS.find(([from, holds]) => from === state && holds(accountStates));
   return step ? { state: step[2], reason: step[3] } : null;
@@ -143,6 +208,37 @@ export function decideAbort({ settlement }) {
     return failure(FAILURE.settlementStateChangeRefused, 'At least one settlement transfer is committed');
   }
   return { ok: true, again: false };
+}
+
+/**
+ * An abort's whole decision (decideAbort): unless the settlement is aborted already, every
+ * account moves to ABORTED and the windows follow (decideWindowsAfterSettlement); either way
+ * the settlement records the request in ABORTED. Returns the failure to answer otherwise.
+ */
+export function decideSettlementAbort({ settlement, windows }) {
+  const decision = decideAbort({ settlement });
+  if (isFailure(decision)) return decision;
+  if (decision.again) return { ok: true, state: S.aborted, accountIds: [], windowsAfter: null };
+  return {
+    ok: true,
+    state: S.aborted,
+    accountIds: [...settlement.accounts.keys()],
+    windowsAfter: decideWindowsAfterSettlement({ settlementId: settlement.id, windows, state: WINDOWS_FOLLOW[S.aborted] }),
+  };
+}
+
+/**
+ * The position changes that reset the accounts `accountIds` of a settlement (each reaching
+ * PS_TRANSFERS_COMMITTED): settlementPositionChanges for each. `counters`: position account
+ * id → { settlementAccountId, hubAccountId }; an account without them is a bug of onboarding
+ * and throws.
+ */
+export function settlementResetChanges({ settlement, accountIds, counters }) {
+  return accountIds.flatMap((accountId) => {
+    const counter = counters.get(accountId);
+    if (!counter?.hubAccountId) throw new Error(`no settlement or hub multilateral settlement account for position account ${accountId}`);
+    return settlementPositionChanges({ settlementId: settlement.id, account: settlement.accounts.get(accountId), ...counter });
+  });
 }
 
 /**
@@ -182,4 +278,20 @@ export function grossSettlementPositionChanges({ transfer, payerSettlementAccoun
     { accountId: transfer.payeeAccountId, change: amount, transferId, reason: 'GROSS_SETTLEMENT' },
     { accountId: payeeSettlementAccountId, change: -amount, transferId, reason: 'GROSS_SETTLEMENT' },
   ];
+}
+
+/**
+ * The position changes of a batch of transfers settled gross (grossSettlementPositionChanges
+ * for each). `counters`: position account id → { settlementAccountId }; a position account
+ * without a settlement account is a bug of onboarding and throws.
+ */
+export function grossSettlementChanges({ transfers, counters }) {
+  const settlementAccountOf = (accountId) => {
+    const counter = counters.get(accountId);
+    if (!counter) throw new Error(`position account ${accountId} has no settlement account`);
+    return counter.settlementAccountId;
+  };
+  return transfers.flatMap((transfer) => grossSettlementPositionChanges({
+    transfer, payerSettlementAccountId: settlementAccountOf(transfer.payerAccountId), payeeSettlementAccountId: settlementAccountOf(transfer.payeeAccountId),
+  }));
 }

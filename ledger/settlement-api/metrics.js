@@ -1,7 +1,8 @@
 // Settlement gauges, read from the database at scrape time (exact whichever replica closed
 // or settled last), and the counters of what this process did.
 import { formatAmount } from '../domain/money.js';
-import { openWindowId, findWindow, windowTotals } from '../repositories/settlements.js';
+import { SETTLEMENT_END_STATES } from '../domain/settlements.js';
+import { countSettlementsByState, findWindow, openWindowId, windowTotals } from '../repositories/settlements.js';
 
 // The gauges are collected concurrently by one scrape; they share one read, at most one every
 // ten seconds (the open window's totals are an index range scan as long as the window), so a
@@ -16,9 +17,9 @@ async function readSettlementState(db) {
   const [window, totals, pending] = await Promise.all([
     findWindow(db, windowId),
     windowTotals(db, windowId),
-    db('settlement').whereNotIn('state', ['SETTLED', 'ABORTED']).select('state').count({ n: '*' }).groupBy('state'),
+    countSettlementsByState(db, { excludedStates: SETTLEMENT_END_STATES }),
   ]);
-  return { window, totals, pending: pending.map((row) => ({ state: row.state, count: Number(row.n) })) };
+  return { window, totals, pending };
 }
 
 export function registerSettlementMetrics(metrics, { db, logger, clock = () => new Date() }) {

@@ -1,7 +1,8 @@
 // JSON schemas of the settlement API's request bodies, with central-settlement's field names.
 // JSON numbers arrive as their decimal text (platform/http/json.js), so ids are strings of digits.
 import Ajv from 'ajv';
-import { ACCOUNT_STATES } from '../domain/settlements.js';
+import { WINDOW_STATE } from '../domain/settlement-windows.js';
+import { ACCOUNT_STATES, SETTLEMENT_STATE } from '../domain/settlements.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 
@@ -13,7 +14,7 @@ const object = (required, properties, extra = {}) => ({ type: 'object', required
 const accountUpdate = object(['id', 'state', 'reason'], { id, state: { type: 'string', enum: ACCOUNT_STATES }, reason, externalReference });
 
 export const validators = Object.freeze({
-  closeWindow: ajv.compile(object(['state', 'reason'], { state: { type: 'string', enum: ['CLOSED'] }, reason })),
+  closeWindow: ajv.compile(object(['state', 'reason'], { state: { type: 'string', enum: [WINDOW_STATE.closed] }, reason })),
   createSettlement: ajv.compile(object(['settlementModel', 'reason', 'settlementWindows'], {
     settlementModel: { type: 'string', minLength: 1, maxLength: 64 },
     reason,
@@ -26,7 +27,7 @@ export const validators = Object.freeze({
       type: 'array', minItems: 1, maxItems: 1000,
       items: object(['id', 'accounts'], { id, accounts: { type: 'array', minItems: 1, maxItems: 100, items: accountUpdate } }),
     },
-    state: { type: 'string', enum: ['ABORTED'] },
+    state: { type: 'string', enum: [SETTLEMENT_STATE.aborted] },
     reason,
     externalReference,
   })),

@@ -1,17 +1,12 @@
 // Settlements: create one over closed windows, list and read them, and the PUT forms that
-// move their accounts or abort them (settlement-updates.js).
+// move their accounts or abort them (the changes themselves are in settlement-updates.js).
 import { bodyRoute, failureResponse, jsonResponse } from '../../platform/http/server.js';
 import { withRefusalForAudit } from '../../platform/http/operator-audit.js';
 import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
-import { decideSettlementWindows } from '../domain/settlement-windows.js';
-import { decideSettlementModel, netSettlementAmounts } from '../domain/settlements.js';
-import { listSettlementModels } from '../repositories/onboarding.js';
-import {
-  findSettlement, findSettlementIds, findWindows, insertSettlement, participantsOfAccounts, transferSumsOfContent,
-} from '../repositories/settlements.js';
+import { findSettlement, findSettlementIds, findSettlements, findWindows } from '../repositories/settlements.js';
 import { parseId, readFilters } from './query.js';
 import { validators } from './schemas.js';
-import { abortSettlement, settlementNotFound, updateAccounts } from './settlement-updates.js';
+import { abortSettlement, createSettlement, settlementNotFound, updateAccounts } from './settlement-updates.js';
 import { settlementView } from './views.js';
 
 export const SETTLEMENT_FILTERS = Object.freeze(['state', 'fromDateTime', 'toDateTime', 'currency', 'settlementWindowId', 'fromSettlementWindowDateTime',
@@ -33,24 +28,10 @@ function answer(h, outcome) {
 
 export function settlementRoutes({ db, config, clock }) {
   const deps = { db, config, clock };
-  const viewOf = async (trx, settlement, options) => settlementView(settlement, await findWindows(trx, { ids: settlement.windowIds }), options);
+  const viewOf = async (settlement) => settlementView(settlement, await findWindows(db, { ids: settlement.windowIds }));
 
-  async function createSettlement(request, h, body) {
-    const outcome = await db.transaction(async (trx) => {
-      const models = await listSettlementModels(trx);
-      const model = models.find((candidate) => candidate.name === body.settlementModel);
-      const accepted = decideSettlementModel(model, body.settlementModel);
-      if (isFailure(accepted)) return accepted;
-      const requestedIds = body.settlementWindows.map((window) => Number(window.id));
-      const windows = new Map((await findWindows(trx, { ids: requestedIds }, { forUpdate: true })).map((window) => [window.id, window]));
-      const taken = decideSettlementWindows({ requestedIds, windows, settles: (content) => content.settlementModelId === model.id });
-      if (isFailure(taken)) return taken;
-      const nets = netSettlementAmounts(await transferSumsOfContent(trx, taken.content));
-      const owners = await participantsOfAccounts(trx, nets.map((net) => net.accountId));
-      const accounts = nets.map((net) => ({ ...net, participantId: owners.get(net.accountId) }));
-      const id = await insertSettlement(trx, { modelId: model.id, reason: body.reason, windowIds: taken.windowIds, content: taken.content, accounts, now: clock() });
-      return viewOf(trx, await findSettlement(trx, id), { modelName: model.name });
-    });
+  async function postSettlement(request, h, body) {
+    const outcome = await createSettlement(deps, body);
     if (isFailure(outcome)) return failureResponse(h, outcome);
     return jsonResponse(h, outcome);
   }
@@ -60,9 +41,11 @@ export function settlementRoutes({ db, config, clock }) {
     if (isFailure(filters)) return failureResponse(h, filters);
     const ids = await findSettlementIds(db, filters);
     if (ids.length === 0) return failureResponse(h, failure(FAILURE.validation, 'Settlements not found'));
-    const views = [];
-    for (const id of ids) views.push(await viewOf(db, await findSettlement(db, id)));
-    return jsonResponse(h, views);
+    // Every settlement and window in a handful of queries, however many were found; each
+    // settlement's windows keep findWindows' order.
+    const settlements = await findSettlements(db, ids);
+    const windows = await findWindows(db, { ids: [...new Set(settlements.flatMap((settlement) => settlement.windowIds))] });
+    return jsonResponse(h, settlements.map((settlement) => settlementView(settlement, windows.filter((window) => settlement.windowIds.includes(window.id)))));
   }
 
   async function getSettlement(request, h) {
@@ -70,7 +53,7 @@ export function settlementRoutes({ db, config, clock }) {
     if (isFailure(id)) return failureResponse(h, id);
     const settlement = await findSettlement(db, id);
     if (!settlement) return failureResponse(h, settlementNotFound());
-    return jsonResponse(h, await viewOf(db, settlement));
+    return jsonResponse(h, await viewOf(settlement));
   }
 
   const accountRequests = (participantId, accounts) => accounts.map((account) => ({
@@ -105,7 +88,7 @@ export function settlementRoutes({ db, config, clock }) {
   }
 
   return [
-    bodyRoute('POST', '/v2/settlements', validators.createSettlement, createSettlement),
+    bodyRoute('POST', '/v2/settlements', validators.createSettlement, postSettlement),
     { method: 'GET', path: '/v2/settlements', handler: listSettlements },
     { method: 'GET', path: '/v2/settlements/{id}', handler: getSettlement },
     bodyRoute('PUT', '/v2/settlements/{id}', validators.updateSettlement, updateSettlement),

@@ -5,7 +5,7 @@
 import { bodyRoute, failureResponse, jsonResponse } from '../../platform/http/server.js';
 import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { decideCloseWindow } from '../domain/settlement-windows.js';
-import { isGrossCurrency, modelOfCurrency } from '../domain/settlements.js';
+import { closedWindowContent } from '../domain/settlements.js';
 import { listSettlementModels } from '../repositories/onboarding.js';
 import { closeWindowAndOpenNext, findWindow, findWindows, openWindowId, windowTotals } from '../repositories/settlements.js';
 import { nothingFound, parseId, readFilters } from './query.js';
@@ -42,11 +42,10 @@ export function windowRoutes({ db, clock, onWindowClosed = () => {} }) {
       if (isFailure(decision)) return decision;
       // Content is what a deferred settlement will take: currencies settled gross are already
       // settled, and so is any transfer settled gross before its currency's model changed.
-      const models = await listSettlementModels(trx);
-      const unsettled = await windowTotals(trx, id, { grossSettled: false });
-      const contentRows = unsettled.filter((total) => !isGrossCurrency(models, total.currency))
-        .map((total) => ({ ...total, settlementModelId: modelOfCurrency(models, total.currency).id }));
-      const nextId = await closeWindowAndOpenNext(trx, { id, reason: body.reason, contentRows, now: clock() });
+      const contentRows = closedWindowContent({ unsettledTotals: await windowTotals(trx, id, { grossSettled: false }), models: await listSettlementModels(trx) });
+      const nextId = await closeWindowAndOpenNext(trx, {
+        id, closedState: decision.closedState, openState: decision.nextState, reason: body.reason, contentRows, now: clock(),
+      });
       return { totals, next: await findWindow(trx, nextId) };
     });
     if (isFailure(outcome)) return failureResponse(h, outcome);
