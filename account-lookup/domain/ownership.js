@@ -46,3 +46,17 @@ export const oracleRefusalFailure = Object.freeze({
   register: (detail) => failure(FAILURE.partyRegistrationRefused, detail),
   remove: (detail) => failure(FAILURE.partyDeletionRefused, detail),
 });
+
+/**
+ * The built-in oracle's rule: a registration takes no party from another DFSP. Given who serves
+ * the party once the registration was written (`servedBy`), it is `{ registered: true }` for
+ * `fspId`, or `{ registered: false, servedBy }` when another DFSP keeps it until it deletes it.
+ */
+export function oracleRegistrationOutcome({ fspId, servedBy }) {
+  return servedBy === fspId ? { registered: true } : { registered: false, servedBy };
+}
+
+/** Why the oracle refused a registration (3003): the party is `servedBy` another DFSP. */
+export function servedByAnotherFailure(servedBy) {
+  return failure(FAILURE.partyRegistrationRefused, `the party is already served by ${servedBy}`);
+}

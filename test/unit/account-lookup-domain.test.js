@@ -6,6 +6,7 @@ import { FAILURE } from '../../platform/domain/failures.js';
 import { unknownSourceFailure, unroutableDestinationFailure } from '../../account-lookup/domain/dfsps.js';
 import {
   decideDeletion, decideParticipantLookup, decideRegistration, lookupCurrencyFailure, oracleRefusalFailure,
+  oracleRegistrationOutcome, servedByAnotherFailure,
 } from '../../account-lookup/domain/ownership.js';
 import { decidePartyLookup, lookupCandidates, oracleListingNeeded } from '../../account-lookup/domain/discovery.js';
 import { decideAnswerRelay, lookupAnsweredBy, lookupExpiresAt } from '../../account-lookup/domain/pending-lookups.js';
@@ -65,6 +66,13 @@ test('only the DFSP that serves a party deletes it', () => {
 test("the oracle's refusals are told in its words, as 3003 for a registration and 3040 for a deletion", () => {
   assert.deepEqual({ ...oracleRefusalFailure.register('taken') }, { ok: false, code: FAILURE.partyRegistrationRefused, detail: 'taken' });
   assert.deepEqual({ ...oracleRefusalFailure.remove('no') }, { ok: false, code: FAILURE.partyDeletionRefused, detail: 'no' });
+});
+
+test('the built-in oracle takes no party from the DFSP that serves it', () => {
+  assert.deepEqual(oracleRegistrationOutcome({ fspId: 'payeefsp', servedBy: 'payeefsp' }), { registered: true });
+  assert.deepEqual(oracleRegistrationOutcome({ fspId: 'rivalfsp', servedBy: 'payeefsp' }), { registered: false, servedBy: 'payeefsp' });
+  const refusal = servedByAnotherFailure('payeefsp');
+  assert.deepEqual([refusal.code, refusal.detail], [FAILURE.partyRegistrationRefused, 'the party is already served by payeefsp']);
 });
 
 test('a proven payer may choose the payee; an unproven one only among those the oracle lists', () => {
