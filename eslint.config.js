@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 // on values it is given: it may import only its own modules, the shared kernel and
 // node:crypto (hashing is computation, not I/O). No database, Kafka, HTTP, config, logger,
 // process, console, timers or clock reads.
-export const DOMAIN_FOLDERS = ['ledger/domain', 'quoting/domain', 'platform/domain'];
+export const DOMAIN_FOLDERS = ['ledger/domain', 'quoting/domain', 'account-lookup/domain', 'platform/domain'];
 
 export const DOMAIN_RULES = {
   'no-restricted-imports': ['error', {

@@ -3,6 +3,7 @@
 // /participants ones are produced to Kafka for the notification handler; the /parties ones are
 // sent by the edge itself (party-callbacks.js). Pure: every function builds a value from its
 // arguments.
+import { partyKey } from './domain/parties.js';
 
 const PARTY_ENDPOINTS = Object.freeze({
   get: ['FSPIOP_CALLBACK_URL_PARTIES_GET', 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_GET'],
@@ -19,19 +20,6 @@ export const BATCH_ENDPOINTS = Object.freeze({
   put: 'FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT',
   error: 'FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR',
 });
-
-/**
- * A party as the path names it: `{ type, id, subId? }` from hapi's `{Type}/{ID}/{SubId}`.
- * A sub-id selects other endpoints (Mojaloop's `..._SUB_ID_...` types) and other templates.
- */
-export function partyOf(params) {
-  return params.SubId ? { type: params.Type, id: params.ID, subId: params.SubId } : { type: params.Type, id: params.ID };
-}
-
-/** The Kafka key of a party's events, so that a lookup and its answer stay in order. */
-export function partyKey(party) {
-  return party.subId ? `${party.type}/${party.id}/${party.subId}` : `${party.type}/${party.id}`;
-}
 
 /** The values Mojaloop's endpoint templates name: `{{partyIdType}}`, `{{partyIdentifier}}`, ... */
 export function partyTemplateParams(party) {

@@ -9,6 +9,7 @@ import { fspiopErrorResponse } from '../platform/fspiop/edge.js';
 import { emptyResponse, failureResponse } from '../platform/http/server.js';
 import { TOPIC } from '../platform/kafka/topics.js';
 import { createThrottledWarn } from '../platform/throttled-log.js';
+import { unknownSourceFailure, unroutableDestinationFailure } from './domain/dfsps.js';
 import { OracleUnavailableError } from './oracle-client.js';
 
 /** Path parameters typed with the specification's schemas, so a bad Type is a synchronous 3100. */
@@ -20,34 +21,24 @@ export function pathSchemasOf(path) {
 }
 
 /**
- * The refusal of a request whose FSPIOP-Source is not an active DFSP: 400 at once, since such a
- * requester has no callback endpoint that could hear an asynchronous error. Mojaloop's ALS
- * checks the source against its participants before anything else and answers it as a
- * malformed header (3101 "Malformed syntax - invalid fspiop-source header"). Resolves to that
- * failure, or to null when the requester is allowed.
+ * The refusal of a request whose FSPIOP-Source is not an active DFSP (domain/dfsps.js), or
+ * null when the requester is allowed.
  */
 export async function refuseUnknownSource(directory, accepted) {
   const source = accepted.headers['fspiop-source'];
-  if (await directory.isActiveDfsp(source)) return null;
-  return failure(FAILURE.malformedSyntax, `Invalid fspiop-source header: ${source} is not an active DFSP of this switch`);
+  return unknownSourceFailure({ source, isActive: await directory.isActiveDfsp(source) });
 }
 
-/**
- * Why a DFSP's answer cannot be relayed to its FSPIOP-Destination (absent, or not an active
- * DFSP), as a failure the hub tells the sender (3201); null when it can.
- */
+/** Why a DFSP's answer cannot be relayed to its FSPIOP-Destination (domain/dfsps.js); null when it can. */
 export async function unroutableDestination(directory, accepted) {
   const destination = accepted.headers['fspiop-destination'];
-  if (destination && await directory.isActiveDfsp(destination)) return null;
-  const detail = destination ? `FSPIOP-Destination ${destination} is not an active DFSP` : 'FSPIOP-Destination is required to route the callback';
-  return failure(FAILURE.destinationUnroutable, detail);
+  return unroutableDestinationFailure({ destination, isActive: Boolean(destination) && await directory.isActiveDfsp(destination) });
 }
 
-/** The DFSPs among `names` that are active, each once, in their first order. */
-export async function activeDfsps(directory, names) {
-  const unique = [...new Set(names)];
-  const active = await Promise.all(unique.map((name) => directory.isActiveDfsp(name)));
-  return unique.filter((_, index) => active[index]);
+/** The DFSPs among `names` that are active, as a Set. */
+export async function activeDfspsAmong(directory, names) {
+  const active = await Promise.all(names.map((name) => directory.isActiveDfsp(name)));
+  return new Set(names.filter((_, index) => active[index]));
 }
 
 /** Where a route leaves the calls to make once its DFSP has been answered (see callbacksAfterAnswer). */

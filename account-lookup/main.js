@@ -12,7 +12,7 @@ import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
 import { createProducer } from '../platform/kafka/producer.js';
 import { TOPIC, topicName } from '../platform/kafka/topics.js';
-import { findParticipantByName } from '../ledger/repositories/participants.js';
+import { findParticipantState } from '../ledger/ports/participant-directory.js';
 import { createKafkaProbe } from '../platform/kafka/health.js';
 import { createParticipantDirectory } from './participant-directory.js';
 import { createOracleRegistry, readOracleRegistry } from './oracle-registry.js';
@@ -46,7 +46,7 @@ const producer = createProducer({ kafka: config.kafka, logger, metrics });
 const probe = createKafkaProbe({ kafka: config.kafka, topic: topicName(config.kafka.topicPrefix, TOPIC.notificationEvent) });
 
 const directory = createParticipantDirectory({
-  findParticipant: (name) => findParticipantByName(db, name), hubName: config.hubName, ttlMs: settings.participantCacheTtlMs,
+  findParticipant: (name) => findParticipantState(db, name), hubName: config.hubName, ttlMs: settings.participantCacheTtlMs,
 });
 const registry = createOracleRegistry({
   readAll: () => readOracleRegistry(db), builtInUrl: settings.oracleBuiltInUrl, ttlMs: settings.oracleRegistryTtlMs,

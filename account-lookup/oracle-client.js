@@ -34,6 +34,11 @@ export class OracleRefusalError extends Error {
     this.status = status;
     this.errorInformation = errorInformation;
   }
+
+  /** Why the oracle refused, in its own words when it gave any. */
+  get detail() {
+    return this.errorInformation?.errorDescription ?? this.message;
+  }
 }
 
 function durationHistogram(metrics) {

@@ -1,28 +1,9 @@
 // Which oracle serves a party id type: the ones registered through the ALS admin API
 // (table oracle_endpoint), else the built-in oracle. The registry is a handful of rows, so the
 // edge reads all of it at once and reuses it for `ttlMs`; an admin change reaches every edge
-// replica within that time without any coordination between them.
-
-/**
- * Picks the base URL for `type` and, when the request names one, `currency`:
- * 1. an oracle registered for that type and currency;
- * 2. else one registered for the type without a currency (it serves every currency);
- * 3. else, for a request that names no currency, any oracle registered for the type;
- * 4. else the built-in oracle.
- * Among several candidates the default one wins, then the oldest. Pure.
- */
-export function chooseOracleUrl(oracles, { type, currency }, builtInUrl) {
-  const ofType = oracles.filter((oracle) => oracle.type === type);
-  const groups = [
-    currency ? ofType.filter((oracle) => oracle.currency === currency) : [],
-    ofType.filter((oracle) => !oracle.currency),
-    currency ? [] : ofType,
-  ];
-  const candidates = groups.find((group) => group.length > 0);
-  if (!candidates) return builtInUrl;
-  const [chosen] = [...candidates].sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || a.id - b.id);
-  return chosen.url;
-}
+// replica within that time without any coordination between them. Which of them serves a
+// request is domain/oracles.js's rule.
+import { chooseOracleUrl } from './domain/oracles.js';
 
 /** Reads every registered URL oracle as `{ id, type, url, currency, isDefault }`. */
 export async function readOracleRegistry(db) {

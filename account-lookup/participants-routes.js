@@ -2,23 +2,21 @@
 // serves a party. The switch keeps nothing itself: it asks the oracle for the party's id type
 // and answers from the hub with PUT /participants/… callbacks (or …/error). Anyone may ask;
 // only a proven sender (platform/fspiop/sender.js) may register or delete, and only its own
-// parties, so no request in another DFSP's name can take that DFSP's customers. A DFSP's own
-// PUT …/error is relayed to the DFSP it names, as the /parties answers are.
-import { FAILURE, failure } from '../platform/domain/failures.js';
+// parties (domain/ownership.js decides), so no request in another DFSP's name can take that
+// DFSP's customers. A DFSP's own PUT …/error is relayed to the DFSP it names, as the /parties
+// answers are.
 import { fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
 import { isProven, unprovenSenderFailure } from '../platform/fspiop/sender.js';
-import { BATCH_ENDPOINTS, forwardEvent, hubEvent, participantEndpoint, partyErrorEvent, partyKey, partyOf, partyTemplateParams } from './callbacks.js';
+import { BATCH_ENDPOINTS, forwardEvent, hubEvent, participantEndpoint, partyErrorEvent, partyTemplateParams } from './callbacks.js';
+import {
+  decideDeletion, decideParticipantLookup, decideRegistration, lookupCurrencyFailure, oracleRefusalFailure,
+} from './domain/ownership.js';
+import { partyKey, partyOf } from './domain/parties.js';
 import { pathSchemasOf, refuseUnknownSource, unroutableDestination } from './edge-flow.js';
 import { OracleRefusalError } from './oracle-client.js';
 import { registerBatch } from './participants-batch.js';
 import { BATCH_PAYLOAD_BYTES_MAX } from './schemas.js';
-
-const CURRENCY = /^[A-Z]{3}$/;
-
-function refusalDetail(error) {
-  return error.errorInformation?.errorDescription ?? error.message;
-}
 
 /** `decide` for a proven sender only: a change to the oracle in an unproven sender's name is refused. */
 const provenOnly = (decide) => (accepted, request) => (isProven(accepted.sender)
@@ -76,42 +74,51 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
     return decide(accepted, partyOf(accepted.params), accepted.headers['fspiop-source'], request);
   };
 
+  /**
+   * Runs `change()` at the oracle and answers `done`; if the oracle refuses, the requester is
+   * told `refusal(detail)` in the oracle's words (domain/ownership.js oracleRefusalFailure).
+   */
+  async function changeAtOracle(accepted, party, { change, refusal, done }) {
+    try {
+      await change();
+    } catch (error) {
+      if (error instanceof OracleRefusalError) return fail(accepted, party, refusal(error.detail));
+      throw error;
+    }
+    return done;
+  }
+
   async function lookUp(accepted, party, source, request) {
     const { currency } = request.query;
-    if (currency !== undefined && !CURRENCY.test(currency)) return { failure: failure(FAILURE.validation, `currency "${currency}" is not an ISO 4217 code`) };
+    const invalid = lookupCurrencyFailure(currency);
+    if (invalid) return { failure: invalid };
     const entries = await client.find(await registry.urlFor({ type: party.type, currency }), { party, currency, source });
-    if (entries.length === 0) return fail(accepted, party, failure(FAILURE.partyNotFound));
-    return confirm(accepted, party, { fspId: entries[0].fspId });
+    const { answer, error } = decideParticipantLookup({ entries });
+    return error ? fail(accepted, party, error) : confirm(accepted, party, answer);
   }
 
   async function register(accepted, party, source) {
     const { fspId, currency } = accepted.body;
-    // A DFSP speaks for its own customers only, as Mojaloop's ALS insists in the batch form.
-    if (fspId !== source) {
-      return fail(accepted, party, failure(FAILURE.validation, `fspId ${fspId} is not the FSPIOP-Source ${source}: a DFSP registers only its own parties`));
-    }
-    try {
-      await client.register(await registry.urlFor({ type: party.type, currency }), { party, fspId, currency, source });
-    } catch (error) {
-      if (error instanceof OracleRefusalError) return fail(accepted, party, failure(FAILURE.partyRegistrationRefused, refusalDetail(error)));
-      throw error;
-    }
-    return confirm(accepted, party, { fspId });
+    const { error } = decideRegistration({ source, fspId });
+    if (error) return fail(accepted, party, error);
+    return changeAtOracle(accepted, party, {
+      change: async () => client.register(await registry.urlFor({ type: party.type, currency }), { party, fspId, currency, source }),
+      refusal: oracleRefusalFailure.register,
+      done: confirm(accepted, party, { fspId }),
+    });
   }
 
   async function remove(accepted, party, source) {
     const url = await registry.urlFor({ type: party.type });
     const [entry] = await client.find(url, { party, source });
-    if (!entry) return fail(accepted, party, failure(FAILURE.partyNotFound));
-    if (entry.fspId !== source) return fail(accepted, party, failure(FAILURE.partyDeletionRefused, `the party is served by another DFSP than ${source}`));
-    try {
-      await client.remove(url, { party, source });
-    } catch (error) {
-      if (error instanceof OracleRefusalError) return fail(accepted, party, failure(FAILURE.partyDeletionRefused, refusalDetail(error)));
-      throw error;
-    }
-    // The specification leaves fspId out once the party's information is deleted.
-    return confirm(accepted, party, {});
+    const { error } = decideDeletion({ source, entry });
+    if (error) return fail(accepted, party, error);
+    return changeAtOracle(accepted, party, {
+      change: () => client.remove(url, { party, source }),
+      refusal: oracleRefusalFailure.remove,
+      // The specification leaves fspId out once the party's information is deleted.
+      done: confirm(accepted, party, {}),
+    });
   }
 
   async function registerMany(accepted) {

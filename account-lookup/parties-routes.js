@@ -1,19 +1,21 @@
 // FSPIOP /parties: discovery. A payer's GET goes to the DFSP that serves the party (found
 // through the oracle for its id type, or named by FSPIOP-Destination); the payee's PUT and
 // PUT …/error go back to the payer named by FSPIOP-Destination, but only while a lookup of
-// that party by that payer is pending at that payee (pending-lookups.js). A pending lookup is
-// a right to relay an answer to the payer, so only a proven payer (platform/fspiop/sender.js)
-// may choose the payee; an unproven one is routed only to a DFSP the oracle lists for the
-// party, and only a proven payee's answer is relayed. Both travel with
-// the sending DFSP's own headers and bytes; problems the switch finds come from the hub.
-// Every call is sent by this process over HTTP once the DFSP has its answer, not through
-// Kafka (party-callbacks.js).
-import { FAILURE, failure } from '../platform/domain/failures.js';
+// that party by that payer is pending at that payee. Who may be asked and who may answer are
+// the rules of domain/discovery.js and domain/pending-lookups.js; each route reads what they
+// need, asks them, records what they decided and answers. Only a proven payer's lookup
+// (platform/fspiop/sender.js) may choose the payee, and only a proven payee's answer is
+// relayed. Both travel with the sending DFSP's own headers and bytes; problems the switch
+// finds come from the hub. Every call is sent by this process over HTTP once the DFSP has its
+// answer, not through Kafka (party-callbacks.js).
 import { fspiopRoute } from '../platform/fspiop/edge.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
 import { isProven, unprovenSenderFailure } from '../platform/fspiop/sender.js';
-import { forwardEvent, partyEndpoint, partyErrorEvent, partyKey, partyOf } from './callbacks.js';
-import { activeDfsps, pathSchemasOf, refuseUnknownSource, unroutableDestination } from './edge-flow.js';
+import { forwardEvent, partyEndpoint, partyErrorEvent } from './callbacks.js';
+import { decidePartyLookup, lookupCandidates, oracleListingNeeded } from './domain/discovery.js';
+import { partyOf } from './domain/parties.js';
+import { decideAnswerRelay, lookupAnsweredBy } from './domain/pending-lookups.js';
+import { activeDfspsAmong, pathSchemasOf, refuseUnknownSource, unroutableDestination } from './edge-flow.js';
 
 /**
  * The /parties routes. `respond` comes from createResponder(); `directory` answers which
@@ -28,32 +30,22 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
     })],
   });
 
-  /**
-   * The payee DFSPs: the destination a proven payer named, or those the oracle lists (a
-   * destination an unproven payer named must be one of them, else `unlisted`).
-   */
-  async function payeesOf(accepted, party) {
-    const named = accepted.headers['fspiop-destination'];
-    if (named && isProven(accepted.sender)) return { payees: await activeDfsps(directory, [named]), named };
-    const source = accepted.headers['fspiop-source'];
-    const listed = (await client.find(await registry.urlFor({ type: party.type }), { party, source })).map((entry) => entry.fspId);
-    if (!named) return { payees: await activeDfsps(directory, listed) };
-    if (!listed.includes(named)) return { unlisted: true };
-    return { payees: await activeDfsps(directory, [named]), named };
-  }
+  /** The fspIds the oracle lists for `party`. */
+  const listedDfsps = async (party, source) => (await client.find(await registry.urlFor({ type: party.type }), { party, source }))
+    .map((entry) => entry.fspId);
 
   async function lookUp(accepted) {
     const refusal = await refuseUnknownSource(directory, accepted);
     if (refusal) return { failure: refusal };
     const party = partyOf(accepted.params);
     const source = accepted.headers['fspiop-source'];
-    const { payees, named, unlisted } = await payeesOf(accepted, party);
-    if (unlisted) return { failure: unprovenSenderFailure(`A lookup at an FSPIOP-Destination the oracle does not list for the party (${named})`) };
-    if (payees.length === 0) {
-      return named
-        ? errorTo(source, accepted, party, failure(FAILURE.destinationUnroutable, `FSPIOP-Destination ${named} is not an active DFSP`))
-        : errorTo(source, accepted, party, failure(FAILURE.partyNotFound));
-    }
+    const named = accepted.headers['fspiop-destination'];
+    const payerProven = isProven(accepted.sender);
+    const listed = oracleListingNeeded({ named, payerProven }) ? await listedDfsps(party, source) : undefined;
+    const { candidates, unlisted } = lookupCandidates({ named, payerProven, listed });
+    if (unlisted) return { failure: unprovenSenderFailure(`A lookup at an FSPIOP-Destination the oracle does not list for the party (${unlisted})`) };
+    const { payees, error } = decidePartyLookup({ candidates, named, active: await activeDfspsAmong(directory, candidates) });
+    if (error) return errorTo(source, accepted, party, error);
     // Recorded before the GET is sent, so that no answer can arrive before its lookup.
     await lookups.record(party, source, payees);
     return {
@@ -69,16 +61,15 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
     const refusal = await refuseUnknownSource(directory, accepted);
     if (refusal) return { failure: refusal };
     const party = partyOf(accepted.params);
+    const answerer = accepted.headers['fspiop-source'];
     const unroutable = await unroutableDestination(directory, accepted);
-    if (unroutable) return errorTo(accepted.headers['fspiop-source'], accepted, party, unroutable);
-    const destination = accepted.headers['fspiop-destination'];
-    const source = accepted.headers['fspiop-source'];
-    if (!(await lookups.isPending(party, destination, source))) {
-      const detail = `no lookup of ${partyKey(party)} by ${destination} is pending at ${source}`;
-      return errorTo(source, accepted, party, failure(FAILURE.unsolicitedPartyAnswer, detail));
-    }
+    if (unroutable) return errorTo(answerer, accepted, party, unroutable);
+    const requester = accepted.headers['fspiop-destination'];
+    const pending = await lookups.isPending(lookupAnsweredBy({ party, answerer, requester }));
+    const { relayTo, error } = decideAnswerRelay({ party, answerer, requester, pending });
+    if (error) return errorTo(answerer, accepted, party, error);
     const action = kind === 'put' ? 'answer' : 'error';
-    return { callbacks: [forwardEvent({ accepted, party, action, to: destination, endpointType: partyEndpoint(kind, party), method: 'PUT' })] };
+    return { callbacks: [forwardEvent({ accepted, party, action, to: relayTo, endpointType: partyEndpoint(kind, party), method: 'PUT' })] };
   };
 
   const route = (method, path, handle) => fspiopRoute({ resource: 'parties', method, path, pathSchemas: pathSchemasOf(path), handle });

@@ -1,10 +1,13 @@
 // The lookups the switch forwarded and may still be answered (account-lookup's own state,
 // shared by its replicas through MySQL). A GET /parties records one row per payee DFSP it
 // is sent to; a PUT /parties or PUT …/error is relayed only if such a row names its sender
-// as the payee and its destination as the requester and has not expired. Rows are kept until
-// they expire, so a payee's retransmitted answer is relayed again, as a duplicate would be.
+// as the payee and its destination as the requester and has not expired (the rule is
+// domain/pending-lookups.js's; the read below compares the expiry with the answer's time).
+// Rows are kept until they expire, so a payee's retransmitted answer is relayed again, as a
+// duplicate would be.
 import { runStatement } from '../platform/db.js';
 import { quoted, rowPlaceholders, textCache } from '../platform/sql-text.js';
+import { lookupExpiresAt } from './domain/pending-lookups.js';
 
 // `db` is the process's mysql2 pool on the hot path (or knex): platform/db.js runStatement.
 const PARTY_COLUMNS = ['party_id_type', 'party_identifier', 'party_sub_id'];
@@ -62,12 +65,13 @@ export async function purgeExpiredLookups(db, now, { batchRows = PURGE_BATCH_ROW
 
 /**
  * The pending lookups of one process: `record` and `isPending` read the clock themselves, and
- * a lookup stays pending for `ttlMs` after the GET was accepted.
+ * a lookup stays pending for `ttlMs` after the GET was accepted (domain/pending-lookups.js).
+ * `isPending` takes the lookup as domain/pending-lookups.js lookupAnsweredBy() names it.
  */
 export function createPendingLookups({ db, ttlMs, clock = () => new Date() }) {
   return {
-    record: (party, requester, payees) => recordPendingLookups(db, { party, requester, payees, expiresAt: new Date(clock().getTime() + ttlMs) }),
-    isPending: (party, requester, payee) => isPendingLookup(db, { party, requester, payee, now: clock() }),
+    record: (party, requester, payees) => recordPendingLookups(db, { party, requester, payees, expiresAt: lookupExpiresAt(clock(), ttlMs) }),
+    isPending: ({ party, requester, payee }) => isPendingLookup(db, { party, requester, payee, now: clock() }),
     purgeExpired: () => purgeExpiredLookups(db, clock()),
   };
 }

@@ -5,7 +5,7 @@
 // with the time it took. Exit status 2 is a usage error, 1 a failed load.
 import { loadConfig } from '../platform/config.js';
 import { createDatabase } from '../platform/db.js';
-import { findParticipantByName } from '../ledger/repositories/participants.js';
+import { findParticipantState } from '../ledger/ports/participant-directory.js';
 import { USAGE, UsageError, loadParties, parseLoadArguments } from '../account-lookup/oracle/bulk-load.js';
 
 function parseOrExit(argv) {
@@ -23,7 +23,7 @@ const config = loadConfig({ SERVICE_NAME: 'oracle-load', ...process.env });
 // One connection per concurrent chunk, whatever the services' pool size is.
 const db = createDatabase({ ...config.db, poolSizeMax: Math.max(config.db.poolSizeMax, options.concurrency) });
 try {
-  const participant = await findParticipantByName(db, options.fspId);
+  const participant = await findParticipantState(db, options.fspId);
   if (!participant?.isActive) process.stderr.write(`warning: ${options.fspId} is not an active participant; lookups will not reach it\n`);
   const { rows, seconds } = await loadParties(db, options);
   const last = options.from + BigInt(options.count - 1);

@@ -3,6 +3,7 @@
 // party and a million parties go through the same statement shape.
 import mysql from 'mysql2';
 import { runStatement } from '../../platform/db.js';
+import { oracleRegistrationOutcome } from '../domain/ownership.js';
 
 const TABLE = 'oracle_party';
 const COLUMNS = '(party_id_type, party_identifier, party_sub_id, fsp_id, currency)';
@@ -79,17 +80,15 @@ async function ownersOf(db, parties) {
 }
 
 /**
- * Registers parties for their DFSPs without taking any from another DFSP. Resolves to one
+ * Registers parties for their DFSPs without taking any from another DFSP (the rule is
+ * domain/ownership.js oracleRegistrationOutcome's). Resolves to one
  * answer per party, in order: `{ registered: true }` or `{ registered: false, servedBy }`.
  * Reading the owners after the write makes the answer true even when two DFSPs race.
  */
 export async function registerParties(db, parties) {
   await upsertParties(db, parties);
   const owners = await ownersOf(db, parties);
-  return parties.map((party) => {
-    const servedBy = owners.get(rowKey(party));
-    return servedBy === party.fspId ? { registered: true } : { registered: false, servedBy };
-  });
+  return parties.map((party) => oracleRegistrationOutcome({ fspId: party.fspId, servedBy: owners.get(rowKey(party)) }));
 }
 
 export async function deleteParty(db, { type, id, subId }) {

@@ -5,6 +5,7 @@
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { RAW_JSON_PAYLOAD, emptyResponse, failureResponse, jsonResponse, readJsonBody } from '../../platform/http/server.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
+import { servedByAnotherFailure } from '../domain/ownership.js';
 import { BATCH_PAYLOAD_BYTES_MAX, partyPathProblem, validators } from '../schemas.js';
 import { deleteParty, findParty, registerParties, upsertParties } from './repository.js';
 
@@ -17,11 +18,6 @@ function partyOfRequest(request, body) {
     return { problem: failure(FAILURE.validation, 'partySubIdOrType must be 1 to 128 characters') };
   }
   return { party: { type: request.params.Type, id: request.params.ID, subId } };
-}
-
-/** Why a registration was refused: the party is another DFSP's, and stays so until it deletes it. */
-function servedByAnother(servedBy) {
-  return failure(FAILURE.partyRegistrationRefused, `the party is already served by ${servedBy}`);
 }
 
 /** Route options for a handler `handle(request, h, party, body)` with a JSON body. */
@@ -50,7 +46,7 @@ function partyRoute(method, path, handle) {
 /** One batch party's answer, as Mojaloop's oracle batch API lists it (PartyResult). */
 function batchResult(partyId, outcome) {
   if (outcome.registered) return { partyId };
-  return { partyId, errorInformation: failureToFspiop(servedByAnother(outcome.servedBy)).body.errorInformation };
+  return { partyId, errorInformation: failureToFspiop(servedByAnotherFailure(outcome.servedBy)).body.errorInformation };
 }
 
 async function registerBatch(db, request, h) {
@@ -71,7 +67,7 @@ export function oracleRoutes({ db }) {
   };
   const register = async (request, h, party, body) => {
     const [outcome] = await registerParties(db, [{ ...party, fspId: body.fspId, currency: body.currency }]);
-    return outcome.registered ? emptyResponse(h, 201) : failureResponse(h, servedByAnother(outcome.servedBy));
+    return outcome.registered ? emptyResponse(h, 201) : failureResponse(h, servedByAnotherFailure(outcome.servedBy));
   };
   const replace = async (request, h, party, body) => {
     await upsertParties(db, [{ ...party, fspId: body.fspId, currency: body.currency }], { setOwner: true });

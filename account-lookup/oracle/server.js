@@ -3,7 +3,7 @@ import { createOperatorServer } from '../../platform/http/operator-server.js';
 import { datastoreHealth } from '../../platform/db.js';
 import { OPERATOR_API } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
-import { insertAuditEntry } from '../../ledger/repositories/operator-audit.js';
+import { insertAuditEntry } from '../../ledger/ports/operator-audit.js';
 import { oracleSnapshot } from '../operator-audit.js';
 import { oracleRoutes } from './routes.js';
 

@@ -5,8 +5,9 @@
 // their DFSPs, then the writes with the COMMIT (platform/db.js inTransaction).
 import { inTransaction } from '../../platform/db.js';
 import { decideQuoteBatch } from '../domain/quotes.js';
+import { participantStatesFromRows } from '../../ledger/ports/participant-directory.js';
 import {
-  insertQuotes, participantStatesFromRows, quotesFromRows, selectParticipantStates, selectQuotes, updateQuotes,
+  insertQuotes, quotesFromRows, selectParticipantStates, selectQuotes, updateQuotes,
 } from '../repositories/quotes.js';
 import { quoteNotificationRecords } from './records.js';
 

@@ -6,6 +6,7 @@
 import {
   bulkUpdateStatements, placeholders, quoted, rowPlaceholders, textCache, uniqueSorted,
 } from '../../platform/sql-text.js';
+import { participantStatesStatementFor } from '../../ledger/ports/participant-directory.js';
 
 const QUOTE_COLUMNS = ['quote_id', 'payer_fsp', 'payee_fsp', 'state', 'request_hash', 'request_at', 'answer_hash', 'answer_at',
   'ilp_condition', 'answer_error_code', 'answer_headers', 'answer_body'];
@@ -50,31 +51,19 @@ export function quotesFromRows(rows = []) {
   return new Map(rows.map((row) => [row.quote_id, toQuote(row)]));
 }
 
-const PARTICIPANT_STATES = 'SELECT p.`name`, p.`is_active` FROM `participant` p';
-const participantStatesText = textCache((key) => {
-  const [names, quotes] = key.split(':').map(Number);
-  const named = names > 0 ? [`${PARTICIPANT_STATES} WHERE p.\`name\` IN (${placeholders(names)})`] : [];
-  const ofQuotes = quotes > 0
-    ? [`${PARTICIPANT_STATES} JOIN \`quote\` q ON p.\`name\` IN (q.\`payer_fsp\`, q.\`payee_fsp\`) WHERE q.\`quote_id\` IN (${placeholders(quotes)})`]
-    : [];
-  return [...named, ...ofQuotes].join(' UNION ');
-});
+// The quotes' DFSPs are the ledger's participants: the ledger owns the statement on its table
+// (ledger/ports/participant-directory.js), and this repository names the quote columns that
+// hold them, so that the states are read in the quotes' own round trip.
+const participantStatesOfQuotes = participantStatesStatementFor({ table: 'quote', keyColumn: 'quote_id', nameColumns: ['payer_fsp', 'payee_fsp'] });
 
 /**
  * The states of the participants `names` and of both DFSPs of the quotes `quoteIds`: what a
  * decision may check, read in the same round trip as the quotes (their parties come from the
- * rows the locking read has just locked). Names that cannot be a participant are left out.
+ * rows the locking read has just locked). Names that cannot be a participant are left out;
+ * read them with participantStatesFromRows (the port's).
  */
 export function selectParticipantStates(names, quoteIds = []) {
-  const wanted = [...new Set(names.filter((name) => typeof name === 'string' && name !== ''))];
-  const ids = uniqueSorted(quoteIds);
-  if (wanted.length === 0 && ids.length === 0) return null;
-  return { sql: participantStatesText(`${wanted.length}:${ids.length}`), values: [...wanted, ...ids] };
-}
-
-/** name → { isActive }, from selectParticipantStates's rows. */
-export function participantStatesFromRows(rows = []) {
-  return new Map(rows.map((row) => [row.name, { isActive: Boolean(row.is_active) }]));
+  return participantStatesOfQuotes(names, quoteIds);
 }
 
 function requestColumns(request) {

@@ -10,8 +10,9 @@ import { createTestDatabase, testConfig } from '../support/environment.js';
 import { createSqlPool, inTransaction, isDuplicateKeyError, runStatement } from '../../platform/db.js';
 import { QUOTE_STATE } from '../../quoting/domain/quotes.js';
 import {
-  insertQuotes, participantStatesFromRows, quotesFromRows, selectParticipantStates, selectQuotes, updateQuotes,
+  insertQuotes, quotesFromRows, selectParticipantStates, selectQuotes, updateQuotes,
 } from '../../quoting/repositories/quotes.js';
+import { participantStatesFromRows } from '../../ledger/ports/participant-directory.js';
 import { insertParticipant, setParticipantActive } from '../../ledger/repositories/participants.js';
 import { isRowLocked, openTransaction, waitUntilLockWaiting } from './fixtures.js';
 

@@ -2,8 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  forwardEvent, hubEvent, participantEndpoint, partyEndpoint, partyErrorEvent, partyKey, partyOf, partyTemplateParams,
+  forwardEvent, hubEvent, participantEndpoint, partyEndpoint, partyErrorEvent, partyTemplateParams,
 } from '../../account-lookup/callbacks.js';
+import { partyKey, partyOf } from '../../account-lookup/domain/parties.js';
 import { invalidNotificationReason, callbackUrl } from '../../handlers/notification/callback-request.js';
 
 const HEADERS = { 'content-type': 'application/vnd.interoperability.parties+json;version=1.1', date: 'Tue, 15 Nov 1994 08:12:31 GMT', 'fspiop-source': 'payerfsp' };

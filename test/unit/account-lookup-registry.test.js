@@ -2,7 +2,8 @@
 // registry and the participant directory, with fake reads and a fake clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseOracleUrl, createOracleRegistry } from '../../account-lookup/oracle-registry.js';
+import { chooseOracleUrl } from '../../account-lookup/domain/oracles.js';
+import { createOracleRegistry } from '../../account-lookup/oracle-registry.js';
 import { createParticipantDirectory } from '../../account-lookup/participant-directory.js';
 
 const BUILT_IN = 'http://builtin';

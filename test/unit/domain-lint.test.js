@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ESLint } from 'eslint';
+import { DOMAIN_FOLDERS } from '../../eslint.config.js';
 
 const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });
 
@@ -29,6 +30,16 @@ test('domain code may import its siblings, the shared kernel and node:crypto', a
   assert.deepEqual(await ruleErrors("import { FAILURE } from '../../platform/domain/failures.js';\nexport const a = FAILURE;\n", 'quoting/domain/probe.js'), []);
   assert.ok((await ruleErrors("import { OUTCOME } from '../../ledger/domain/outcomes.js';\nexport const a = OUTCOME;\n", 'quoting/domain/probe.js')).includes('no-restricted-imports'));
   assert.deepEqual(await ruleErrors("import { requestHash } from '../../platform/kafka/envelope.js';\nexport const a = requestHash;\n", 'quoting/domain/probe.js'), ['no-restricted-imports']);
+});
+
+test('the domain folder of every bounded context is under the rules, account lookup included', async () => {
+  assert.ok(DOMAIN_FOLDERS.includes('account-lookup/domain'));
+  for (const folder of DOMAIN_FOLDERS) {
+    const probe = `${folder}/probe.js`;
+    assert.deepEqual(await ruleErrors("import { findParty } from '../oracle/repository.js';\nexport const a = findParty;\n", probe), ['no-restricted-imports'], probe);
+    assert.deepEqual(await ruleErrors('export const a = () => Date.now();\n', probe), ['no-restricted-properties'], probe);
+    assert.deepEqual(await ruleErrors("import { partyKey } from './parties.js';\nexport const a = partyKey;\n", probe), [], probe);
+  }
 });
 
 const BOUNDARY = 'architecture/context-boundaries';
@@ -74,7 +85,7 @@ test('every product folder passes the context boundaries', async () => {
 });
 
 test('the real domain folders and platform/ pass the rules', async () => {
-  const results = await eslint.lintFiles(['ledger/domain/**/*.js', 'quoting/domain/**/*.js', 'platform/**/*.js']);
+  const results = await eslint.lintFiles([...DOMAIN_FOLDERS.map((folder) => `${folder}/**/*.js`), 'platform/**/*.js']);
   const problems = results.flatMap((result) => result.messages.map((message) => `${result.filePath}: ${message.message}`));
   assert.deepEqual(problems, []);
   assert.ok(results.length >= 20, 'the domain and platform files were linted');

@@ -1,0 +1,13 @@
+// The ledger's participant directory, as other bounded contexts may use it: which participants
+// exist and whether they are active. ledger/ports/ is the only part of the ledger that code
+// outside it imports (the ledger's own processes in handlers/ aside); behind it the ledger is
+// free to change its tables and repositories.
+import { findParticipantByName } from '../repositories/participants.js';
+
+export { participantStatesFromRows, participantStatesStatementFor } from '../repositories/participant-states.js';
+
+/** `{ name, isActive }` of the participant `name`, or null when there is none (`db`: knex). */
+export async function findParticipantState(db, name) {
+  const participant = await findParticipantByName(db, name);
+  return participant ? { name: participant.name, isActive: participant.isActive } : null;
+}
