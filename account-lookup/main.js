@@ -23,11 +23,11 @@ import { exitOnSignal } from '../platform/shutdown.js';
 import { startSweeping } from '../platform/periodic-sweep.js';
 import { findParty } from './oracle/repository.js';
 import { createPartyCallbackMetrics, createPartyCallbackSender } from './party-callbacks.js';
-import { createEndpointCache } from '../handlers/notification/endpoints.js';
-import { createDeliverer } from '../handlers/notification/deliver.js';
-import { createDestinationPolicy } from '../platform/http/callback-destinations.js';
-import { readCallbackTls } from '../platform/http/callback-tls.js';
-import { createHubSigner, readHubSigningKey } from '../handlers/notification/hub-signature.js';
+import { createEndpointCache } from '../platform/delivery/endpoints.js';
+import { createDeliverer } from '../platform/delivery/deliver.js';
+import { createDestinationPolicy } from '../platform/delivery/callback-destinations.js';
+import { readCallbackTls } from '../platform/delivery/callback-tls.js';
+import { createHubSigner, readHubSigningKey } from '../platform/delivery/hub-signature.js';
 
 // Two narrow tokens: one registers and removes parties in the built-in oracle (which it reads
 // in process, from the database), the other reads DFSP endpoints from the admin API. The

@@ -12,9 +12,9 @@
 // bounded: per DFSP by the limiter (calls in flight and queued), and in total by the bytes of
 // the calls it holds; a call over either bound fails at once, and a lookup that fails so is
 // answered to its payer with 2003, as any forward that gets no answer.
-import { buildCallbackHeaders, callbackBody, callbackUrl } from '../handlers/notification/callback-request.js';
-import { OUTCOME } from '../handlers/notification/deliver.js';
-import { requesterErrorEvent, tellsRequester } from '../handlers/notification/requester-errors.js';
+import { buildCallbackHeaders, callbackBody, callbackUrl } from '../platform/delivery/callback-request.js';
+import { OUTCOME } from '../platform/delivery/deliver.js';
+import { requesterErrorEvent, tellsRequester } from '../platform/delivery/requester-errors.js';
 import { metricOnce } from '../platform/metrics.js';
 import { createThrottledWarn } from '../platform/throttled-log.js';
 

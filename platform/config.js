@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { TOPIC } from './kafka/topics.js';
 import { EXPIRATION_AHEAD_MAX_MS_DEFAULT, isKnownCurrency } from './fspiop/input-limits.js';
-import { parseCidrList } from './http/callback-destinations.js';
+import { parseCidrList } from './delivery/callback-destinations.js';
 
 export class ConfigError extends Error {}
 
@@ -104,7 +104,7 @@ function readNotification(env) {
     retryBackoffMs: readInteger(env, 'NOTIFICATION_RETRY_BACKOFF_MS', 5_000, { min: 1 }), // first wait on the retry topic; doubles per attempt
     retryBackoffMaxMs: readInteger(env, 'NOTIFICATION_RETRY_BACKOFF_MAX_MS', 300_000, { min: 1 }),
     retryAgeMaxMs: readInteger(env, 'NOTIFICATION_RETRY_AGE_MAX_MS', 86_400_000, { min: 1 }), // then a callback is given up
-    // Ranges a callback may connect to although they are not public addresses (platform/http/callback-destinations.js).
+    // Ranges a callback may connect to although they are not public addresses (platform/delivery/callback-destinations.js).
     allowedCidrs: parseCidrs('CALLBACK_ALLOWED_CIDRS', readString(env, 'CALLBACK_ALLOWED_CIDRS', '')),
     originPoolsMax: readInteger(env, 'CALLBACK_ORIGIN_POOLS_MAX', 1_000, { min: 1 }), // connection pools kept, least recently used closed first
     tls: readCallbackTls(env),
@@ -112,7 +112,7 @@ function readNotification(env) {
 }
 
 /**
- * TLS of the callbacks to DFSP endpoints that are https: URLs (platform/http/callback-tls.js):
+ * TLS of the callbacks to DFSP endpoints that are https: URLs (platform/delivery/callback-tls.js):
  * the hub's client certificate and key, presented so that a DFSP can require them (mutual TLS),
  * and the CA a DFSP's server certificate must chain to (the scheme's); `publicRoots` trusts
  * Node's bundled public roots beside that CA. Without a CA only the public roots are trusted.

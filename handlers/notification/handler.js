@@ -8,13 +8,13 @@
 // resolves only once the broker has it, so it is never dropped. The consumer runs in
 // pipelined mode: later batches are delivered while a slow DFSP holds up an earlier one, so
 // one dead DFSP delays nobody else; their offsets wait for the slow batch.
-import { OUTCOME } from './deliver.js';
+import { OUTCOME } from '../../platform/delivery/deliver.js';
 import { createLaneScheduler, runInLanes } from './lanes.js';
 import { createThrottledWarn } from '../../platform/throttled-log.js';
-import { unsignedCallbacks } from './hub-signature.js';
+import { unsignedCallbacks } from '../../platform/delivery/hub-signature.js';
 import { decodeNotifications, notify } from './notify.js';
 import { isRetryable } from './retry.js';
-import { tellsRequester } from './requester-errors.js';
+import { tellsRequester } from '../../platform/delivery/requester-errors.js';
 
 // Callbacks that tell the payer how its transfer ended: the end of the end-to-end latency.
 const FINAL_TRANSFER_ACTIONS = new Set(['commit', 'abort', 'error', 'timeout']);

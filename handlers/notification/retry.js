@@ -11,8 +11,8 @@
 // learn by GET; delaying every later callback behind a failed one would instead let one dead
 // endpoint hold up the rest of that transfer's calls.
 import { copyForRelay, encodeEvent, isMalformedEvent } from '../../platform/kafka/envelope.js';
-import { OUTCOME, isRetryableStatus } from './deliver.js';
-import { EndpointLookupError } from './endpoints.js';
+import { OUTCOME, isRetryableStatus } from '../../platform/delivery/deliver.js';
+import { EndpointLookupError } from '../../platform/delivery/endpoints.js';
 import { createLaneScheduler, runInLanes } from './lanes.js';
 import { decodeNotifications, notify } from './notify.js';
 

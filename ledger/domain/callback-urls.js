@@ -4,7 +4,7 @@
 // placeholder a request could fill in), and never a link-local or cloud metadata address
 // (where instance credentials are served) unless a lab explicitly allows it.
 // Names are checked as written here, for an early answer to the operator; what a name
-// resolves to is checked when a callback connects (platform/http/callback-destinations.js),
+// resolves to is checked when a callback connects (platform/delivery/callback-destinations.js),
 // as no check at registration can see where a name will point later.
 import { originPlaceholderProblem } from '../../platform/domain/callback-url-templates.js';
 import { URL_ENDPOINT_TYPES } from './participants.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../platform/config.js';
 import {
   DestinationRefusedError, createDestinationPolicy, parseCidr, parseCidrList, refusedKindOf,
-} from '../../platform/http/callback-destinations.js';
+} from '../../platform/delivery/callback-destinations.js';
 
 const REFUSED = {
   unspecified: ['0.0.0.0', '0.1.2.3', '::', '::ffff:0.0.0.0', '64:ff9b::'],

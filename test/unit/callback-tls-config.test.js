@@ -1,5 +1,5 @@
 // The TLS of the hub's calls to DFSPs (CALLBACK_TLS_*): parsed by platform/config.js, read by
-// platform/http/callback-tls.js at start-up, where anything unusable stops the process.
+// platform/delivery/callback-tls.js at start-up, where anything unusable stops the process.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { ConfigError, loadConfig } from '../../platform/config.js';
-import { readCallbackTls } from '../../platform/http/callback-tls.js';
+import { readCallbackTls } from '../../platform/delivery/callback-tls.js';
 import { ensureClientCertificate } from '../../scripts/lib/scheme-certs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'callback-tls-'));

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
 import pino from 'pino';
-import { createDeliverer, OUTCOME } from '../../handlers/notification/deliver.js';
-import { createHttpPools } from '../../handlers/notification/http-pools.js';
+import { createDeliverer, OUTCOME } from '../../platform/delivery/deliver.js';
+import { createHttpPools } from '../../platform/delivery/http-pools.js';
 import { isRetryable } from '../../handlers/notification/retry.js';
-import { requesterErrorEvent } from '../../handlers/notification/requester-errors.js';
-import { createDestinationPolicy, parseCidrList } from '../../platform/http/callback-destinations.js';
+import { requesterErrorEvent } from '../../platform/delivery/requester-errors.js';
+import { createDestinationPolicy, parseCidrList } from '../../platform/delivery/callback-destinations.js';
 import { loopbackDestinations } from '../support/callback-destinations.js';
 
 const TIMEOUT = { timeout: 10_000 };

@@ -1,9 +1,9 @@
 // Delivery of one callback to one DFSP: a slot in that DFSP's limiter, a timeout on every
 // attempt, a few retries with backoff for connection errors, timeouts and 5xx, none for 4xx,
 // and a circuit breaker per DFSP endpoint. Every call ends in a final outcome; nothing here throws.
-import { originPlaceholderProblem } from '../../platform/domain/callback-url-templates.js';
-import { DestinationRefusedError } from '../../platform/http/callback-destinations.js';
-import { createThrottledWarn } from '../../platform/throttled-log.js';
+import { originPlaceholderProblem } from '../domain/callback-url-templates.js';
+import { DestinationRefusedError } from './callback-destinations.js';
+import { createThrottledWarn } from '../throttled-log.js';
 import { createHttpPools } from './http-pools.js';
 import { createKeyedLimiter, QueueFullError } from './limiter.js';
 
