@@ -54,10 +54,10 @@ export function createNotifyContext({ endpoints, deliverer, metrics, logger, hub
 
 /**
  * Creates `handleBatch(messages)`. `endpoints` is the endpoint cache, `deliverer` the
- * deliverer (deliver.js); `batchDeadlineMs` bounds how long one batch may take;
- * `signCallback` signs the hub's own callbacks (hub-signature.js); `scheduleRetries`
+ * deliverer (platform/delivery/deliver.js); `batchDeadlineMs` bounds how long one batch may take;
+ * `signCallback` signs the hub's own callbacks (platform/delivery/hub-signature.js); `scheduleRetries`
  * (retry.js) takes the callbacks that failed for a reason that can pass, and without it
- * they are only counted as failed; `tellRequesters` (requester-errors.js) takes the outcomes
+ * they are only counted as failed; `tellRequesters` (requester-notifier.js) takes the outcomes
  * of forwards whose requester must hear when they are not delivered, which are then never
  * retried. A `context` from createNotifyContext may be given instead.
  */
@@ -78,7 +78,7 @@ export function createNotificationHandler({ batchDeadlineMs, scheduleRetries = n
     if (errors.length > 0) {
       throw new AggregateError(errors, `${errors.length} callback(s) could not be resolved: ${errors[0].message}`);
     }
-    // A forward whose requester is told it failed is not sent again (requester-errors.js says why).
+    // A forward whose requester is told it failed is not sent again (platform/delivery/requester-errors.js says why).
     const toldRequesters = outcomes.filter((outcome) => tellsRequester(outcome.item));
     if (tellRequesters && toldRequesters.length > 0) await tellRequesters(toldRequesters);
     // A retried callback may reach its DFSP after a later one of the same transfer; retry.js says why that is safe.

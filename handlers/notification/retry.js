@@ -28,11 +28,11 @@ export class RetryWaitStoppedError extends Error {
  * Whether a failed callback can succeed later: a 5xx, no answer, a refused connection, a full
  * queue or an open circuit can; a 4xx or a 501 (not implemented) is the DFSP's final word and
  * an unrenderable URL never renders, so those are not retried. Nor is a callback whose
- * destination the switch refused (OUTCOME.refused, deliver.js says why).
+ * destination the switch refused (OUTCOME.refused, platform/delivery/deliver.js says why).
  */
 export function isRetryable(result) {
   if (result?.outcome !== OUTCOME.failed || result.reason === 'bad_template') return false;
-  // The last HTTP answer, if any, decides, by the same rule as the attempts in deliver.js.
+  // The last HTTP answer, if any, decides, by the same rule as the attempts in platform/delivery/deliver.js.
   return result.status === undefined || isRetryableStatus(result.status);
 }
 
