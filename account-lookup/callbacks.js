@@ -53,7 +53,7 @@ export function forwardEvent({ accepted, party, action, to, endpointType, method
     at: accepted.receivedAt,
   };
   // A lookup that cannot reach the payee is answered to the payer with the hub's PUT …/error
-  // (party-callbacks.js, with handlers/notification/requester-errors.js's codes and words),
+  // (party-callbacks.js, with platform/delivery/requester-errors.js's codes and words),
   // so the payer is never left waiting.
   if (action !== 'lookup') return event;
   return { ...event, ifUndeliverable: { to: event.from, callback: { ...event.callback, endpointType: partyEndpoint('error', party), method: 'PUT' } } };

@@ -23,18 +23,19 @@ import { exitOnSignal } from '../platform/shutdown.js';
 import { startSweeping } from '../platform/periodic-sweep.js';
 import { findParty } from './oracle/repository.js';
 import { createPartyCallbackMetrics, createPartyCallbackSender } from './party-callbacks.js';
-import { createEndpointCache } from '../handlers/notification/endpoints.js';
-import { createDeliverer } from '../handlers/notification/deliver.js';
-import { createDestinationPolicy } from '../platform/http/callback-destinations.js';
-import { readCallbackTls } from '../platform/http/callback-tls.js';
-import { createHubSigner, readHubSigningKey } from '../handlers/notification/hub-signature.js';
+import { createCallbackDelivery } from '../platform/delivery/callback-delivery.js';
+import { readDeliveryConfig } from '../platform/delivery/config.js';
+import { createHubSigner, readHubSigningKey } from '../platform/delivery/hub-signature.js';
 
 // Two narrow tokens: one registers and removes parties in the built-in oracle (which it reads
 // in process, from the database), the other reads DFSP endpoints from the admin API. The
 // process signs its own /parties errors as the hub.
-const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, {
+const env = { SERVICE_NAME: 'account-lookup', ...process.env };
+const config = loadConfig(env, {
   defaultPort: 4002, operatorTokens: ['oracleWrite', 'dfspDirectoryRead'], signsAsHub: true,
 });
+// The /parties calls go out with the delivery settings and pieces the notification handler uses too (party-callbacks.js).
+const delivery = readDeliveryConfig(env);
 const settings = config.accountLookup;
 const logger = createLogger(config);
 const metrics = createMetrics(config);
@@ -55,22 +56,13 @@ const client = createOracleClient({
   timeoutMs: settings.oracleRequestTimeoutMs, connectionsMax: settings.oracleConnectionsMax, metrics,
   builtIn: { url: settings.oracleBuiltInUrl, token: config.operatorAuth.tokens.oracleWrite, findParty: (query) => findParty(pool, query) },
 });
-// The /parties calls go out with the notification handler's settings and pieces (party-callbacks.js).
-const delivery = config.notification;
-const deliverer = createDeliverer({
-  timeoutMs: delivery.callbackTimeoutMs, maxInFlightPerFsp: delivery.callbackInFlightMaxPerFsp, queueMaxPerFsp: delivery.callbackQueueMaxPerFsp,
-  retries: delivery.callbackRetries, retryBackoffMs: delivery.callbackRetryBackoffMs,
-  breakerFailures: delivery.breakerFailures, breakerOpenMs: delivery.breakerOpenMs, logger: logger.child({ component: 'callback-delivery' }),
-  destinationPolicy: createDestinationPolicy({ allowedCidrs: delivery.allowedCidrs }), originPoolsMax: delivery.originPoolsMax,
-  // The hub's client certificate on every call to an https: endpoint, read here at start-up.
-  tls: readCallbackTls(delivery.tls),
+// The hub's client certificate on every call to an https: endpoint is read here, at start-up.
+const { endpoints, deliverer } = createCallbackDelivery({
+  settings: delivery, adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.dfspDirectoryRead,
+  allowLinkLocal: config.callbackUrlsAllowLinkLocal, logger,
 });
 const callbacks = createPartyCallbackSender({
-  endpoints: createEndpointCache({
-    adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.dfspDirectoryRead,
-    ttlMs: delivery.endpointCacheTtlMs, failureTtlMs: delivery.endpointFailureTtlMs, entriesMax: delivery.endpointCacheEntriesMax,
-  }),
-  deliverer, signCallback: createHubSigner(readHubSigningKey(config.jws)), hubName: config.hubName,
+  endpoints, deliverer, signCallback: createHubSigner(readHubSigningKey(config.jws)), hubName: config.hubName,
   metrics: createPartyCallbackMetrics(metrics), logger: logger.child({ component: 'party-callbacks' }),
   deadlineMs: delivery.batchDeadlineMs, bytesHeldMax: delivery.inFlightBytesMax,
 });

@@ -5,16 +5,17 @@
 // asks again, so these calls do not need Kafka's durability; going without it saves two Kafka
 // records and two notification-handler deliveries per discovery.
 //
-// The pieces are the notification handler's (handlers/README.md, "Notification events"), so a
-// DFSP sees the same calls either way: the endpoint cache, the URL templates, the forward and
+// The pieces are the notification handler's, shared in platform/delivery/ (handlers/README.md,
+// "Notification events"), so a DFSP sees the same calls either way: the endpoint cache, the URL templates, the forward and
 // hub headers, the hub's signature, the per-DFSP limiter, retries and circuit breaker, and the
 // requester's 3201 or 2003 when a forward cannot be delivered. What this process holds is
 // bounded: per DFSP by the limiter (calls in flight and queued), and in total by the bytes of
 // the calls it holds; a call over either bound fails at once, and a lookup that fails so is
 // answered to its payer with 2003, as any forward that gets no answer.
-import { buildCallbackHeaders, callbackBody, callbackUrl } from '../handlers/notification/callback-request.js';
-import { OUTCOME } from '../handlers/notification/deliver.js';
-import { requesterErrorEvent, tellsRequester } from '../handlers/notification/requester-errors.js';
+import { buildCallbackHeaders, callbackBody, callbackUrl } from '../platform/delivery/callback-request.js';
+import { OUTCOME } from '../platform/delivery/deliver.js';
+import { requesterErrorEvent, tellsRequester } from '../platform/delivery/requester-errors.js';
+import { createCallbackMetrics } from '../platform/delivery/metrics.js';
 import { metricOnce } from '../platform/metrics.js';
 import { createThrottledWarn } from '../platform/throttled-log.js';
 
@@ -22,30 +23,14 @@ import { createThrottledWarn } from '../platform/throttled-log.js';
 const CALL_OVERHEAD_BYTES = 2048;
 
 /**
- * The metrics, named as the notification handler's so that the dashboards and the DFSP
- * callback-failure alert count discovery callbacks wherever they are sent from. `fsp` is a
- * DFSP the admin API knows, or "unknown", so junk in a header cannot grow it.
+ * The metrics: the callback metrics every sender of callbacks shares (platform/delivery/metrics.js),
+ * so that the dashboards and the DFSP callback-failure alert count discovery callbacks wherever
+ * they are sent from, and the calls this process holds.
  */
 export function createPartyCallbackMetrics(metrics) {
-  const { Counter, Histogram, Gauge } = metrics.client;
   return {
-    callbacks: metricOnce(metrics, Counter, {
-      name: 'callbacks_total',
-      help: 'Callback delivery rounds that reached an outcome (delivered, failed after its attempts, no_endpoint, refused: a destination the hub may not call), by receiving DFSP and endpoint type.',
-      labelNames: ['fsp', 'endpoint_type', 'outcome'],
-    }),
-    callbackDuration: metricOnce(metrics, Histogram, {
-      name: 'callback_duration_seconds',
-      help: 'Time from dispatching a callback to its final outcome, queueing and retries included.',
-      labelNames: ['endpoint_type'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    }),
-    requesterErrors: metricOnce(metrics, Counter, {
-      name: 'forwards_undeliverable_total',
-      help: 'Forwards (GET /parties) that could not reach their DFSP and were answered to their requester with an error from the hub, by FSPIOP error code (3201, 2003).',
-      labelNames: ['code'],
-    }),
-    held: metricOnce(metrics, Gauge, {
+    ...createCallbackMetrics(metrics),
+    held: metricOnce(metrics, metrics.client.Gauge, {
       name: 'account_lookup_callbacks_held',
       help: 'Callbacks the account-lookup edge holds: being sent, or waiting for a free slot of their DFSP.',
     }),
@@ -121,7 +106,7 @@ async function sendAndTell(context, event, body, deadline) {
 }
 
 /**
- * Creates the sender. `endpoints` is the endpoint cache (handlers/notification/endpoints.js),
+ * Creates the sender. `endpoints` is the endpoint cache (platform/delivery/endpoints.js),
  * `deliverer` a deliverer (deliver.js), `signCallback` the hub's signer (hub-signature.js),
  * `metrics` from createPartyCallbackMetrics; `deadlineMs` bounds one call from the moment it
  * is handed over, waiting for a slot included; `bytesHeldMax` bounds the calls held at once.

@@ -75,7 +75,7 @@ export function notificationEvent(outcome, hubName) {
     const { message } = outcome;
     const forward = { ...event, from: message.from, headers: message.headers ?? {}, ...carriedBody(message), at: message.at };
     // A prepare that cannot reach the payee is answered to the payer with the hub's PUT
-    // /transfers/{ID}/error (handlers/notification/requester-errors.js); the reservation is
+    // /transfers/{ID}/error (platform/delivery/requester-errors.js); the reservation is
     // released when the transfer expires, as Mojaloop does.
     if (outcome.type !== OUTCOME.forwardPrepare) return forward;
     return { ...forward, ifUndeliverable: { to: message.from, callback: { ...event.callback, endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_ERROR', method: 'PUT' } } };

@@ -4,11 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { TOPIC } from './kafka/topics.js';
 import { EXPIRATION_AHEAD_MAX_MS_DEFAULT, isKnownCurrency } from './fspiop/input-limits.js';
-import { parseCidrList } from './http/callback-destinations.js';
 
 export class ConfigError extends Error {}
 
-function readString(env, name, fallback) {
+export function readString(env, name, fallback) {
   const value = env[name];
   if (value === undefined || value === '') {
     if (fallback === undefined) throw new ConfigError(`${name} is required but not set`);
@@ -17,7 +16,7 @@ function readString(env, name, fallback) {
   return value;
 }
 
-function readInteger(env, name, fallback, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
+export function readInteger(env, name, fallback, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
   const text = readString(env, name, String(fallback));
   if (!/^\d+$/.test(text)) throw new ConfigError(`${name} must be a whole number, got "${text}"`);
   const value = Number(text);
@@ -62,70 +61,11 @@ function readTopicPartitions(env) {
   return parsed;
 }
 
-function deepFreeze(value) {
+export function deepFreeze(value) {
   for (const child of Object.values(value)) {
     if (child && typeof child === 'object') deepFreeze(child);
   }
   return Object.freeze(value);
-}
-
-function parseCidrs(name, text) {
-  try {
-    return parseCidrList(text);
-  } catch (error) {
-    throw new ConfigError(`${name}: ${error.message}`);
-  }
-}
-
-/**
- * The notification handler's settings (handlers/notification), which account-lookup's /parties
- * calls share. The batch deadline defaults to the longest a callback can take: every attempt
- * timing out, plus the backoffs between them.
- */
-function readNotification(env) {
-  const callbackTimeoutMs = readInteger(env, 'CALLBACK_TIMEOUT_MS', 10_000, { min: 1 }); // per HTTP attempt
-  const callbackRetries = readInteger(env, 'CALLBACK_RETRIES', 2, { max: 10 }); // after the first attempt; 5xx and connection errors only
-  const callbackRetryBackoffMs = readInteger(env, 'CALLBACK_RETRY_BACKOFF_MS', 200); // doubles per retry
-  const longestCallbackMs = callbackTimeoutMs * (callbackRetries + 1) + callbackRetryBackoffMs * (2 ** callbackRetries - 1);
-  return {
-    endpointCacheTtlMs: readInteger(env, 'ENDPOINT_CACHE_TTL_MS', 60_000), // how long a DFSP's endpoints are reused
-    endpointFailureTtlMs: readInteger(env, 'ENDPOINT_FAILURE_TTL_MS', 1_000), // how long a failed lookup is repeated
-    callbackTimeoutMs,
-    callbackRetries,
-    callbackRetryBackoffMs,
-    callbackInFlightMaxPerFsp: readInteger(env, 'CALLBACK_IN_FLIGHT_MAX_PER_FSP', 64, { min: 1 }), // also the sockets per DFSP origin
-    pipelineDepthMax: readInteger(env, 'NOTIFICATION_PIPELINE_DEPTH_MAX', 64, { min: 1, max: 10_000 }), // batches delivered at once
-    callbackQueueMaxPerFsp: readInteger(env, 'CALLBACK_QUEUE_MAX_PER_FSP', 10_000), // beyond it a callback fails at once
-    batchDeadlineMs: readInteger(env, 'CALLBACK_BATCH_DEADLINE_MS', longestCallbackMs, { min: 1 }),
-    breakerFailures: readInteger(env, 'CALLBACK_BREAKER_FAILURES', 5), // consecutive failed attempts; 0 disables the breaker
-    breakerOpenMs: readInteger(env, 'CALLBACK_BREAKER_OPEN_MS', 10_000), // how long an open circuit fails calls at once
-    endpointCacheEntriesMax: readInteger(env, 'ENDPOINT_CACHE_ENTRIES_MAX', 10_000, { min: 1 }), // DFSPs remembered, least recently used forgotten
-    inFlightBytesMax: readInteger(env, 'NOTIFICATION_IN_FLIGHT_BYTES_MAX', 32 * 1024 * 1024, { min: 1 }), // message bytes being delivered at once
-    retryBackoffMs: readInteger(env, 'NOTIFICATION_RETRY_BACKOFF_MS', 5_000, { min: 1 }), // first wait on the retry topic; doubles per attempt
-    retryBackoffMaxMs: readInteger(env, 'NOTIFICATION_RETRY_BACKOFF_MAX_MS', 300_000, { min: 1 }),
-    retryAgeMaxMs: readInteger(env, 'NOTIFICATION_RETRY_AGE_MAX_MS', 86_400_000, { min: 1 }), // then a callback is given up
-    // Ranges a callback may connect to although they are not public addresses (platform/http/callback-destinations.js).
-    allowedCidrs: parseCidrs('CALLBACK_ALLOWED_CIDRS', readString(env, 'CALLBACK_ALLOWED_CIDRS', '')),
-    originPoolsMax: readInteger(env, 'CALLBACK_ORIGIN_POOLS_MAX', 1_000, { min: 1 }), // connection pools kept, least recently used closed first
-    tls: readCallbackTls(env),
-  };
-}
-
-/**
- * TLS of the callbacks to DFSP endpoints that are https: URLs (platform/http/callback-tls.js):
- * the hub's client certificate and key, presented so that a DFSP can require them (mutual TLS),
- * and the CA a DFSP's server certificate must chain to (the scheme's); `publicRoots` trusts
- * Node's bundled public roots beside that CA. Without a CA only the public roots are trusted.
- */
-function readCallbackTls(env) {
-  const tls = {
-    certPath: readString(env, 'CALLBACK_TLS_CERT_PATH', '') || undefined,
-    keyPath: readString(env, 'CALLBACK_TLS_KEY_PATH', '') || undefined,
-    caPath: readString(env, 'CALLBACK_TLS_CA_PATH', '') || undefined,
-    publicRoots: readBoolean(env, 'CALLBACK_TLS_PUBLIC_ROOTS', false),
-  };
-  if (Boolean(tls.certPath) !== Boolean(tls.keyPath)) throw new ConfigError('CALLBACK_TLS_CERT_PATH and CALLBACK_TLS_KEY_PATH go together');
-  return tls;
 }
 
 /**
@@ -216,7 +156,7 @@ function readOperatorAuth(env, names) {
   return { required: true, tokens };
 }
 
-function readBoolean(env, name, fallback) {
+export function readBoolean(env, name, fallback) {
   const text = readString(env, name, String(fallback));
   if (text !== 'true' && text !== 'false') throw new ConfigError(`${name} must be true or false, got "${text}"`);
   return text === 'true';
@@ -442,7 +382,6 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
       // long ends its process to be restarted (platform/kafka/consumer.js, healthOf).
       handlerExitAfterMs: readInteger(env, 'HANDLER_EXIT_AFTER_MS', 60000, { min: 1000 }),
     },
-    notification: readNotification(env),
     accountLookup: readAccountLookup(env),
     quotes: readQuotes(env),
     // Off as in Mojaloop (ENABLE_ON_US_TRANSFERS=false): a scheme decides whether it carries

@@ -8,13 +8,13 @@
 // resolves only once the broker has it, so it is never dropped. The consumer runs in
 // pipelined mode: later batches are delivered while a slow DFSP holds up an earlier one, so
 // one dead DFSP delays nobody else; their offsets wait for the slow batch.
-import { OUTCOME } from './deliver.js';
+import { OUTCOME } from '../../platform/delivery/deliver.js';
 import { createLaneScheduler, runInLanes } from './lanes.js';
 import { createThrottledWarn } from '../../platform/throttled-log.js';
-import { unsignedCallbacks } from './hub-signature.js';
+import { unsignedCallbacks } from '../../platform/delivery/hub-signature.js';
 import { decodeNotifications, notify } from './notify.js';
 import { isRetryable } from './retry.js';
-import { tellsRequester } from './requester-errors.js';
+import { tellsRequester } from '../../platform/delivery/requester-errors.js';
 
 // Callbacks that tell the payer how its transfer ended: the end of the end-to-end latency.
 const FINAL_TRANSFER_ACTIONS = new Set(['commit', 'abort', 'error', 'timeout']);
@@ -54,10 +54,10 @@ export function createNotifyContext({ endpoints, deliverer, metrics, logger, hub
 
 /**
  * Creates `handleBatch(messages)`. `endpoints` is the endpoint cache, `deliverer` the
- * deliverer (deliver.js); `batchDeadlineMs` bounds how long one batch may take;
- * `signCallback` signs the hub's own callbacks (hub-signature.js); `scheduleRetries`
+ * deliverer (platform/delivery/deliver.js); `batchDeadlineMs` bounds how long one batch may take;
+ * `signCallback` signs the hub's own callbacks (platform/delivery/hub-signature.js); `scheduleRetries`
  * (retry.js) takes the callbacks that failed for a reason that can pass, and without it
- * they are only counted as failed; `tellRequesters` (requester-errors.js) takes the outcomes
+ * they are only counted as failed; `tellRequesters` (requester-notifier.js) takes the outcomes
  * of forwards whose requester must hear when they are not delivered, which are then never
  * retried. A `context` from createNotifyContext may be given instead.
  */
@@ -78,7 +78,7 @@ export function createNotificationHandler({ batchDeadlineMs, scheduleRetries = n
     if (errors.length > 0) {
       throw new AggregateError(errors, `${errors.length} callback(s) could not be resolved: ${errors[0].message}`);
     }
-    // A forward whose requester is told it failed is not sent again (requester-errors.js says why).
+    // A forward whose requester is told it failed is not sent again (platform/delivery/requester-errors.js says why).
     const toldRequesters = outcomes.filter((outcome) => tellsRequester(outcome.item));
     if (tellRequesters && toldRequesters.length > 0) await tellRequesters(toldRequesters);
     // A retried callback may reach its DFSP after a later one of the same transfer; retry.js says why that is safe.

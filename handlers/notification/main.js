@@ -9,45 +9,32 @@ import { createHttpServer } from '../../platform/http/server.js';
 import { startBatchConsumer } from '../../platform/kafka/consumer.js';
 import { createProducer } from '../../platform/kafka/producer.js';
 import { TOPIC, topicName } from '../../platform/kafka/topics.js';
-import { createDestinationPolicy } from '../../platform/http/callback-destinations.js';
-import { readCallbackTls } from '../../platform/http/callback-tls.js';
-import { createDeliverer } from './deliver.js';
-import { createEndpointCache } from './endpoints.js';
+import { createCallbackDelivery } from '../../platform/delivery/callback-delivery.js';
+import { readDeliveryConfig } from '../../platform/delivery/config.js';
+import { readNotificationConfig } from './config.js';
 import { createNotificationHandler, createNotifyContext } from './handler.js';
 import { createNotificationMetrics } from './metrics.js';
-import { createHubSigner, readHubSigningKey } from './hub-signature.js';
+import { createHubSigner, readHubSigningKey } from '../../platform/delivery/hub-signature.js';
 import { createRetryHandler, createRetryScheduler, createRetryWaiter } from './retry.js';
-import { createRequesterNotifier } from './requester-errors.js';
+import { createRequesterNotifier } from './requester-notifier.js';
 import { exitOnSignal } from '../../platform/shutdown.js';
 import { consumerCheck, deadLetterOptions, exitWhenStalled } from '../../platform/handler-runtime.js';
 
-const config = loadConfig({ SERVICE_NAME: 'notification-handler', ...process.env }, {
+const env = { SERVICE_NAME: 'notification-handler', ...process.env };
+const config = loadConfig(env, {
   defaultPort: 4301, usesDatabase: false, operatorTokens: ['dfspDirectoryRead'], signsAsHub: true,
 });
+// The delivery settings every sender of callbacks shares, and this handler's own, from the same environment.
+const delivery = readDeliveryConfig(env);
+const settings = readNotificationConfig(env);
 const logger = createLogger(config);
 const metrics = createMetrics(config);
-const settings = config.notification;
 // Read once at start-up: a missing or unreadable key stops the process here, not at the first callback.
 const hubSigningKey = readHubSigningKey(config.jws);
 // So is the hub's client certificate, presented on every callback to an https: endpoint.
-const callbackTls = readCallbackTls(settings.tls);
-
-const endpoints = createEndpointCache({
-  adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.dfspDirectoryRead, ttlMs: settings.endpointCacheTtlMs,
-  failureTtlMs: settings.endpointFailureTtlMs, entriesMax: settings.endpointCacheEntriesMax,
-});
-const deliverer = createDeliverer({
-  timeoutMs: settings.callbackTimeoutMs,
-  maxInFlightPerFsp: settings.callbackInFlightMaxPerFsp,
-  queueMaxPerFsp: settings.callbackQueueMaxPerFsp,
-  retries: settings.callbackRetries,
-  retryBackoffMs: settings.callbackRetryBackoffMs,
-  breakerFailures: settings.breakerFailures,
-  breakerOpenMs: settings.breakerOpenMs,
-  logger: logger.child({ component: 'callback-delivery' }),
-  destinationPolicy: createDestinationPolicy({ allowedCidrs: settings.allowedCidrs }),
-  originPoolsMax: settings.originPoolsMax,
-  tls: callbackTls,
+const { endpoints, deliverer, tls: callbackTls } = createCallbackDelivery({
+  settings: delivery, adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.dfspDirectoryRead,
+  allowLinkLocal: config.callbackUrlsAllowLinkLocal, logger,
 });
 const notificationMetrics = createNotificationMetrics(metrics);
 const context = createNotifyContext({
@@ -64,10 +51,10 @@ const scheduleRetries = createRetryScheduler({
 const tellRequesters = createRequesterNotifier({
   producer, topic: topicName(config.kafka.topicPrefix, TOPIC.notificationEvent), hubName: config.hubName, metrics: notificationMetrics,
 });
-const handleBatch = createNotificationHandler({ context, batchDeadlineMs: settings.batchDeadlineMs, scheduleRetries, tellRequesters });
+const handleBatch = createNotificationHandler({ context, batchDeadlineMs: delivery.batchDeadlineMs, scheduleRetries, tellRequesters });
 const retryWaiter = createRetryWaiter();
 const handleRetryBatch = createRetryHandler({
-  context, schedule: scheduleRetries, waiter: retryWaiter, batchDeadlineMs: settings.batchDeadlineMs,
+  context, schedule: scheduleRetries, waiter: retryWaiter, batchDeadlineMs: delivery.batchDeadlineMs,
 });
 
 // The consumer does not expose librdkafka's connection state; "started and not stopping" is
@@ -85,7 +72,7 @@ await server.start();
 
 // Later batches go out while a slow DFSP holds an earlier one (see handler.js), and while
 // retries wait for their time; both are bounded in batches and in bytes.
-const pipeline = { pipelineDepthMax: settings.pipelineDepthMax, inFlightBytesMax: settings.inFlightBytesMax };
+const pipeline = { pipelineDepthMax: settings.pipelineDepthMax, inFlightBytesMax: delivery.inFlightBytesMax };
 const topic = topicName(config.kafka.topicPrefix, TOPIC.notificationEvent);
 // A notification that keeps failing for a reason other than an outage is set aside; a
 // callback has nothing further to finish.
@@ -102,8 +89,8 @@ const stopWatching = exitWhenStalled(logger, [consumer.health, retryConsumer.hea
 registerConsumerLag(metrics, { handler: 'notification', consumer });
 logger.info({
   port: server.info.port, topic, retryTopic, adminApiUrl: config.adminApiUrl, hubSigns: Boolean(hubSigningKey),
-  hubClientCertificate: Boolean(callbackTls.cert), callbackCaPath: settings.tls.caPath ?? 'public roots',
-  callbackAllowedCidrs: settings.allowedCidrs.map(({ address, prefix }) => `${address}/${prefix}`),
+  hubClientCertificate: Boolean(callbackTls.cert), callbackCaPath: delivery.tls.caPath ?? 'public roots',
+  callbackAllowedCidrs: delivery.allowedCidrs.map(({ address, prefix }) => `${address}/${prefix}`),
 }, 'notification handler started');
 
 // The batch in flight finishes (its callbacks delivered, failed or on the retry topic) before

@@ -2,8 +2,8 @@
 // receiving DFSP's endpoint, render, sign and deliver. Shared by the main topic's batches
 // (handler.js) and the retry topic's (retry.js).
 import { decodeEvent, isMalformedEvent } from '../../platform/kafka/envelope.js';
-import { buildCallbackHeaders, callbackBody, callbackUrl, invalidNotificationReason } from './callback-request.js';
-import { OUTCOME } from './deliver.js';
+import { buildCallbackHeaders, callbackBody, callbackUrl, invalidNotificationReason } from '../../platform/delivery/callback-request.js';
+import { OUTCOME } from '../../platform/delivery/deliver.js';
 
 /** Decodes the batch; malformed or unusable events are logged, counted and skipped as values. */
 export function decodeNotifications(messages, { log, metrics }) {

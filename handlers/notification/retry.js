@@ -11,8 +11,8 @@
 // learn by GET; delaying every later callback behind a failed one would instead let one dead
 // endpoint hold up the rest of that transfer's calls.
 import { copyForRelay, encodeEvent, isMalformedEvent } from '../../platform/kafka/envelope.js';
-import { OUTCOME, isRetryableStatus } from './deliver.js';
-import { EndpointLookupError } from './endpoints.js';
+import { OUTCOME, isRetryableStatus } from '../../platform/delivery/deliver.js';
+import { EndpointLookupError } from '../../platform/delivery/endpoints.js';
 import { createLaneScheduler, runInLanes } from './lanes.js';
 import { decodeNotifications, notify } from './notify.js';
 
@@ -28,11 +28,11 @@ export class RetryWaitStoppedError extends Error {
  * Whether a failed callback can succeed later: a 5xx, no answer, a refused connection, a full
  * queue or an open circuit can; a 4xx or a 501 (not implemented) is the DFSP's final word and
  * an unrenderable URL never renders, so those are not retried. Nor is a callback whose
- * destination the switch refused (OUTCOME.refused, deliver.js says why).
+ * destination the switch refused (OUTCOME.refused, platform/delivery/deliver.js says why).
  */
 export function isRetryable(result) {
   if (result?.outcome !== OUTCOME.failed || result.reason === 'bad_template') return false;
-  // The last HTTP answer, if any, decides, by the same rule as the attempts in deliver.js.
+  // The last HTTP answer, if any, decides, by the same rule as the attempts in platform/delivery/deliver.js.
   return result.status === undefined || isRetryableStatus(result.status);
 }
 

@@ -4,7 +4,7 @@
 // A placeholder in the scheme, user info, host or port (`http://{{partyIdentifier}}/parties`)
 // would let every payer pick the machine the switch connects to, so such a template is refused
 // when it is registered (ledger/domain/callback-urls.js) and again before a callback is sent
-// (handlers/notification/deliver.js), for rows registered before the rule.
+// (platform/delivery/deliver.js), for rows registered before the rule.
 
 // `scheme://authority`: everything before the path, query or fragment. A backslash ends the
 // authority as the URL parser reads http(s) URLs; a template without `://` has no authority

@@ -18,7 +18,7 @@ const CALLBACKS = Object.freeze({
 
 /**
  * A quote request that cannot reach the payee is answered to the payer with the hub's
- * PUT /quotes/{ID}/error (handlers/notification/requester-errors.js).
+ * PUT /quotes/{ID}/error (platform/delivery/requester-errors.js).
  */
 function payerErrorIfUndeliverable(forward) {
   const { quoteId } = forward.callback.templateParams;

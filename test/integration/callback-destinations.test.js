@@ -5,6 +5,8 @@
 //     payer of a forward to it hears 3201, and the switch goes on delivering;
 //   - a URL template with a placeholder in its host is refused by the admin API, and a row of
 //     that kind that is already in the database is not sent to the host a request names;
+//   - a URL of another scheme, refused by the admin API too, that reached the database directly
+//     is refused when the callback is sent, though it points at an address the switch may call;
 //   - a switch that allows loopback (the local runtime's setting) calls the same endpoint.
 // The refusing switch allows one address, 127.0.0.2, where the payer listens, so that the
 // test can see what the payer is told; loopback as such (127.0.0.1, ::1) is not allowed.
@@ -100,6 +102,7 @@ before(async () => {
   // Registration takes the name as it is: only where it resolves to is the switch's to judge.
   await onboardDfsp(sw.admin.request, { name: 'namefsp', endpointBase: `http://localhost:${internal.port}`, fundsIn: '' });
   await onboardDfsp(sw.admin.request, { name: 'hostfsp', fundsIn: '' });
+  await onboardDfsp(sw.admin.request, { name: 'schemefsp', fundsIn: '' });
   producer = createProducer({ kafka: config.kafka, logger: pino({ level: 'warn' }) });
   await producer.connect();
 });
@@ -152,6 +155,30 @@ test('a placeholder in the host is refused at registration, and such a row alrea
   await waitFor('the refusal to be counted', async () => (await callbackCounts(sw))['hostfsp/refused'] === 1);
   assert.deepEqual(payer.received.filter((call) => call.method === 'GET'), [], 'the GET never reached the host the request named');
   assert.match(sw.processes.get('notification-0').output, /"refused":"placeholder_host"/);
+});
+
+test('a URL of another scheme, written straight to the database, is refused at send time: never called, not retried, its payer hears 3201', { timeout: 40_000 }, async () => {
+  // The payer's own server, an address this switch may call: only the URL rules stand in the way.
+  const template = `ftp://127.0.0.2:${new URL(payer.url).port}/parties/{{partyIdType}}/{{partyIdentifier}}`;
+  const registered = await sw.admin.request('POST', '/participants/schemefsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_PARTIES_GET', value: template });
+  assert.equal(registered.status, 400);
+  assert.match(registered.body.errorInformation.errorDescription, /FSPIOP_CALLBACK_URL_PARTIES_GET must be an http or https URL, not ftp:/);
+  const participant = await findParticipantByName(sw.admin.db, 'schemefsp');
+  await upsertEndpoint(sw.admin.db, { participantId: participant.id, type: 'FSPIOP_CALLBACK_URL_PARTIES_GET', value: template, now: new Date() });
+  assert.equal((await sw.admin.request('GET', '/participants/schemefsp/endpoints')).body[0].value, template, 'the admin API serves it');
+
+  const partyIdentifier = `2${Date.now()}`;
+  await produce(sw, [lookupForward(partyIdentifier, 'schemefsp')]);
+  const told = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/parties/MSISDN/${partyIdentifier}/error`);
+  // 3201 (not allowed), where a call that was attempted and got no answer would be 2003.
+  assert.equal(told.body.errorInformation.errorCode, '3201');
+  assert.match(told.body.errorInformation.errorDescription, /GET FSPIOP_CALLBACK_URL_PARTIES_GET to schemefsp is not allowed/);
+  await waitFor('the refusal to be counted', async () => (await callbackCounts(sw))['schemefsp/refused'] === 1);
+  assert.deepEqual(payer.received.filter((call) => call.path.includes(partyIdentifier) && call.method === 'GET'), [], 'the GET was never sent');
+  const output = sw.processes.get('notification-0').output;
+  assert.match(output, /"refused":"not_http"/);
+  assert.match(output, /the callback URL ftp:\/\/127\.0\.0\.2:\d+\/parties\/MSISDN\/\d+ must be an http or https URL, not ftp:/);
+  assert.equal((await callbackCounts(sw))['schemefsp/failed'], undefined, 'never attempted, so never failed or retried');
 });
 
 test('a switch that allows loopback, as the local runtime does, calls the same endpoint by name', { timeout: 60_000 }, async (t) => {

@@ -1,6 +1,6 @@
 // The callback allow-list of the local runtime (scripts/env.sh): the DFSPs of every test, the
 // demo and the simulators listen on loopback, which a switch refuses to call unless told.
-import { createDestinationPolicy, parseCidrList } from '../../platform/http/callback-destinations.js';
+import { createDestinationPolicy, parseCidrList } from '../../platform/delivery/callback-destinations.js';
 
 export const LOOPBACK_CIDRS = '127.0.0.0/8,::1/128';
 

@@ -5,7 +5,7 @@ import {
   forwardEvent, hubEvent, participantEndpoint, partyEndpoint, partyErrorEvent, partyTemplateParams,
 } from '../../account-lookup/callbacks.js';
 import { partyKey, partyOf } from '../../account-lookup/domain/parties.js';
-import { invalidNotificationReason, callbackUrl } from '../../handlers/notification/callback-request.js';
+import { invalidNotificationReason, callbackUrl } from '../../platform/delivery/callback-request.js';
 
 const HEADERS = { 'content-type': 'application/vnd.interoperability.parties+json;version=1.1', date: 'Tue, 15 Nov 1994 08:12:31 GMT', 'fspiop-source': 'payerfsp' };
 const accepted = { headers: HEADERS, params: { Type: 'MSISDN', ID: '27713803912' }, body: undefined, rawBody: undefined, receivedAt: 1234 };

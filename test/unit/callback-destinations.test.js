@@ -3,10 +3,11 @@
 // and the lookup that checks every address a name resolves to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../platform/config.js';
+import { ConfigError } from '../../platform/config.js';
+import { readDeliveryConfig } from '../../platform/delivery/config.js';
 import {
   DestinationRefusedError, createDestinationPolicy, parseCidr, parseCidrList, refusedKindOf,
-} from '../../platform/http/callback-destinations.js';
+} from '../../platform/delivery/callback-destinations.js';
 
 const REFUSED = {
   unspecified: ['0.0.0.0', '0.1.2.3', '::', '::ffff:0.0.0.0', '64:ff9b::'],
@@ -84,11 +85,10 @@ test('CIDR lists: ranges and single addresses, empty entries ignored, anything e
   for (const bad of ['10/8', '10.0.0.0/33', '::/129', '10.0.0.0/', '10.0.0.0/8/8', 'localhost', '10.0.0.0/-1', '10.0.0.0/0x8']) {
     assert.throws(() => parseCidr(bad), /is not a CIDR range/, bad);
   }
-  const base = { DB_PASSWORD: 'x' };
-  assert.deepEqual(loadConfig(base, { usesDatabase: false }).notification.allowedCidrs, [], 'nothing private allowed by default');
-  assert.deepEqual(loadConfig({ ...base, CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128' }).notification.allowedCidrs.map((c) => `${c.address}/${c.prefix}`),
+  assert.deepEqual(readDeliveryConfig({}).allowedCidrs, [], 'nothing private allowed by default');
+  assert.deepEqual(readDeliveryConfig({ CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128' }).allowedCidrs.map((c) => `${c.address}/${c.prefix}`),
     ['127.0.0.0/8', '::1/128']);
-  assert.throws(() => loadConfig({ ...base, CALLBACK_ALLOWED_CIDRS: '10.0.0.0/8,intranet' }),
+  assert.throws(() => readDeliveryConfig({ CALLBACK_ALLOWED_CIDRS: '10.0.0.0/8,intranet' }),
     (error) => error instanceof ConfigError && /CALLBACK_ALLOWED_CIDRS: "intranet" is not a CIDR range/.test(error.message));
 });
 

@@ -1,13 +1,14 @@
-// The TLS of the hub's calls to DFSPs (CALLBACK_TLS_*): parsed by platform/config.js, read by
-// platform/http/callback-tls.js at start-up, where anything unusable stops the process.
+// The TLS of the hub's calls to DFSPs (CALLBACK_TLS_*): parsed by platform/delivery/config.js, read by
+// platform/delivery/callback-tls.js at start-up, where anything unusable stops the process.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
-import { ConfigError, loadConfig } from '../../platform/config.js';
-import { readCallbackTls } from '../../platform/http/callback-tls.js';
+import { ConfigError } from '../../platform/config.js';
+import { readDeliveryConfig } from '../../platform/delivery/config.js';
+import { readCallbackTls } from '../../platform/delivery/callback-tls.js';
 import { ensureClientCertificate } from '../../scripts/lib/scheme-certs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'callback-tls-'));
@@ -15,7 +16,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const hub = ensureClientCertificate(dir, 'Hub');
 const other = ensureClientCertificate(dir, 'otherfsp');
 
-const settingsOf = (env) => loadConfig({ DB_PASSWORD: 'x', JWS_VERIFICATION: 'off', ...env }).notification.tls;
+const settingsOf = (env) => readDeliveryConfig(env).tls;
 
 test('no setting: no client certificate, and the public roots as any HTTPS client trusts them', () => {
   assert.deepEqual(readCallbackTls(settingsOf({})), {});

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
-import { buildCallbackHeaders, callbackBody } from '../../handlers/notification/callback-request.js';
-import { createHubSigner } from '../../handlers/notification/hub-signature.js';
+import { buildCallbackHeaders, callbackBody } from '../../platform/delivery/callback-request.js';
+import { createHubSigner } from '../../platform/delivery/hub-signature.js';
 import { privateKeyFromPem, verifyFspiopMessage } from '../../platform/fspiop/jws.js';
 import { generateJwsKeyPair } from '../../scripts/lib/jws-key-files.js';
 

@@ -2,7 +2,7 @@
 // count against it (only those without any HTTP answer) and that it is kept per DFSP endpoint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { breakerKey, createCircuitBreaker, provesEndpointAlive } from '../../handlers/notification/deliver.js';
+import { breakerKey, createCircuitBreaker, provesEndpointAlive } from '../../platform/delivery/deliver.js';
 
 test('any HTTP answer proves the endpoint alive; only an attempt without one counts against it', () => {
   for (const status of [200, 202, 400, 404, 500, 501, 503]) assert.equal(provesEndpointAlive({ status }), true, `HTTP ${status}`);

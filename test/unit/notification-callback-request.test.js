@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   buildCallbackHeaders, callbackBody, callbackUrl, interopContentType, invalidNotificationReason, renderTemplate, TemplateError,
-} from '../../handlers/notification/callback-request.js';
+} from '../../platform/delivery/callback-request.js';
 
 const NOW = new Date('2026-03-04T05:06:07.000Z');
 const TRANSFER_ID = 'b51ec534-ee48-4575-b6a9-ead2955b8069';

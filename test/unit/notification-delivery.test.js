@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import pino from 'pino';
-import { createEndpointCache, EndpointLookupError } from '../../handlers/notification/endpoints.js';
-import { createDeliverer, OUTCOME } from '../../handlers/notification/deliver.js';
+import { createEndpointCache, EndpointLookupError } from '../../platform/delivery/endpoints.js';
+import { createDeliverer, OUTCOME } from '../../platform/delivery/deliver.js';
 import { loopbackDestinations } from '../support/callback-destinations.js';
 
 const TIMEOUT = { timeout: 10_000 };

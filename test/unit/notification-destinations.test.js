@@ -1,17 +1,23 @@
 // Where the deliverer may connect, against real local HTTP servers: a destination the policy
 // refuses is never connected to (IP literals, names, IPv4-mapped spellings, a placeholder in
-// the template's host), the refusal is final and leaves the breaker alone, the address checked
-// is the address connected to, and the per-origin connection pools stay within their bound.
+// the template's host), nor is a URL the callback URL rules refuse, whatever it resolves to;
+// the refusal is final and leaves the breaker alone, the address checked is the address
+// connected to, and the per-origin connection pools stay within their bound.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
 import pino from 'pino';
-import { createDeliverer, OUTCOME } from '../../handlers/notification/deliver.js';
-import { createHttpPools } from '../../handlers/notification/http-pools.js';
+import client from 'prom-client';
+import { encodeEvent } from '../../platform/kafka/envelope.js';
+import { createEndpointCache } from '../../platform/delivery/endpoints.js';
+import { createNotificationHandler } from '../../handlers/notification/handler.js';
+import { createNotificationMetrics } from '../../handlers/notification/metrics.js';
+import { createDeliverer, OUTCOME } from '../../platform/delivery/deliver.js';
+import { createHttpPools } from '../../platform/delivery/http-pools.js';
 import { isRetryable } from '../../handlers/notification/retry.js';
-import { requesterErrorEvent } from '../../handlers/notification/requester-errors.js';
-import { createDestinationPolicy, parseCidrList } from '../../platform/http/callback-destinations.js';
+import { requesterErrorEvent } from '../../platform/delivery/requester-errors.js';
+import { createDestinationPolicy, parseCidrList } from '../../platform/delivery/callback-destinations.js';
 import { loopbackDestinations } from '../support/callback-destinations.js';
 
 const TIMEOUT = { timeout: 10_000 };
@@ -97,6 +103,69 @@ test('a template with a placeholder in its host is refused before any connection
   assert.equal(server.requests.length + server.sockets.length, 0);
   assert.equal((await subject.deliver(call(`${server.url}/parties/MSISDN/1`, { endpoint: `${server.url}/parties/{{partyIdType}}/{{partyIdentifier}}` }))).outcome,
     OUTCOME.delivered, 'placeholders in the path are the template');
+});
+
+/** An admin API on a real local server that serves `endpointsOf(fsp)` as a DFSP's endpoint list. */
+async function startAdminApi(endpointsOf) {
+  const server = http.createServer((request, response) => {
+    const fsp = decodeURIComponent(request.url.split('/')[2]);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(endpointsOf(fsp)));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => { server.closeAllConnections(); server.close(); } };
+}
+
+test('a URL the admin API would not register is refused at send time and never called, though the address it resolves to is allowed', TIMEOUT, async (t) => {
+  const server = await startServer();
+  // Endpoints that slipped past registration (written to the database directly, or stored before
+  // a rule): a cloud metadata name and another scheme, both pointing at a server this switch may call.
+  const endpoints = new Map([
+    ['metadatafsp', `http://metadata:${server.port}/transfers/{{transferId}}`],
+    ['ftpfsp', `ftp://127.0.0.1:${server.port}/transfers/{{transferId}}`],
+    ['plainfsp', `http://127.0.0.1:${server.port}/transfers/{{transferId}}`],
+  ]);
+  const admin = await startAdminApi((fsp) => [{ type: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', value: endpoints.get(fsp) }]);
+  // The destination policy alone would let every one of them through: loopback is allowed, and
+  // the metadata name resolves to the server's loopback address.
+  const resolve = (hostname, options, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+  const destinationPolicy = createDestinationPolicy({ allowedCidrs: parseCidrList('127.0.0.0/8'), resolve });
+  const run = async ({ allowLinkLocal }) => {
+    const registry = new client.Registry();
+    const { logger, lines } = recordingLogger();
+    const subject = deliverer(destinationPolicy, { allowLinkLocal, logger });
+    t.after(() => subject.close());
+    const handleBatch = createNotificationHandler({
+      endpoints: createEndpointCache({ adminApiUrl: admin.url, ttlMs: 60_000, failureTtlMs: 0 }),
+      deliverer: subject, metrics: createNotificationMetrics({ registry, client }), logger, hubName: 'Hub', batchDeadlineMs: 5_000,
+    });
+    const events = [...endpoints.keys()].map((to, offset) => ({
+      topic: 'n', partition: 0, offset,
+      value: encodeEvent({
+        id: `t-${to}`, type: 'notification', action: 'commit', from: 'Hub', to, headers: {}, body: { transferState: 'COMMITTED' }, at: Date.now(),
+        callback: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', method: 'PUT', resource: 'transfers', templateParams: { transferId: `t-${to}` } },
+      }),
+    }));
+    await handleBatch(events);
+    const outcomes = Object.fromEntries((await registry.getSingleMetric('callbacks_total').get()).values.map(({ labels, value }) => [`${labels.fsp}/${labels.outcome}`, value]));
+    return { outcomes, lines };
+  };
+  t.after(async () => { admin.close(); await server.close(); });
+
+  const strict = await run({ allowLinkLocal: false });
+  assert.deepEqual(strict.outcomes, { 'metadatafsp/refused': 1, 'ftpfsp/refused': 1, 'plainfsp/delivered': 1 });
+  assert.deepEqual(server.requests.map(({ url }) => url), ['/transfers/t-plainfsp'], 'only the lawful URL was called');
+  const why = strict.lines.filter((line) => line.msg.startsWith('callback refused')).map((line) => `${line.refused}: ${line.why}`).sort();
+  assert.equal(why.length, 2);
+  assert.match(why[0], /^metadata: the callback URL http:\/\/metadata:\d+\/transfers\/t-metadatafsp refused: metadata is a cloud metadata service$/);
+  assert.match(why[1], /^not_http: the callback URL ftp:\/\/127\.0\.0\.1:\d+\/transfers\/t-ftpfsp must be an http or https URL, not ftp:$/);
+
+  // A lab that allows link-local URLs (CALLBACK_URL_ALLOW_LINK_LOCAL) does call the metadata name, so
+  // it was the URL rule, nothing else, that held it back; no setting lets another scheme through.
+  const lab = await run({ allowLinkLocal: true });
+  assert.deepEqual(lab.outcomes, { 'metadatafsp/delivered': 1, 'ftpfsp/refused': 1, 'plainfsp/delivered': 1 });
+  assert.deepEqual(server.requests.map(({ url }) => url).sort(), ['/transfers/t-metadatafsp', '/transfers/t-plainfsp', '/transfers/t-plainfsp']);
 });
 
 test('a refused callback is final: not retried, and a forward\'s requester hears 3201 without the address', () => {

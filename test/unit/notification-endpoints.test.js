@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { createEndpointCache, EndpointLookupError } from '../../handlers/notification/endpoints.js';
+import { createEndpointCache, EndpointLookupError } from '../../platform/delivery/endpoints.js';
 
 const TIMEOUT = { timeout: 10_000 };
 

@@ -9,9 +9,9 @@ import { once } from 'node:events';
 import pino from 'pino';
 import client from 'prom-client';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
-import { createDeliverer } from '../../handlers/notification/deliver.js';
+import { createDeliverer } from '../../platform/delivery/deliver.js';
 import { loopbackDestinations } from '../support/callback-destinations.js';
-import { createEndpointCache } from '../../handlers/notification/endpoints.js';
+import { createEndpointCache } from '../../platform/delivery/endpoints.js';
 import { createNotificationHandler } from '../../handlers/notification/handler.js';
 import { createNotificationMetrics } from '../../handlers/notification/metrics.js';
 

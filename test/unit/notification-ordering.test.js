@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLaneScheduler, laneKey, runInLanes } from '../../handlers/notification/lanes.js';
-import { createKeyedLimiter, QueueFullError } from '../../handlers/notification/limiter.js';
-import { createCircuitBreaker, retryDelayMs } from '../../handlers/notification/deliver.js';
+import { createKeyedLimiter, QueueFullError } from '../../platform/delivery/limiter.js';
+import { createCircuitBreaker, retryDelayMs } from '../../platform/delivery/deliver.js';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const event = (id, to, seq) => ({ id, to, seq });

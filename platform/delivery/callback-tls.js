@@ -28,7 +28,7 @@ function holdsCertificate(pem) {
 
 /**
  * The TLS options `{ cert?, key?, ca? }` (PEM) of the callbacks, from the settings
- * platform/config.js reads (`config.notification.tls`). Without `ca` Node's bundled public
+ * config.js reads (`readDeliveryConfig(env).tls`). Without `ca` Node's bundled public
  * roots are trusted, as by any HTTPS client; with it only the scheme's CA is, unless
  * `publicRoots` adds those roots back for DFSPs whose servers have publicly issued certificates.
  */

@@ -5,7 +5,7 @@
 // every DFSP can check a callback with the hub's published key. A forward is never signed
 // again: the DFSP's own signature and headers pass through byte for byte.
 import { readFileSync } from 'node:fs';
-import { privateKeyFromPem, signFspiopMessage } from '../../platform/fspiop/jws.js';
+import { privateKeyFromPem, signFspiopMessage } from '../fspiop/jws.js';
 import { isForward } from './callback-request.js';
 
 /** The hub's private key from the configured file, or undefined when the hub does not sign. */

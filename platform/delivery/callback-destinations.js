@@ -52,8 +52,9 @@ const EMBEDDING_IPV4 = blockListOf([parseCidr('::ffff:0:0/96'), parseCidr('64:ff
 
 /**
  * A callback was not sent because of where it would go. `kind` is one of REFUSED_RANGES' kinds,
- * or `placeholder_host` for a URL template whose host a request would fill in; both are final:
- * the destination does not change by trying again.
+ * `placeholder_host` for a URL template whose host a request would fill in, or a kind of the
+ * callback URL rules (platform/domain/callback-urls.js: `not_http`, `metadata`, `link_local`);
+ * all are final: the destination does not change by trying again.
  */
 export class DestinationRefusedError extends Error {
   constructor(kind, message) {

@@ -1,7 +1,7 @@
 // What an HTTP callback looks like, decided from a notification event alone (handlers/README.md,
 // "Notification events"): the URL rendered from the DFSP's endpoint template, the headers of a
 // forward or of a hub-originated call, and the body bytes. Pure: no I/O, the clock is passed in.
-import { boundedMemo } from '../../platform/bounded-memo.js';
+import { boundedMemo } from '../bounded-memo.js';
 
 // GET forwards a party lookup (GET /parties) to the DFSP that serves the party.
 export const CALLBACK_METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH']);

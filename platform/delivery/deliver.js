@@ -1,17 +1,19 @@
 // Delivery of one callback to one DFSP: a slot in that DFSP's limiter, a timeout on every
 // attempt, a few retries with backoff for connection errors, timeouts and 5xx, none for 4xx,
 // and a circuit breaker per DFSP endpoint. Every call ends in a final outcome; nothing here throws.
-import { originPlaceholderProblem } from '../../platform/domain/callback-url-templates.js';
-import { DestinationRefusedError } from '../../platform/http/callback-destinations.js';
-import { createThrottledWarn } from '../../platform/throttled-log.js';
+import { originPlaceholderProblem } from '../domain/callback-url-templates.js';
+import { parsedCallbackUrlProblem } from '../domain/callback-urls.js';
+import { DestinationRefusedError } from './callback-destinations.js';
+import { createThrottledWarn } from '../throttled-log.js';
 import { createHttpPools } from './http-pools.js';
 import { createKeyedLimiter, QueueFullError } from './limiter.js';
 
 /**
  * How a callback ended. `refused`: the switch would not send it where its endpoint points (a
- * placeholder in the template's host, or an address the destination policy refuses); a failure
- * of its own, so that callbacks_total shows it apart from a DFSP that did not answer; its
- * `reason` is the kind of destination (`loopback`, `private`, …, `placeholder_host`).
+ * placeholder in the template's host, a URL the callback URL rules refuse, or an address the
+ * destination policy refuses); a failure of its own, so that callbacks_total shows it apart
+ * from a DFSP that did not answer; its `reason` is the kind of destination (`loopback`,
+ * `private`, …, `placeholder_host`, `not_http`).
  */
 export const OUTCOME = Object.freeze({ delivered: 'delivered', failed: 'failed', noEndpoint: 'no_endpoint', refused: 'refused' });
 
@@ -85,14 +87,14 @@ export function retryDelayMs(baseMs, attempt) {
 /**
  * Creates the deliverer. `deliver({ fsp, endpoint?, url, method, headers, body, deadline })` resolves
  * to `{ outcome, status?, attempts, reason? }`; `deadline` (epoch ms) caps every wait, so a
- * batch ends by its deadline whatever the DFSPs do. `destinationPolicy`
- * (platform/http/callback-destinations.js) decides which addresses a callback may connect to;
- * `tls` (platform/http/callback-tls.js) is the hub's client certificate and the CAs it trusts
- * over https.
+ * batch ends by its deadline whatever the DFSPs do. `destinationPolicy` (callback-destinations.js)
+ * decides which addresses a callback may connect to; `tls` (callback-tls.js) is the hub's client
+ * certificate and the CAs it trusts over https; `allowLinkLocal` is CALLBACK_URL_ALLOW_LINK_LOCAL,
+ * the lab setting the callback URL rules take (platform/domain/callback-urls.js).
  */
 export function createDeliverer({
   timeoutMs, maxInFlightPerFsp, queueMaxPerFsp, retries, retryBackoffMs,
-  breakerFailures, breakerOpenMs, logger, destinationPolicy, originPoolsMax, tls, now = Date.now,
+  breakerFailures, breakerOpenMs, logger, destinationPolicy, originPoolsMax, tls, allowLinkLocal = false, now = Date.now,
 }) {
   const pools = createHttpPools({ maxSocketsPerOrigin: maxInFlightPerFsp, originPoolsMax, destinationPolicy, tls });
   const throttledWarn = createThrottledWarn(logger, { now });
@@ -153,13 +155,23 @@ export function createDeliverer({
     return { outcome: OUTCOME.refused, attempts, reason: error.kind };
   }
 
+  /**
+   * The callback URL rules the admin API applies at registration, applied again to what is about
+   * to be called: an endpoint registered before a rule, or written to the database some other
+   * way, must not send a callback to whatever host the request being answered names, to another
+   * scheme, or to a metadata service. The placeholder rule reads the template (once rendered, the
+   * host shows no placeholder); the others read the rendered URL.
+   */
+  function urlRefusal({ endpoint, url }) {
+    const placeholder = endpoint && originPlaceholderProblem(endpoint);
+    if (placeholder) return new DestinationRefusedError('placeholder_host', `the endpoint template ${endpoint}: ${placeholder}`);
+    const problem = parsedCallbackUrlProblem(url, { allowLinkLocal });
+    return problem ? new DestinationRefusedError(problem.kind, `the callback URL ${url.href} ${problem.reason}`) : null;
+  }
+
   async function deliver(call) {
-    // Checked here too, not only at registration: an endpoint registered before the rule must not
-    // send a callback to whatever host the request being answered names.
-    const placeholder = call.endpoint && originPlaceholderProblem(call.endpoint);
-    if (placeholder) {
-      return refused(call, new DestinationRefusedError('placeholder_host', `the endpoint template ${call.endpoint}: ${placeholder}`), 0);
-    }
+    const refusal = urlRefusal(call);
+    if (refusal) return refused(call, refusal, 0);
     try {
       return await limiter.run(call.fsp, () => attemptAll(call));
     } catch (error) {

@@ -5,7 +5,7 @@
 // endpoints rarely change and a stale URL is better than no callback at all. The admin API
 // needs an operator token; the read-only one is enough, and all this handler is given.
 import { LRUCache } from 'lru-cache';
-import { operatorHeaders } from '../../platform/http/operator-auth.js';
+import { operatorHeaders } from '../http/operator-auth.js';
 
 /** The admin API could not say what the endpoints are; the lookup may succeed later. */
 export class EndpointLookupError extends Error {

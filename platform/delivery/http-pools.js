@@ -2,9 +2,9 @@
 // undici's Pool keeps the connections open across callbacks instead of paying a TCP (and TLS)
 // handshake per call; on this project's two-core test machine it sent about 2.5 times as many
 // callbacks per second as node:http's keep-alive Agent. Every connection a pool opens goes
-// through the callback destination policy (platform/http/callback-destinations.js), and one to
+// through the callback destination policy (callback-destinations.js), and one to
 // an https: origin presents the hub's client certificate and trusts the configured CAs
-// (platform/http/callback-tls.js).
+// (callback-tls.js).
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { buildConnector, Pool } from 'undici';
@@ -92,7 +92,7 @@ const closePool = (pool) => pool.close().catch(() => pool.destroy());
  * but endpoints change over a process's life, so past it the least recently used pool is
  * closed (its calls in flight still finish) and no sequence of URLs grows the map for ever.
  * `destinationPolicy` decides where a connection may go; `tls` is what an https: connection
- * presents and trusts (platform/http/callback-tls.js; none: no client certificate, public roots).
+ * presents and trusts (callback-tls.js; none: no client certificate, public roots).
  */
 export function createHttpPools({ maxSocketsPerOrigin, keepAliveTimeoutMs = 30_000, originPoolsMax = 1_000, destinationPolicy, tls = {} }) {
   const connect = checkedConnector(destinationPolicy, tls);

@@ -2,8 +2,9 @@
 // transfer prepare) would leave its requester waiting for an answer that never comes. The
 // producing handler therefore names, on such a forward, the error callback that tells the
 // requester (`ifUndeliverable: { to, callback }`), and when the forward ends undelivered the
-// notification handler produces that callback from the hub, as a notification event of its
-// own: it is signed, delivered and retried like every other hub callback.
+// hub answers the requester with that error callback: the notification handler produces it
+// as a notification event of its own (handlers/notification/requester-notifier.js), signed,
+// delivered and retried like every other hub callback, and account-lookup sends it itself.
 //
 // The requester is told at once, and the forward is not retried afterwards: a lookup, quote
 // request or prepare that reached its DFSP after the requester was told it failed would start
@@ -12,9 +13,8 @@
 // error when the forward fails and do not send it again. A transfer stays reserved until its
 // expiry, when the timeout handler releases it; Mojaloop does the same, and it keeps the payee
 // that did receive a prepare whose answer was lost from fulfilling a transfer already aborted.
-import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { failureToFspiop } from '../../platform/fspiop/errors.js';
-import { encodeEvent } from '../../platform/kafka/envelope.js';
+import { FAILURE, failure } from '../domain/failures.js';
+import { failureToFspiop } from '../fspiop/errors.js';
 import { OUTCOME } from './deliver.js';
 
 /** True when the event is a forward whose requester must hear of it if it is not delivered. */
@@ -58,23 +58,5 @@ export function requesterErrorEvent(event, result, hubName) {
     headers: {},
     body: failureToFspiop(undeliverableFailure(event, result)).body,
     at: event.at,
-  };
-}
-
-/**
- * `tell(outcomes)` produces the requester's error for every `{ item: event, result }` whose
- * forward was not delivered, and resolves once the broker has them (acks=all), so that the
- * batch they came from may then be committed.
- */
-export function createRequesterNotifier({ producer, topic, hubName, metrics }) {
-  return async function tell(outcomes) {
-    const records = [];
-    for (const { item: event, result } of outcomes) {
-      const error = requesterErrorEvent(event, result, hubName);
-      if (!error) continue;
-      records.push({ topic, key: event.id, value: encodeEvent(error) });
-      metrics.requesterErrors.inc({ code: error.body.errorInformation.errorCode });
-    }
-    if (records.length > 0) await producer.produce(records);
   };
 }
