@@ -53,8 +53,8 @@ COPY handlers ./handlers
 COPY quoting ./quoting
 COPY account-lookup ./account-lookup
 # The Jobs' scripts, and the operator's dead-letter command (`kubectl exec … node
-# scripts/dead-letters.js list`; charts/README.md).
-COPY scripts/create-topics.js scripts/migrate.js scripts/oracle-load.js scripts/dead-letters.js ./scripts/
+# tools/dead-letters.js list`; charts/README.md).
+COPY tools/create-topics.js tools/migrate.js tools/oracle-load.js tools/dead-letters.js ./scripts/
 COPY scripts/lib ./scripts/lib
 # The in-cluster load test's simulators and provisioning (the chart's loadTest).
 COPY perf/simulators ./perf/simulators

@@ -22,7 +22,7 @@ source "$REPO_ROOT/scripts/lib.sh"
 
 IMAGES_DIR="$RUN_DIR/images"
 IMAGE_CACHE_DIR="$IMAGES_DIR/cache"
-CONTAINERFILES_DIR="$REPO_ROOT/scripts/images"
+CONTAINERFILES_DIR="$REPO_ROOT/test/cluster/images"
 
 : "${DEBIAN_SUITE:=bookworm}"
 : "${DEBIAN_MIRROR:=http://deb.debian.org/debian}"
@@ -332,7 +332,7 @@ build_switch() {
 
 # ---- dev stand-ins --------------------------------------------------------------------------
 
-# $1: the reference, $2: the folder under scripts/images (Containerfile and build context),
+# $1: the reference, $2: the folder under test/cluster/images (Containerfile and build context),
 # the rest: more buildah bud options (named build contexts).
 build_dev_image() {
   local ref="$1" folder="$CONTAINERFILES_DIR/$2" start=$SECONDS log_file="$LOG_DIR/image-$2.log"

@@ -148,8 +148,8 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   assert.equal(policies[0].spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/instance'], 'sw');
 
   const jobs = Object.fromEntries(ofKind(objects, 'Job').map((j) => [component(j), j]));
-  assert.deepEqual(jobs.migrate.spec.template.spec.containers[0].command, ['node', 'scripts/migrate.js']);
-  assert.deepEqual(jobs.topics.spec.template.spec.containers[0].command, ['node', 'scripts/create-topics.js']);
+  assert.deepEqual(jobs.migrate.spec.template.spec.containers[0].command, ['node', 'tools/migrate.js']);
+  assert.deepEqual(jobs.topics.spec.template.spec.containers[0].command, ['node', 'tools/create-topics.js']);
   const hookSecret = named(objects, 'Secret', 'sw-fspiop-switch-secrets-hooks');
   assert.equal(Number(hookSecret.metadata.annotations['helm.sh/hook-weight']) < Number(jobs.migrate.metadata.annotations['helm.sh/hook-weight']), true);
   for (const job of Object.values(jobs)) {
@@ -363,7 +363,7 @@ test('settlement API: an internal operator API on 3007 like the admin API, one r
 });
 
 test('the one-node cluster lets callbacks reach its Service CIDR, where the load test\'s simulators are, and nothing else private', { skip }, () => {
-  const serviceCidr = /^SERVICE_CIDR=(\S+)$/m.exec(readFileSync(join(root, 'scripts', 'k8s-cluster.sh'), 'utf8'))[1];
+  const serviceCidr = /^SERVICE_CIDR=(\S+)$/m.exec(readFileSync(join(root, 'test', 'cluster', 'k8s-cluster.sh'), 'utf8'))[1];
   const objects = render(['-f', join(chart, 'examples', 'values-one-node.yaml'), '--set', 'loadTest.enabled=true']);
   assert.equal(named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.CALLBACK_ALLOWED_CIDRS, serviceCidr);
 });
@@ -511,7 +511,7 @@ function dockerIgnores(path) {
 test('the image holds every command charts/README.md has an operator run in a pod (kubectl exec … node <script>)', () => {
   const readme = readFileSync(join(root, 'charts', 'README.md'), 'utf8');
   const commands = new Set([...readme.matchAll(/kubectl [^\n`]*\bexec [^\n`]*-- node (\S+\.js)/g)].map((m) => m[1]));
-  assert.ok(commands.has('scripts/dead-letters.js') && commands.has('perf/gate.js'), [...commands].join(', '));
+  assert.ok(commands.has('tools/dead-letters.js') && commands.has('perf/gate.js'), [...commands].join(', '));
   const copied = dockerfileCopies();
   for (const command of commands) {
     assert.ok(copied.some((path) => command === path || command.startsWith(`${path}/`)), `${command} is not copied into the image`);

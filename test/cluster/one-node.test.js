@@ -1,4 +1,4 @@
-// The chart on a real one-node Kubernetes (scripts/cluster-test.sh starts it, loads the images
+// The chart on a real one-node Kubernetes (test/cluster/cluster-test.sh starts it, loads the images
 // `make image` built and sets the environment below): pods on containerd and runc, Services
 // through kube-proxy, names through the cluster DNS. In order, as an operator would meet them:
 //   1. helm install in dev mode with the in-cluster load test: every Deployment available, the
