@@ -2,7 +2,8 @@
 # `make cluster-test`: the Helm chart on a real one-node Kubernetes on this machine.
 #   1. builds what the cluster needs (test/cluster/k8s-cluster.sh build; fast when built) and the
 #      images (scripts/image.sh: the switch under two tags, so that an upgrade has a new tag
-#      to roll to, and the dev stand-ins for Kafka, MySQL and k6);
+#      to roll to, the load test's image the simulators and the provisioning Job run, and the
+#      dev stand-ins for Kafka, MySQL and k6);
 #   2. starts the cluster (test/cluster/k8s-cluster.sh up) and loads the images into its containerd;
 #   3. runs test/cluster/ against it (install, helm test, a payment, upgrade and rollback under
 #      load, the NetworkPolicy);
@@ -26,7 +27,7 @@ if [[ "${KEEP_CLUSTER:-0}" != 1 ]]; then
 fi
 bash "$CLUSTER" up
 bash "$CLUSTER" load "$RUN_DIR/images/fspiop-switch-$IMAGE_TAG.tar" "$RUN_DIR/images/fspiop-switch-$UPGRADE_IMAGE_TAG.tar" \
-  "$RUN_DIR"/images/fspiop-switch-dev-*.tar "$RUN_DIR"/images/fspiop-switch-k6-*.tar
+  "$RUN_DIR/images/fspiop-switch-loadtest-$IMAGE_TAG.tar" "$RUN_DIR"/images/fspiop-switch-dev-*.tar "$RUN_DIR"/images/fspiop-switch-k6-*.tar
 
 # Whether the cluster enforces NetworkPolicies (its controller is running and in sync).
 cluster_status=$(bash "$CLUSTER" status)
