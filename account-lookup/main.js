@@ -7,6 +7,7 @@
 // It has the shape of platform/fspiop/edge-process.js, which it cannot use as it stands: that
 // runner has no database, and /health here also reports the database the edge reads.
 import { loadConfig } from '../platform/config.js';
+import { readAccountLookup } from './config.js';
 import { createDatabase, createSqlPool, datastoreHealth } from '../platform/db.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
@@ -35,7 +36,7 @@ import { createHubSigner, readHubSigningKey } from '../handlers/notification/hub
 const config = loadConfig({ SERVICE_NAME: 'account-lookup', ...process.env }, {
   defaultPort: 4002, operatorTokens: ['oracleWrite', 'dfspDirectoryRead'], signsAsHub: true,
 });
-const settings = config.accountLookup;
+const settings = readAccountLookup(process.env);
 const logger = createLogger(config);
 const metrics = createMetrics(config);
 const db = createDatabase(config.db, { metrics });
