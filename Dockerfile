@@ -1,7 +1,9 @@
-# One image for every process of the switch; the Helm chart picks the entry point per
-# Deployment (`node <entry>`). Build: docker build -t ghcr.io/fspiop-switch/fspiop-switch:0.1.0 .
-# Without a Docker daemon or Docker Hub, scripts/image.sh builds this same file with buildah
-# on a locally assembled base (BASE_IMAGE=localhost/fspiop-switch-base:...).
+# One image for every process of the switch and its operator tools; the Helm chart picks the
+# entry point per Deployment (`node <entry>`). Build: docker build -t ghcr.io/fspiop-switch/fspiop-switch:0.1.0 .
+# The in-cluster load test (the chart's loadTest) runs a second image, the switch's plus the FSP
+# simulators: docker build --target loadtest -t ghcr.io/fspiop-switch/fspiop-switch-loadtest:0.1.0 .
+# Without a Docker daemon or Docker Hub, scripts/image.sh builds both from this same file with
+# buildah on a locally assembled base (BASE_IMAGE=localhost/fspiop-switch-base:...).
 
 # Both stages start from the same base: any Debian bookworm image with Node 20 and npm under
 # /usr/local and a `node` user of uid 1000, as node:20-bookworm-slim has.
@@ -32,10 +34,10 @@ RUN npm ci --omit=dev --no-audit --no-fund \
       build/deps/librdkafka++.so.1 \
  && node -e "console.log('librdkafka', require('node-rdkafka').librdkafkaVersion)"
 
-# ---- runtime --------------------------------------------------------------------------------
+# ---- switch: the product and its operator tools ---------------------------------------------
 # Runs with a read-only root filesystem (the chart's readOnlyRootFilesystem): nothing below
 # writes outside the volumes the chart mounts.
-FROM ${BASE_IMAGE}
+FROM ${BASE_IMAGE} AS switch
 # The shared libraries the compiled librdkafka links against; ca-certificates for TLS to
 # MSK and RDS (Amazon's roots are in the system store).
 RUN apt-get update \
@@ -45,24 +47,30 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY package.json ./
-# Only the code the processes run (tests, charts and local-runtime scripts stay out).
+# Only the code the processes run (tests, charts, perf/ and local-runtime scripts stay out).
 COPY platform ./platform
 COPY ledger ./ledger
 COPY api-adapter ./api-adapter
 COPY handlers ./handlers
 COPY quoting ./quoting
 COPY account-lookup ./account-lookup
-# The Jobs' scripts, and the operator's dead-letter command (`kubectl exec … node
-# scripts/dead-letters.js list`; charts/README.md).
-COPY scripts/create-topics.js scripts/migrate.js scripts/oracle-load.js scripts/dead-letters.js ./scripts/
-COPY scripts/lib ./scripts/lib
-# The in-cluster load test's simulators and provisioning (the chart's loadTest).
-COPY perf/simulators ./perf/simulators
-COPY perf/provision.js ./perf/provision.js
-# The validity gate, run in the cluster against its database after an in-cluster load test.
-COPY perf/gate.js ./perf/gate.js
+# The operator tools: the Jobs' migrations and topics, the oracle's bulk load, the hub's JWS
+# keys, and the dead-letter command (`kubectl exec … node tools/dead-letters.js list`;
+# charts/README.md).
+COPY tools ./tools
 # The image's `node` user (uid 1000), as the chart's securityContext expects.
 USER 1000:1000
 EXPOSE 3000 3001 3002 4001 4002 4003
 # The chart always sets the command; this default runs the transfers edge.
 CMD ["node", "api-adapter/main.js"]
+
+# ---- loadtest: the switch's image plus the in-cluster load test -----------------------------
+# The FSP simulators, the provisioning Job's script and the validity gate (the chart's loadTest),
+# with the local runtime's helpers they share with `make perf`. Never deployed as the switch.
+FROM switch AS loadtest
+COPY scripts/lib/fspiop-headers.js scripts/lib/onboarding.js scripts/lib/operator-auth.js scripts/lib/scheme-certs.js ./scripts/lib/
+COPY perf/simulators ./perf/simulators
+COPY perf/provision.js perf/gate.js ./perf/
+
+# ---- the default target: the switch (a plain `docker build .` builds the product) -------------
+FROM switch

@@ -55,15 +55,15 @@ rate-search: deps up ## one run per rate against `make up` until one fails (perf
 	@source scripts/env.sh && node perf/rate-search.js --rates $(or $(RATES),150,200,250,300) --seconds $(or $(RUN_SECONDS),60) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --beyond $(or $(BEYOND),0) $(if $(WARMUP),--warmup $(WARMUP))
 
 .PHONY: image cluster-test
-image: ## the switch's image from the Dockerfile without a Docker daemon (buildah, local Debian base): .run/images/fspiop-switch-<tag>.tar; IMAGE_TAG= ARGS=all (also the dev Kafka, MySQL and k6 stand-ins)
+image: ## the switch's image from the Dockerfile without a Docker daemon (buildah, local Debian base): .run/images/fspiop-switch-<tag>.tar; IMAGE_TAG= ARGS=loadtest (the in-cluster load test's image) ARGS=all (both, and the dev Kafka, MySQL and k6 stand-ins)
 	@DEPS_CLUSTER=1 bash scripts/deps.sh && bash scripts/image.sh $(or $(ARGS),switch)
 
 cluster-test: ## the chart on a real one-node Kubernetes here: install, helm test, a payment, upgrade and rollback under load, NetworkPolicy (test/cluster); KEEP_CLUSTER=1 leaves it up
-	@DEPS_CLUSTER=1 bash scripts/deps.sh && bash scripts/cluster-test.sh
+	@DEPS_CLUSTER=1 bash scripts/deps.sh && bash test/cluster/cluster-test.sh
 
 .PHONY: dead-letters
 dead-letters: ## list dead letters of every partition (ARGS="list [handler]"), or replay them after a fix (ARGS="replay <handler> all|<partition>:<offset> ...")
-	@source scripts/env.sh && node scripts/dead-letters.js $(or $(ARGS),list)
+	@source scripts/env.sh && node tools/dead-letters.js $(or $(ARGS),list)
 
 .PHONY: chaos chaos-short
 chaos: deps ## fault campaign under load (perf/chaos.js) on a MariaDB and Kafka of its own: TPS=45 ONLY=kill-position,kafka-restart SKIP_POISON=1 SLOW=0.5 (that share of the CPU taken from the switch: a cgroup quota, else competitor processes; SLOW_BY=cgroup|competitor)

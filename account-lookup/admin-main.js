@@ -3,6 +3,7 @@
 // to account-lookup/oracle-main.js). Both are MySQL-only and light, so they share a process;
 // run one replica (a second would want the same ORACLE_PORT), or split the oracle out.
 import { loadConfig } from '../platform/config.js';
+import { readAccountLookupConfig } from './config.js';
 import { createDatabase } from '../platform/db.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
@@ -14,7 +15,7 @@ const config = loadConfig({ SERVICE_NAME: 'account-lookup-admin', ...process.env
 const logger = createLogger(config);
 const metrics = createMetrics(config);
 const db = createDatabase(config.db, { metrics });
-const { oraclePort } = config.accountLookup;
+const { oraclePort } = readAccountLookupConfig(process.env);
 const { httpHost: host, operatorAuth } = config;
 
 const servers = [createAlsAdminServer({ db, port: config.httpPort, host, operatorAuth, logger, metrics })];

@@ -7,6 +7,7 @@
 // It has the shape of platform/fspiop/edge-process.js, which it cannot use as it stands: that
 // runner has no database, and /health here also reports the database the edge reads.
 import { loadConfig } from '../platform/config.js';
+import { readAccountLookupConfig } from './config.js';
 import { createDatabase, createSqlPool, datastoreHealth } from '../platform/db.js';
 import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
@@ -36,7 +37,7 @@ const config = loadConfig(env, {
 });
 // The /parties calls go out with the delivery settings and pieces the notification handler uses too (party-callbacks.js).
 const delivery = readDeliveryConfig(env);
-const settings = config.accountLookup;
+const settings = readAccountLookupConfig(env);
 const logger = createLogger(config);
 const metrics = createMetrics(config);
 const db = createDatabase(config.db, { metrics });

@@ -1,6 +1,6 @@
 // Provisioning for a performance run, idempotent (run it again and nothing doubles): the hub,
 // N DFSPs onboarded through the admin API (scripts/lib/onboarding.js), each DFSP's MSISDN
-// range bulk-loaded into the built-in oracle (scripts/oracle-load.js), and net debit caps and
+// range bulk-loaded into the built-in oracle (tools/oracle-load.js), and net debit caps and
 // funds large enough for the run on top of the positions the DFSPs already hold (a switch
 // that stays up accumulates positions run after run: nothing settles them).
 //
@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminClient, ensureDfsp, ensureHub, standardEndpoints } from '../scripts/lib/onboarding.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
-import { ensureKeyPairFiles } from '../scripts/lib/jws-key-files.js';
+import { ensureKeyPairFiles } from '../tools/lib/jws-key-files.js';
 import { ensureClientCertificate } from '../scripts/lib/scheme-certs.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -150,7 +150,7 @@ async function registrationChanges(request, name, endpointBase, publicKey) {
 }
 
 async function loadOracle({ name, from, count, env }) {
-  const child = spawn(process.execPath, ['scripts/oracle-load.js', '--type', 'MSISDN', '--from', String(from), '--count', String(count), '--fsp', name], {
+  const child = spawn(process.execPath, ['tools/oracle-load.js', '--type', 'MSISDN', '--from', String(from), '--count', String(count), '--fsp', name], {
     cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -68,36 +68,6 @@ export function deepFreeze(value) {
   return Object.freeze(value);
 }
 
-/**
- * The quoting handler's settings (quoting/handler). QUOTES_PERSIST=true keeps each quote's
- * request and the payee's answer (so resends and GET /quotes/{ID} are answered from them);
- * false keeps only what duplicate detection needs.
- */
-function readQuotes(env) {
-  const persist = readString(env, 'QUOTES_PERSIST', 'true');
-  if (persist !== 'true' && persist !== 'false') throw new ConfigError(`QUOTES_PERSIST must be true or false, got "${persist}"`);
-  return { persist: persist === 'true' };
-}
-
-/**
- * Account lookup (account-lookup/): where the built-in oracle is, how long the edge trusts
- * what it read about oracles and participants, and the HTTP limits towards oracles.
- * `ORACLE_PORT` is where the admin process serves the built-in oracle; `off` serves none
- * there (run account-lookup/oracle-main.js instead).
- */
-function readAccountLookup(env) {
-  const oraclePortOff = env.ORACLE_PORT === 'off';
-  return {
-    oracleBuiltInUrl: readString(env, 'ORACLE_BUILTIN_URL', 'http://127.0.0.1:4003'),
-    oraclePort: oraclePortOff ? null : readInteger(env, 'ORACLE_PORT', 4003, { max: 65535 }),
-    oracleRequestTimeoutMs: readInteger(env, 'ORACLE_REQUEST_TIMEOUT_MS', 5_000, { min: 1 }),
-    oracleConnectionsMax: readInteger(env, 'ORACLE_CONNECTIONS_MAX', 32, { min: 1, max: 1024 }), // per oracle origin
-    oracleRegistryTtlMs: readInteger(env, 'ORACLE_REGISTRY_TTL_MS', 5_000), // 0: read the registry on every request
-    participantCacheTtlMs: readInteger(env, 'PARTICIPANT_CACHE_TTL_MS', 5_000), // 0: read the participant on every request
-    partyLookupTtlMs: readInteger(env, 'PARTY_LOOKUP_TTL_MS', 60_000, { min: 1 }), // how long a payee may answer a GET /parties
-  };
-}
-
 /** A secret from the variable `name`, or from the file `fileName` names (a mounted Kubernetes Secret). */
 function readSecretOrFile(env, name, fileName, path) {
   if (!path) return readString(env, name);
@@ -382,8 +352,6 @@ export function loadConfig(env = process.env, { defaultPort = 3000, usesDatabase
       // long ends its process to be restarted (platform/kafka/consumer.js, healthOf).
       handlerExitAfterMs: readInteger(env, 'HANDLER_EXIT_AFTER_MS', 60000, { min: 1000 }),
     },
-    accountLookup: readAccountLookup(env),
-    quotes: readQuotes(env),
     // Off as in Mojaloop (ENABLE_ON_US_TRANSFERS=false): a scheme decides whether it carries
     // payments a DFSP could book on its own ledger; its test deployments turn it on.
     transfers: { onUsAllowed: readBoolean(env, 'TRANSFERS_ON_US_ALLOWED', false) },

@@ -16,7 +16,7 @@ import { closeAndSettle, deferredNetModel } from './lib/settlement.js';
 import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
 import { dfspHeaders, fetchSigned } from './lib/fspiop-headers.js';
-import { dfspKeyPairFiles } from './lib/jws-key-files.js';
+import { dfspKeyPairFiles } from '../tools/lib/jws-key-files.js';
 import { ensureClientCertificate, ensureServerCertificate } from './lib/scheme-certs.js';
 import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
 

@@ -211,7 +211,7 @@ start_test_tool_jobs() {
   # A real kube-apiserver + etcd and the monitoring/KEDA CRDs, for test/charts (the chart is
   # installed, upgraded and rolled back against them). The longest build: it runs alongside.
   if [[ ! -x "$TOOLS_BIN/kube-apiserver" || ! -x "$TOOLS_BIN/etcd" || ! -f "$TOOLS_BIN/../crds/keda.sh_scaledobjects.yaml" ]]; then
-    start_job k8s-apiserver env K8S_TOOLS_BIN="$TOOLS_BIN" bash "$REPO_ROOT/scripts/k8s-apiserver.sh" build
+    start_job k8s-apiserver env K8S_TOOLS_BIN="$TOOLS_BIN" bash "$REPO_ROOT/test/cluster/k8s-apiserver.sh" build
   fi
   if npm_needed "$SDK_ADAPTER_DIR"; then
     start_job npm-sdk-scheme-adapter install_npm_project "$SDK_ADAPTER_DIR" node_modules/@mojaloop/sdk-scheme-adapter/src/index.js

@@ -3,10 +3,12 @@
 # Docker daemon, no registry but Debian's and npm's), and exports each image as a
 # docker-archive that `ctr images import` and `docker load` accept.
 #   scripts/image.sh [switch]  # localhost/fspiop-switch:<tag> (builds the base first if missing)
+#   scripts/image.sh loadtest  # localhost/fspiop-switch-loadtest:<tag>, the Dockerfile's loadtest
+#                              # target: the switch plus the in-cluster load test's simulators
 #   scripts/image.sh base      # the local stand-in for node:20-bookworm-slim
 #   scripts/image.sh dev       # stand-ins for the chart's dev Kafka and MySQL, and k6
-#   scripts/image.sh all       # base, switch and dev
-#   scripts/image.sh prune     # drops the switch tags and archives of other commits
+#   scripts/image.sh all       # base, switch, loadtest and dev
+#   scripts/image.sh prune     # drops the switch and loadtest tags and archives of other commits
 # Every archive lands in .run/images/<name>-<tag>.tar; its path and size are printed on stdout.
 # Variables (defaults in brackets):
 #   IMAGE_TAG         the switch image's tag [<package.json version>-<short commit>]
@@ -22,7 +24,7 @@ source "$REPO_ROOT/scripts/lib.sh"
 
 IMAGES_DIR="$RUN_DIR/images"
 IMAGE_CACHE_DIR="$IMAGES_DIR/cache"
-CONTAINERFILES_DIR="$REPO_ROOT/scripts/images"
+CONTAINERFILES_DIR="$REPO_ROOT/test/cluster/images"
 
 : "${DEBIAN_SUITE:=bookworm}"
 : "${DEBIAN_MIRROR:=http://deb.debian.org/debian}"
@@ -34,6 +36,7 @@ CONTAINERFILES_DIR="$REPO_ROOT/scripts/images"
 : "${BASE_NODE_VERSION:=$(node -v 2>/dev/null | sed 's/^v//')}"
 
 SWITCH_IMAGE="localhost/fspiop-switch"
+LOADTEST_IMAGE="localhost/fspiop-switch-loadtest"
 BASE_IMAGE_REF="localhost/fspiop-switch-base:node${BASE_NODE_VERSION}-${DEBIAN_SUITE}-slim"
 DEV_KAFKA_IMAGE="localhost/fspiop-switch-dev-kafka"
 DEV_MYSQL_IMAGE="localhost/fspiop-switch-dev-mysql"
@@ -316,23 +319,29 @@ switch_tag() {
   printf '%s-%s\n' "$version" "$commit"
 }
 
-build_switch() {
+# $1: the image (without tag), $2: the Dockerfile's target (switch or loadtest). Both targets
+# share every layer of the switch, so the second build reuses them from buildah's cache.
+build_target() {
   image_exists "$BASE_IMAGE_REF" || build_base
-  local ref start=$SECONDS
-  ref="$SWITCH_IMAGE:$(switch_tag)"
-  log "building $ref from the Dockerfile (log: $LOG_DIR/image-switch.log)"
+  local ref start=$SECONDS target="$2" log_file="$LOG_DIR/image-$2.log"
+  ref="$1:$(switch_tag)"
+  log "building $ref from the Dockerfile's $target target (log: $log_file)"
   mkdir -p "$LOG_DIR"
-  if ! buildah_build -t "$ref" -f "$REPO_ROOT/Dockerfile" "$REPO_ROOT" >"$LOG_DIR/image-switch.log" 2>&1; then
-    show_log_tail "$LOG_DIR/image-switch.log" 40
-    die "buildah bud of the Dockerfile failed (log: $LOG_DIR/image-switch.log)"
+  if ! buildah_build --target "$target" -t "$ref" -f "$REPO_ROOT/Dockerfile" "$REPO_ROOT" >"$log_file" 2>&1; then
+    show_log_tail "$log_file" 40
+    die "buildah bud of the Dockerfile's $target target failed (log: $log_file)"
   fi
   log "$ref built in $((SECONDS - start)) s"
   export_image "$ref"
 }
 
+build_switch() { build_target "$SWITCH_IMAGE" switch; }
+
+build_loadtest() { build_target "$LOADTEST_IMAGE" loadtest; }
+
 # ---- dev stand-ins --------------------------------------------------------------------------
 
-# $1: the reference, $2: the folder under scripts/images (Containerfile and build context),
+# $1: the reference, $2: the folder under test/cluster/images (Containerfile and build context),
 # the rest: more buildah bud options (named build contexts).
 build_dev_image() {
   local ref="$1" folder="$CONTAINERFILES_DIR/$2" start=$SECONDS log_file="$LOG_DIR/image-$2.log"
@@ -370,22 +379,25 @@ build_dev() {
 
 # ---- prune ----------------------------------------------------------------------------------
 
-# Each commit gets its own switch tag and a 400 MB archive: this removes the switch tags and
-# archives other than the current one. Images still tagged otherwise, the base, the dev
-# stand-ins and buildah's layer cache stay.
+# Each commit gets its own switch and loadtest tags and a 400 MB archive each: this removes the
+# tags and archives other than the current ones. Images still tagged otherwise, the base, the
+# dev stand-ins and buildah's layer cache stay.
 prune_switch_images() {
-  local current ref archive
-  current="$SWITCH_IMAGE:$(switch_tag)"
-  while IFS= read -r ref; do
-    [[ "$ref" == "$current" ]] && continue
-    buildah rmi "$ref" >/dev/null && log "removed $ref"
-  done < <(buildah images --format '{{.Name}}:{{.Tag}}' | awk -v r="$SWITCH_IMAGE" 'index($0, r ":") == 1')
+  local image ref archive
+  for image in "$SWITCH_IMAGE" "$LOADTEST_IMAGE"; do
+    while IFS= read -r ref; do
+      [[ "$ref" == "$image:$(switch_tag)" ]] && continue
+      buildah rmi "$ref" >/dev/null && log "removed $ref"
+    done < <(buildah images --format '{{.Name}}:{{.Tag}}' | awk -v r="$image" 'index($0, r ":") == 1')
+  done
   for archive in "$IMAGES_DIR/fspiop-switch-"*.tar; do
     [[ -e "$archive" ]] || continue
     [[ "$archive" == "$IMAGES_DIR/fspiop-switch-$(switch_tag).tar" ]] && continue
-    # Only the switch's own archives: fspiop-switch-<version>-... (the dev ones are named
-    # fspiop-switch-dev-*, fspiop-switch-k6-*, fspiop-switch-base-*).
-    [[ "$(basename "$archive")" =~ ^fspiop-switch-[0-9] ]] || continue
+    [[ "$archive" == "$IMAGES_DIR/fspiop-switch-loadtest-$(switch_tag).tar" ]] && continue
+    # Only the switch's and the load test's own archives: fspiop-switch-<version>-... and
+    # fspiop-switch-loadtest-<version>-... (the dev ones are named fspiop-switch-dev-*,
+    # fspiop-switch-k6-*, fspiop-switch-base-*).
+    [[ "$(basename "$archive")" =~ ^fspiop-switch-(loadtest-)?[0-9] ]] || continue
     rm -f "$archive" "$archive.image-id"
     log "removed $archive"
   done
@@ -401,14 +413,16 @@ main() {
   case "$command" in
     base) build_base ;;
     switch) build_switch ;;
+    loadtest) build_loadtest ;;
     dev) build_dev ;;
     prune) prune_switch_images ;;
     all)
       build_base
       build_switch
+      build_loadtest
       build_dev
       ;;
-    *) die "unknown command '$command' (base | switch | dev | all | prune)" ;;
+    *) die "unknown command '$command' (base | switch | loadtest | dev | all | prune)" ;;
   esac
 }
 

@@ -20,12 +20,12 @@ start_infrastructure() {
 
 create_topics() {
   [[ -d "$REPO_ROOT/node_modules/node-rdkafka" ]] || die "node_modules missing: run 'make deps'"
-  node "$REPO_ROOT/scripts/create-topics.js" || die "topic creation failed"
+  node "$REPO_ROOT/tools/create-topics.js" || die "topic creation failed"
 }
 
 run_migrations() {
   log "running database migrations"
-  node "$REPO_ROOT/scripts/migrate.js" || die "migrations failed"
+  node "$REPO_ROOT/tools/migrate.js" || die "migrations failed"
 }
 
 start_infrastructure

@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$REPO_ROOT/scripts/lib.sh"
 
 bash "$REPO_ROOT/scripts/infra-up.sh"
-node "$REPO_ROOT/scripts/hub-keys.js" || die "the hub's JWS key pair could not be made"
+node "$REPO_ROOT/tools/hub-keys.js" || die "the hub's JWS key pair could not be made"
 node "$REPO_ROOT/scripts/scheme-ca.js" || die "the local scheme's CA and certificates could not be made"
 bash "$REPO_ROOT/scripts/services.sh" start
 echo

@@ -8,7 +8,7 @@ import { upsertDecimalIdentifiers } from './repository.js';
 export const LOAD_DEFAULTS = Object.freeze({ chunkRows: 10_000, concurrency: 4 });
 const COUNT_MAX = 100_000_000;
 
-export const USAGE = `usage: node scripts/oracle-load.js --type MSISDN --from 1000000000 --count 1000000 --fsp payeefsp
+export const USAGE = `usage: node tools/oracle-load.js --type MSISDN --from 1000000000 --count 1000000 --fsp payeefsp
   [--currency USD] [--sub-id ID] [--chunk ${LOAD_DEFAULTS.chunkRows}] [--concurrency ${LOAD_DEFAULTS.concurrency}]
 Registers identifiers from..from+count-1 (decimal) of the type for the DFSP, replacing any owner they had.`;
 

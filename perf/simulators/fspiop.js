@@ -3,7 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { privateKeyFromPem, signFspiopMessage } from '../../platform/fspiop/jws.js';
-import { readDfspPrivateKey } from '../../scripts/lib/jws-key-files.js';
+import { readDfspPrivateKey } from '../../tools/lib/jws-key-files.js';
 import { ensureClientCertificate } from '../../scripts/lib/scheme-certs.js';
 
 // Idle keep-alive sockets are dropped after 4 s, before the servers' 5 s keepAliveTimeout

@@ -1,6 +1,6 @@
 // Dead letters: a message a handler could not process after repeated attempts is written
 // here, with where it came from and why it failed, so its partition can move on and an
-// operator can read it and, once the cause is fixed, replay it (scripts/dead-letters.js).
+// operator can read it and, once the cause is fixed, replay it (tools/dead-letters.js).
 // The record keeps the original key and value byte for byte; replay produces exactly those.
 import { deadLetterTopicBase, topicName } from './topics.js';
 import { isTransientFailure } from '../transient-failures.js';

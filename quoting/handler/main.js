@@ -5,6 +5,11 @@
 import { consumeEvents, runHandlerProcess, withSqlPool } from '../../platform/handler-runtime.js';
 import { createQuotingHandler } from './handler.js';
 import { createQuoteDeadLetterFinisher } from './dead-letters.js';
+import { readQuotingConfig } from '../config.js';
+
+// The quoting context's own settings, read at start-up as loadConfig's are: a bad value stops
+// the process before it connects to anything.
+const { persist } = readQuotingConfig(process.env);
 
 await runHandlerProcess({
   name: 'quoting-handler',
@@ -12,6 +17,6 @@ await runHandlerProcess({
   start: (deps) => withSqlPool(deps.config.db, (pool) => consumeEvents({
     ...deps, name: 'quoting-handler', subscribeTo: [deps.topics.quotesPost, deps.topics.quotesPut],
     finishDeadLetter: createQuoteDeadLetterFinisher({ ...deps, hubName: deps.config.hubName }),
-    handleEvents: createQuotingHandler({ ...deps, pool, hubName: deps.config.hubName, persist: deps.config.quotes.persist }),
+    handleEvents: createQuotingHandler({ ...deps, pool, hubName: deps.config.hubName, persist }),
   })),
 });

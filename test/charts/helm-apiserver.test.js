@@ -1,5 +1,5 @@
 // The chart against a real Kubernetes API server (kube-apiserver + etcd built from the Go
-// module proxy by `scripts/k8s-apiserver.sh build`; no kubelet, so pods never run): CRDs of
+// module proxy by `test/cluster/k8s-apiserver.sh build`; no kubelet, so pods never run): CRDs of
 // ServiceMonitor, PodMonitor, PrometheusRule, ScaledObject, TriggerAuthentication and TestRun
 // applied first, then `helm install --no-hooks`, `upgrade`, `rollback`, and the hooks (setup
 // Jobs, hook Secret, test Pod) validated with a server-side dry run. Helm would wait forever
@@ -24,14 +24,14 @@ const tools = join(root, '.tools');
 const helm = process.env.HELM ?? join(tools, 'bin', 'helm');
 const crdDir = join(tools, 'crds');
 const testRunCrd = join(root, '..', 'shared', 'crds', 'k6.io_testruns.yaml');
-const script = join(root, 'scripts', 'k8s-apiserver.sh');
+const script = join(root, 'test', 'cluster', 'k8s-apiserver.sh');
 const NAMESPACE = 'payments';
 const RELEASE = 'sw';
 
 const missing = [join(tools, 'bin', 'kube-apiserver'), join(tools, 'bin', 'etcd'), helm, join(crdDir, 'keda.sh_scaledobjects.yaml')]
   .filter((path) => !existsSync(path));
 const skip = missing.length > 0
-  ? `no local Kubernetes API server: ${missing.join(', ')} missing (build with: scripts/k8s-apiserver.sh build)`
+  ? `no local Kubernetes API server: ${missing.join(', ')} missing (build with: test/cluster/k8s-apiserver.sh build)`
   : false;
 
 let dir;

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { allPairs, dfspNames, payerWorkersOf } from '../../perf/provision.js';
@@ -16,6 +16,7 @@ import { OPERATOR_TOKEN_VARIABLES } from '../../platform/config.js';
 import { TOKEN_GRANTS } from '../../platform/http/operator-auth.js';
 import { edgeTlsOptions } from '../../platform/fspiop/client-identity.js';
 import { ensureClientCertificate } from '../../scripts/lib/scheme-certs.js';
+import { dockerIgnores, imageContents } from '../support/image-contents.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chart = join(root, 'charts', 'fspiop-switch');
@@ -148,8 +149,8 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   assert.equal(policies[0].spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/instance'], 'sw');
 
   const jobs = Object.fromEntries(ofKind(objects, 'Job').map((j) => [component(j), j]));
-  assert.deepEqual(jobs.migrate.spec.template.spec.containers[0].command, ['node', 'scripts/migrate.js']);
-  assert.deepEqual(jobs.topics.spec.template.spec.containers[0].command, ['node', 'scripts/create-topics.js']);
+  assert.deepEqual(jobs.migrate.spec.template.spec.containers[0].command, ['node', 'tools/migrate.js']);
+  assert.deepEqual(jobs.topics.spec.template.spec.containers[0].command, ['node', 'tools/create-topics.js']);
   const hookSecret = named(objects, 'Secret', 'sw-fspiop-switch-secrets-hooks');
   assert.equal(Number(hookSecret.metadata.annotations['helm.sh/hook-weight']) < Number(jobs.migrate.metadata.annotations['helm.sh/hook-weight']), true);
   for (const job of Object.values(jobs)) {
@@ -363,7 +364,7 @@ test('settlement API: an internal operator API on 3007 like the admin API, one r
 });
 
 test('the one-node cluster lets callbacks reach its Service CIDR, where the load test\'s simulators are, and nothing else private', { skip }, () => {
-  const serviceCidr = /^SERVICE_CIDR=(\S+)$/m.exec(readFileSync(join(root, 'scripts', 'k8s-cluster.sh'), 'utf8'))[1];
+  const serviceCidr = /^SERVICE_CIDR=(\S+)$/m.exec(readFileSync(join(root, 'test', 'cluster', 'k8s-cluster.sh'), 'utf8'))[1];
   const objects = render(['-f', join(chart, 'examples', 'values-one-node.yaml'), '--set', 'loadTest.enabled=true']);
   assert.equal(named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.CALLBACK_ALLOWED_CIDRS, serviceCidr);
 });
@@ -460,6 +461,13 @@ test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6
   assert.ok(job.spec.template.spec.containers[0].command.includes('--sim-workers=3'), 'endpoints on the port of the owning process');
   const service = named(objects, 'Service', 'sw-fspiop-switch-loadtest-simulators');
   assert.deepEqual(service.spec.ports.map((p) => p.port).sort(), [7000, 7001, 7002, 7100, 7101, 7102]);
+  // The load test's own image, tagged as the switch's; the gate runs in the simulators' pod,
+  // which therefore has the database settings.
+  const [simulators] = named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators').spec.template.spec.containers;
+  assert.equal(simulators.image, 'ghcr.io/fspiop-switch/fspiop-switch-loadtest:0.1.0');
+  assert.equal(job.spec.template.spec.containers[0].image, simulators.image);
+  assert.equal(simulators.envFrom[0].configMapRef.name, 'sw-fspiop-switch-config');
+  assert.equal(envOf(simulators).DB_PASSWORD.secretKeyRef.name, 'sw-fspiop-switch-secrets');
 });
 
 test('load test without the k6-operator: an indexed Job, each pod its execution segment, after provisioning', { skip }, () => {
@@ -475,9 +483,9 @@ test('load test without the k6-operator: an indexed Job, each pod its execution 
   const [container] = k6.spec.template.spec.containers;
   assert.match(container.command.join(' '), /--execution-segment "\$\{JOB_COMPLETION_INDEX\}\/3:\$\(\(JOB_COMPLETION_INDEX \+ 1\)\)\/3"/);
   assert.equal(Object.fromEntries(container.env.map((e) => [e.name, e.value])).TPS, '30');
-  assert.equal(provision.spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch:old', 'the load generator keeps its own tag');
+  assert.equal(provision.spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch-loadtest:old', 'the load generator keeps its own image and tag');
   const simulators = named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators');
-  assert.equal(simulators.spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch:old');
+  assert.equal(simulators.spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch-loadtest:old');
   assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-prepare').spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch:new');
 });
 
@@ -491,59 +499,41 @@ test('every component keeps serving for preStopSleepSeconds after it is told to 
   assert.ok(off.every((d) => d.spec.template.spec.containers[0].lifecycle === undefined));
 });
 
-/** The paths the Dockerfile copies from the build context. */
-function dockerfileCopies() {
-  return [...readFileSync(join(root, 'Dockerfile'), 'utf8').matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1].split(' '));
-}
+/** Which of the Dockerfile's images a container runs: the load test's (loadTest.image) or the switch's. */
+const imageOf = (container) => (container.image.split(':')[0].endsWith('-loadtest') ? loadTestImage() : switchImage());
+const switchImage = () => imageContents(root);
+const loadTestImage = () => imageContents(root, 'loadtest');
 
-/** Whether .dockerignore keeps `path` out of the build context (its last matching pattern decides, as Docker's does). */
-function dockerIgnores(path) {
-  const patterns = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
-  const globToRegExp = (glob) => new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(.*/)?').replace(/\*/g, '[^/]*')}(/.*)?$`);
-  let ignored = false;
-  for (const pattern of patterns) {
-    const negated = pattern.startsWith('!');
-    if (globToRegExp(negated ? pattern.slice(1) : pattern).test(path)) ignored = !negated;
-  }
-  return ignored;
-}
-
-test('the image holds every command charts/README.md has an operator run in a pod (kubectl exec … node <script>)', () => {
+test('the images hold every command charts/README.md has an operator run in a pod (kubectl exec … node <script>)', () => {
   const readme = readFileSync(join(root, 'charts', 'README.md'), 'utf8');
-  const commands = new Set([...readme.matchAll(/kubectl [^\n`]*\bexec [^\n`]*-- node (\S+\.js)/g)].map((m) => m[1]));
-  assert.ok(commands.has('scripts/dead-letters.js') && commands.has('perf/gate.js'), [...commands].join(', '));
-  const copied = dockerfileCopies();
-  for (const command of commands) {
-    assert.ok(copied.some((path) => command === path || command.startsWith(`${path}/`)), `${command} is not copied into the image`);
-    assert.equal(dockerIgnores(command), false, `.dockerignore keeps ${command} out of the build context`);
+  const commands = [...readme.matchAll(/kubectl [^\n`]*\bexec [^\n`]*deploy\/(\S+) -- node (\S+\.js)/g)].map(([, deployment, script]) => ({ deployment, script }));
+  const scripts = new Set(commands.map(({ script }) => script));
+  assert.ok(scripts.has('tools/dead-letters.js') && scripts.has('perf/gate.js'), [...scripts].join(', '));
+  for (const { deployment, script } of commands) {
+    // The load test's pods run its own image; every other Deployment runs the switch's.
+    const image = deployment.endsWith('-loadtest-simulators') ? loadTestImage() : switchImage();
+    assert.ok(image.files.includes(script), `${script} is not in the image deploy/${deployment} runs`);
   }
-  assert.equal(dockerIgnores('test/unit/money.test.js'), true, 'the ignore patterns are read');
-  assert.equal(dockerIgnores('perf/run.js'), true, 'perf/ is ignored but for its exceptions');
+  assert.equal(dockerIgnores(root, 'test/unit/money.test.js'), true, 'the ignore patterns are read');
+  assert.equal(dockerIgnores(root, 'perf/run.js'), true, 'perf/ is ignored but for its exceptions');
 });
 
-test('the Dockerfile copies every entry point the chart runs', { skip }, () => {
+test('the images hold every entry point the chart runs, each in the image its container runs', { skip }, () => {
   const objects = render([...minimal, ...loadTestOn]);
-  const copied = dockerfileCopies();
-  const pods = objects.flatMap((o) => o.spec?.template?.spec?.containers ?? []);
-  const entries = new Set(pods.map((c) => c.command?.[1]).filter((entry) => entry?.endsWith('.js')));
-  assert.ok(entries.size >= 12, [...entries].join(', '));
-  for (const entry of entries) {
-    assert.ok(copied.some((path) => entry === path || entry.startsWith(`${path}/`)), `${entry} is not in the image`);
+  const containers = objects.flatMap((o) => o.spec?.template?.spec?.containers ?? []).filter((c) => c.command?.[1]?.endsWith('.js'));
+  assert.ok(new Set(containers.map((c) => c.command[1])).size >= 12, containers.map((c) => c.command[1]).join(', '));
+  for (const container of containers) {
+    assert.ok(imageOf(container).files.includes(container.command[1]), `${container.command[1]} is not in ${container.image}`);
   }
-  // `npm ci --omit=dev` builds the image: its code may import production dependencies only.
+  // `npm ci --omit=dev` builds the images: their code may import production dependencies only.
   const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const imported = copied.filter((path) => existsSync(join(root, path)) && !path.endsWith('.json')).flatMap((path) => jsFilesUnder(join(root, path)))
-    .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/^import [^;]*?from '([^'.][^']*)';$|import\('([^'.][^']*)'\)/gm)].map((m) => m[1] ?? m[2]));
+  const imported = loadTestImage().files.filter((path) => path.endsWith('.js'))
+    .flatMap((file) => [...readFileSync(join(root, file), 'utf8').matchAll(/^import [^;]*?from '([^'.][^']*)';$|import\('([^'.][^']*)'\)/gm)].map((m) => m[1] ?? m[2]));
   assert.ok(imported.includes('node-rdkafka'), 'imports were found');
   const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
   const missing = [...new Set(imported.filter((s) => !s.startsWith('node:')).map(packageOf))].filter((name) => !(name in dependencies));
-  assert.deepEqual(missing, [], 'imported by the image\'s code but not a production dependency');
+  assert.deepEqual(missing, [], 'imported by the images\' code but not a production dependency');
 });
-
-function jsFilesUnder(path) {
-  if (!statSync(path).isDirectory()) return path.endsWith('.js') ? [path] : [];
-  return readdirSync(path).flatMap((name) => jsFilesUnder(join(path, name)));
-}
 
 test('JWS: required by default; the hub\'s private key only in the notification handler and account-lookup, its public key only in the admin API, DFSP keys in the edges', { skip }, () => {
   const volumeOf = (d, name) => (d.spec.template.spec.volumes ?? []).find((v) => v.name === name);

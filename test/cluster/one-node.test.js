@@ -1,4 +1,4 @@
-// The chart on a real one-node Kubernetes (scripts/cluster-test.sh starts it, loads the images
+// The chart on a real one-node Kubernetes (test/cluster/cluster-test.sh starts it, loads the images
 // `make image` built and sets the environment below): pods on containerd and runc, Services
 // through kube-proxy, names through the cluster DNS. In order, as an operator would meet them:
 //   1. helm install in dev mode with the in-cluster load test: every Deployment available, the
@@ -66,7 +66,10 @@ function assertRolledOut(deployments, tag) {
     assert.equal(status.observedGeneration, generation, `${name} observed its last change`);
     assert.equal(status.updatedReplicas, spec.replicas, `${name}: every replica updated`);
     assert.equal(status.availableReplicas, spec.replicas, `${name}: every replica available`);
-    if (tag && !name.includes('-dev-') && !name.endsWith('-loadtest-simulators')) {
+    if (name.endsWith('-loadtest-simulators')) {
+      // The load test runs its own image, pinned to the install's tag across the upgrade.
+      assert.equal(spec.template.spec.containers[0].image, `localhost/fspiop-switch-loadtest:${IMAGE_TAG}`, name);
+    } else if (tag && !name.includes('-dev-')) {
       assert.equal(spec.template.spec.containers[0].image, `localhost/fspiop-switch:${tag}`, name);
     }
   }
@@ -90,7 +93,8 @@ function k6Counts(output) {
 }
 
 async function assertGatePasses() {
-  const output = await kubectl(['exec', `deploy/${FULL}-admin-api`, '--', 'node', 'perf/gate.js', '--run-tag', RUN_TAG,
+  // The gate is in the load test's image, not the switch's: it runs in the simulators' pod.
+  const output = await kubectl(['exec', `deploy/${FULL}-loadtest-simulators`, '--', 'node', 'perf/gate.js', '--run-tag', RUN_TAG,
     '--completed', String(completedInRun)], { timeoutMs: 300_000 }).catch((error) => error.message);
   assert.match(output, /GATE PASS/, output);
 }

@@ -316,7 +316,7 @@ function percentile(sorted, fraction) {
 
 test('bulk load: 100,000 MSISDNs in one command, then found by lookups', async () => {
   const started = Date.now();
-  const child = spawn(process.execPath, ['scripts/oracle-load.js', '--type', 'MSISDN', '--from', '2000000000', '--count', '100000', '--fsp', 'payeefsp'], {
+  const child = spawn(process.execPath, ['tools/oracle-load.js', '--type', 'MSISDN', '--from', '2000000000', '--count', '100000', '--fsp', 'payeefsp'], {
     cwd: ROOT, env: { ...process.env, DB_PASSWORD: testConfig().db.password, DB_NAME: sw.admin.databaseName }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';

@@ -1,4 +1,4 @@
-// `make dead-letters` (scripts/dead-letters.js) against the real Kafka, with a dead-letter
+// `make dead-letters` (tools/dead-letters.js) against the real Kafka, with a dead-letter
 // topic of three partitions, as an operator may create it: every letter of every partition is
 // listed, oldest first in a stable order, each with its <partition>:<offset> address; replay
 // takes those addresses, and a bare offset still works on a topic of one partition (the local
@@ -11,7 +11,7 @@ import Kafka from 'node-rdkafka';
 import { createAdminClient, createTopic, deleteTopic } from '../../platform/kafka/admin.js';
 import { deadLetterTopic, encodeDeadLetter } from '../../platform/kafka/dead-letters.js';
 import { DEAD_LETTER_HANDLERS, TOPIC, topicName } from '../../platform/kafka/topics.js';
-import { readDeadLetterTopic } from '../../scripts/lib/dead-letters.js';
+import { readDeadLetterTopic } from '../../tools/lib/dead-letters.js';
 import { testConfig, uniqueSuffix } from '../support/environment.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -78,7 +78,7 @@ after(async () => {
 });
 
 async function deadLetters(...args) {
-  const child = spawn(process.execPath, ['scripts/dead-letters.js', ...args], {
+  const child = spawn(process.execPath, ['tools/dead-letters.js', ...args], {
     cwd: ROOT, env: { ...process.env, KAFKA_BROKERS: config.kafka.brokers, KAFKA_TOPIC_PREFIX: PREFIX }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

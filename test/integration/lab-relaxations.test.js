@@ -93,7 +93,7 @@ function nodeAfterEnvSh(entry, env) {
  * nothing, none) and the local scheme's certificates (with mutual TLS, the default).
  */
 async function makeWhatUpMakes(env, runDir) {
-  const keys = nodeAfterEnvSh('scripts/hub-keys.js', env);
+  const keys = nodeAfterEnvSh('tools/hub-keys.js', env);
   const [keysCode] = await once(keys, 'exit');
   assert.equal(keysCode, 0, keys.output);
   assert.match(keys.output, /the hub signs nothing/);

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { OPERATOR_TOKEN_VARIABLES, loadConfig } from '../../platform/config.js';
 import { createDatabase } from '../../platform/db.js';
 import { topicDefinitions } from '../../platform/kafka/topics.js';
-import { MIGRATION_DIRECTORIES } from '../../scripts/lib/schema.js';
+import { MIGRATION_DIRECTORIES } from '../../tools/lib/schema.js';
 
 // The same local-only values scripts/env.sh sets, for a test run without it.
 const LOCAL_DEFAULTS = {

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { privateKeyFromPem, verifyFspiopMessage } from '../../platform/fspiop/jws.js';
-import { generateJwsKeyPair } from '../../scripts/lib/jws-key-files.js';
+import { generateJwsKeyPair } from '../../tools/lib/jws-key-files.js';
 import { fetchSigned } from '../../scripts/lib/fspiop-headers.js';
 import { testClientTlsFor } from './scheme-tls.js';
 

@@ -6,7 +6,7 @@ import { createPublicKey } from 'node:crypto';
 import { buildCallbackHeaders, callbackBody } from '../../platform/delivery/callback-request.js';
 import { createHubSigner } from '../../platform/delivery/hub-signature.js';
 import { privateKeyFromPem, verifyFspiopMessage } from '../../platform/fspiop/jws.js';
-import { generateJwsKeyPair } from '../../scripts/lib/jws-key-files.js';
+import { generateJwsKeyPair } from '../../tools/lib/jws-key-files.js';
 
 const pair = generateJwsKeyPair('ec');
 const sign = createHubSigner(privateKeyFromPem(pair.privateKey));

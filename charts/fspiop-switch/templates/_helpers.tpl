@@ -131,7 +131,7 @@ into the ConfigMap, and inline into the hook Jobs (which run before the ConfigMa
 {{- $_ := set $data "DB_SSL" (toString .Values.db.ssl) -}}
 {{- $_ := set $data "KAFKA_BROKERS" (include "fspiop-switch.kafkaBrokers" .) -}}
 {{- $_ := set $data "KAFKA_TOPIC_REPLICATION_FACTOR" (ternary "1" (toString .Values.kafka.topics.replicationFactor) .Values.dev.kafka.enabled) -}}
-{{- /* Partitions for scripts/create-topics.js (env override proposed in charts/README.md). */ -}}
+{{- /* Partitions for tools/create-topics.js (env override proposed in charts/README.md). */ -}}
 {{- $_ := set $data "TOPIC_PARTITIONS_JSON" (toJson .Values.kafka.topics.partitions) -}}
 {{- $security := ternary "plaintext" .Values.kafka.securityProtocol .Values.dev.kafka.enabled -}}
 {{- $_ := set $data "KAFKA_SECURITY_PROTOCOL" $security -}}
