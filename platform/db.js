@@ -1,6 +1,5 @@
 import knex from 'knex';
 import mysql from 'mysql2/promise';
-import { bulkUpdateStatements } from './sql-text.js';
 
 /** mysql2's connection settings, the same for knex and the hot path's pool (see createDatabase). */
 function connectionOptions(dbConfig, database) {
@@ -162,16 +161,22 @@ export function isDuplicateKeyError(error) {
 /**
  * Runs one `{ sql, values }` statement (platform/sql-text.js) on a knex instance or
  * transaction, or on a mysql2 pool (createSqlPool), and resolves to its rows, or to the
- * result of a write (`affectedRows`).
+ * result of a write (`affectedRows`). A builder's null (nothing to read) sends nothing and
+ * resolves to undefined, as inTransaction's `tx.read` does.
  */
-export async function runStatement(db, { sql, values }) {
+export async function runStatement(db, statement) {
+  if (!statement) return undefined;
+  const { sql, values } = statement;
   const [result] = typeof db.raw === 'function' ? await db.raw(sql, values) : await db.query(sql, values);
   return result;
 }
 
-/** Runs bulkUpdateStatements (platform/sql-text.js) on a knex transaction, one after the other. */
-export async function bulkUpdate(trx, table, keyColumn, rows) {
-  for (const { sql, values } of bulkUpdateStatements(table, keyColumn, rows)) await trx.raw(sql, values);
+/**
+ * Runs statements one after the other, each in its own round trip, on any client
+ * runStatement takes: the knex callers' counterpart of inTransaction's `tx.write`.
+ */
+export async function runStatements(db, statements) {
+  for (const statement of statements) await runStatement(db, statement);
 }
 
 /** The database check behind every process's /health: 'OK' when it answers a trivial query, 'DOWN' otherwise. */

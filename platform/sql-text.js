@@ -1,5 +1,5 @@
-// SQL text for the hot paths' mysql2 statements (`{ sql, values }`, run by platform/db.js
-// inTransaction). A statement's text depends only on how many rows or ids it carries, so it
+// SQL text for statements as `{ sql, values }`, run by platform/db.js: inTransaction on the
+// hot paths' mysql2 pools, runStatement on any client (knex too). A statement's text depends only on how many rows or ids it carries, so it
 // is built once per arity and reused; values always travel as placeholders, never in the text.
 import { boundedMemo } from './bounded-memo.js';
 

@@ -3,7 +3,7 @@
 // the payee's position account, aborts to the payer's. One batch is two round trips: the
 // transfers locked, then their state updates sent with the COMMIT.
 import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
-import { applyStateUpdates, selectTransfers, transfersFromRows } from '../../ledger/repositories/hot-path-sql.js';
+import { selectTransfers, stateUpdateStatements, transfersFromRows } from '../../ledger/repositories/statements/transfers.js';
 import { inTransaction } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
@@ -16,7 +16,7 @@ export function createFulfilHandler({ pool, producer, topics, hubName, metrics, 
     const decision = await inTransaction(pool, async (tx) => {
       const [rows] = await tx.read(selectTransfers(events.map((event) => event.id), { forUpdate: true }));
       const decided = decideFulfilBatch({ events, transfers: transfersFromRows(rows), now });
-      tx.write(...applyStateUpdates(decided.stateUpdates, now));
+      tx.write(...stateUpdateStatements(decided.stateUpdates, now));
       return decided;
     });
     transferMetrics.countFinished(decision.stateUpdates);

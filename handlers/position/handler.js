@@ -7,11 +7,14 @@
 // transfers in the window.
 import { decidePositionBatch } from '../../ledger/domain/position-batch.js';
 import { planPositionChanges } from '../../ledger/domain/position.js';
+import { selectSettlementAccounts, settlementAccountsFromRows } from '../../ledger/repositories/statements/accounts.js';
 import {
-  applyPositionPlan, applyStateUpdates, insertSettlementWindowTransfers, lockOpenSettlementWindow, lockPositionsWithNetDebitCaps,
-  openSettlementWindowFromRows, positionsWithNetDebitCapsFromRows, selectSettlementAccounts, selectTransfers, settlementAccountsFromRows,
-  transfersFromRows,
-} from '../../ledger/repositories/hot-path-sql.js';
+  positionPlanStatements, positionsWithNetDebitCapsFromRows, selectPositionsWithNetDebitCapsForUpdate,
+} from '../../ledger/repositories/statements/positions.js';
+import {
+  insertSettlementWindowTransfers, openSettlementWindowFromRows, selectOpenSettlementWindowForShare,
+} from '../../ledger/repositories/statements/settlement-windows.js';
+import { selectTransfers, stateUpdateStatements, transfersFromRows } from '../../ledger/repositories/statements/transfers.js';
 import { inTransaction } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords } from '../transfer-records.js';
@@ -56,8 +59,8 @@ async function prefetchLocked(tx, events, settlementAccountsOf) {
   const commits = events.some((event) => event.action === 'commit');
   const [transferRows, positionRows, windowRows] = await tx.read(
     selectTransfers(events.map((event) => event.message.id), { forUpdate: true }),
-    lockPositionsWithNetDebitCaps([...events.map((event) => event.accountId), ...settlementOf.values()]),
-    commits ? lockOpenSettlementWindow() : null,
+    selectPositionsWithNetDebitCapsForUpdate([...events.map((event) => event.accountId), ...settlementOf.values()]),
+    commits ? selectOpenSettlementWindowForShare() : null,
   );
   const { positions, limits } = positionsWithNetDebitCapsFromRows(positionRows);
   const settlements = new Map([...settlementOf].map(([positionId, settlementId]) => [positionId, positions.get(settlementId)]));
@@ -85,8 +88,8 @@ export function createPositionHandler({ pool, producer, topics, hubName, metrics
       const state = await prefetchLocked(tx, events, settlementAccountsOf);
       const decided = decidePositionBatch({ events, ...state, now });
       tx.write(
-        ...applyPositionPlan(planPositionChanges(state.positions, decided.positionChanges), now),
-        ...applyStateUpdates(decided.stateUpdates, now),
+        ...positionPlanStatements(planPositionChanges(state.positions, decided.positionChanges), now),
+        ...stateUpdateStatements(decided.stateUpdates, now),
         insertSettlementWindowTransfers(state.settlementWindowId, decided.committedTransfers, now),
       );
       return decided;

@@ -3,9 +3,8 @@
 // One batch is two round trips: the existing transfers and the participants read together,
 // then the inserts sent with the COMMIT.
 import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
-import {
-  insertTransfers, participantsFromRows, selectParticipantsWithPositionAccounts, selectTransfers, transfersFromRows,
-} from '../../ledger/repositories/hot-path-sql.js';
+import { participantsFromRows, selectParticipantsWithPositionAccounts } from '../../ledger/repositories/statements/accounts.js';
+import { selectTransfers, transferInsertStatements, transfersFromRows } from '../../ledger/repositories/statements/transfers.js';
 import { inTransaction } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
@@ -24,7 +23,7 @@ export function createPrepareHandler({ pool, producer, topics, hubName, metrics,
       const decided = decidePrepareBatch({
         messages: events, existing: transfersFromRows(transferRows), participants: participantsFromRows(participantRows), now, onUsAllowed,
       });
-      tx.write(...insertTransfers(decided.inserts, now));
+      tx.write(...transferInsertStatements(decided.inserts, now));
       return decided;
     });
     transferMetrics.countFinished(decision.inserts);

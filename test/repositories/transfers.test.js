@@ -1,6 +1,7 @@
-// ledger/repositories/transfers.js against a real MariaDB: what insertTransfers and
-// applyStateUpdates write (row and journal), what findTransfers maps back, that its locking
-// read really locks, and the timeout handler's two set queries. Times are injected `now`
+// ledger/repositories/transfers.js (the statements of statements/transfers.js run on knex)
+// against a real MariaDB: what insertTransfers and applyStateUpdates write (row and journal),
+// what findTransfers maps back, that its locking read really locks, and the timeout
+// handler's two set queries. Times are injected `now`
 // values far from the wall clock, so nothing here waits for a transfer to expire.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

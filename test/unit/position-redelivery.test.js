@@ -20,7 +20,7 @@ function transfer(state, extra = {}) {
   };
 }
 
-/** The transfer as the database holds it after `update` (ledger/repositories/transfers.js). */
+/** The transfer as the database holds it after `update` (ledger/repositories/statements/transfers.js). */
 function stored(before, update) {
   return { ...before, state: update.statePath.at(-1), failure: update.failure ?? before.failure, completedAt: update.completedAt ?? before.completedAt };
 }

@@ -1,22 +1,27 @@
-// ledger/repositories/hot-path-sql.js and platform/db.js inTransaction against a real
-// MariaDB: the handlers' statements write exactly the rows the knex repositories write, one
-// UPDATE gives each of several rows its own values and leaves every other column and row
-// alone, the positions' locking read returns each account's own net debit cap (none where
-// none is set) and locks in account order, and a failed write rolls back the whole batch.
+// ledger/repositories/statements/ and platform/db.js inTransaction against a real MariaDB:
+// the same statements write exactly the same rows whether the handlers' mysql2 transaction or
+// a knex transaction runs them, one UPDATE gives each of several rows its own values and
+// leaves every other column and row alone, the positions' locking read returns each account's
+// own net debit cap (none where none is set) and locks in account order, and a failed write
+// rolls back the whole batch.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, testConfig } from '../support/environment.js';
-import { createSqlPool, inTransaction, isDuplicateKeyError } from '../../platform/db.js';
+import { createSqlPool, inTransaction, isDuplicateKeyError, runStatements } from '../../platform/db.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { LIMIT_TYPE } from '../../ledger/domain/participants.js';
 import { planPositionChanges } from '../../ledger/domain/position.js';
 import { TRANSFER_KIND, transition } from '../../ledger/domain/transfer-states.js';
-import * as hotPath from '../../ledger/repositories/hot-path-sql.js';
-import { lockPositions } from '../../ledger/repositories/positions.js';
-import { findParticipantsWithPositionAccounts, findTransfers, insertTransfers } from '../../ledger/repositories/transfers.js';
+import { participantsFromRows, selectParticipantsWithPositionAccounts, selectSettlementAccounts, settlementAccountsFromRows } from '../../ledger/repositories/statements/accounts.js';
 import {
-  S, deleteTransfers, isRowLocked, onboardDfsp, onboardHub, openTransaction, paymentRow, positionJournal, positionOf, transferJournal, units,
+  positionPlanStatements, positionsWithNetDebitCapsFromRows, selectPositionsWithNetDebitCapsForUpdate,
+} from '../../ledger/repositories/statements/positions.js';
+import { selectTransfers, stateUpdateStatements, transferInsertStatements, transfersFromRows } from '../../ledger/repositories/statements/transfers.js';
+import { lockPositions } from '../../ledger/repositories/positions.js';
+import { findTransfers, insertTransfers } from '../../ledger/repositories/transfers.js';
+import {
+  CURRENCY, S, deleteTransfers, isRowLocked, onboardDfsp, onboardHub, openTransaction, paymentRow, positionJournal, positionOf, transferJournal, units,
   waitUntilRowLockedWhilePending,
 } from './fixtures.js';
 
@@ -66,7 +71,7 @@ function twins(rows) {
   return rows.map((row) => ({ ...row, transferId: randomUUID() }));
 }
 
-test('insertTransfers writes exactly the rows and journal the knex repository writes, in two statements', async (t) => {
+test('a new transfer\'s two statements write the same rows and journal on a knex transaction as on the hot path\'s connection', async (t) => {
   const refused = failure(FAILURE.validation, 'payee FSP nobody is not a participant');
   const rows = [
     paymentRow({ payer, payee, amount: '12.3456', expiresAt: FAR, ilpPacket: 'AYIB', reason: 'r'.repeat(600) }),
@@ -74,8 +79,8 @@ test('insertTransfers writes exactly the rows and journal the knex repository wr
   ];
   const copies = twins(rows);
   t.after(() => deleteTransfers(db, [...rows, ...copies].map((row) => row.transferId)));
-  await db.transaction((trx) => insertTransfers(trx, rows, T0));
-  const statements = hotPath.insertTransfers(copies, T0);
+  await db.transaction((trx) => runStatements(trx, transferInsertStatements(rows, T0)));
+  const statements = transferInsertStatements(copies, T0);
   assert.equal(statements.length, 2);
   await inTransaction(pool, async (tx) => tx.write(...statements));
 
@@ -87,20 +92,24 @@ test('insertTransfers writes exactly the rows and journal the knex repository wr
   assert.equal(stored.expires_at.getTime(), FAR.getTime(), 'dates are stored in UTC');
 });
 
-test('the hot path reads transfers and participants as the knex repository maps them', async (t) => {
+test('the transfers and participants read on the hot path\'s connection map as on knex', async (t) => {
   const rows = [paymentRow({ payer, payee, amount: '7.5', expiresAt: FAR })];
   t.after(() => deleteTransfers(db, rows.map((row) => row.transferId)));
   await db.transaction((trx) => insertTransfers(trx, rows, T0));
   const ids = [rows[0].transferId, randomUUID(), rows[0].transferId];
   const names = [payer.name, 'nobody', payee.name, payer.name];
   const [transferRowsRead, participantRows] = await inTransaction(pool, (tx) => tx.read(
-    hotPath.selectTransfers(ids), hotPath.selectParticipantsWithPositionAccounts(names),
+    selectTransfers(ids), selectParticipantsWithPositionAccounts(names),
   ));
-  assert.deepEqual(hotPath.transfersFromRows(transferRowsRead), await findTransfers(db, ids));
-  assert.deepEqual(hotPath.participantsFromRows(participantRows), await findParticipantsWithPositionAccounts(db, names));
-  const [nothing] = await inTransaction(pool, (tx) => tx.read(hotPath.selectTransfers([])));
+  assert.deepEqual(transfersFromRows(transferRowsRead), await findTransfers(db, ids));
+  const positionAccount = (dfsp) => new Map([[CURRENCY, { id: dfsp.positionAccountId, isActive: true }]]);
+  assert.deepEqual(participantsFromRows(participantRows), new Map([
+    [payer.name, { isActive: true, positionAccounts: positionAccount(payer) }], [payee.name, { isActive: true, positionAccounts: positionAccount(payee) }],
+  ]), 'each named participant once, with its position account; nobody is not one');
+  const [nothing] = await inTransaction(pool, (tx) => tx.read(selectTransfers([])));
   assert.equal(nothing, undefined, 'an empty id list sends no statement');
-  assert.equal(hotPath.transfersFromRows(nothing).size, 0);
+  assert.equal(transfersFromRows(nothing).size, 0);
+  assert.equal((await findTransfers(db, [])).size, 0, 'nor on knex');
 });
 
 test('one UPDATE gives each transfer its own columns, keeps the columns it does not set, and touches no other row', async (t) => {
@@ -116,7 +125,7 @@ test('one UPDATE gives each transfer its own columns, keeps the columns it does 
   await db.transaction((trx) => insertTransfers(trx, rows, T0));
   const [untouchedBefore] = await transferRows([untouched.transferId]);
   const overTheCap = failure(FAILURE.netDebitCapExceeded, 'over the cap');
-  const batch = (updates, now) => inTransaction(pool, async (tx) => tx.write(...hotPath.applyStateUpdates(updates, now)));
+  const batch = (updates, now) => inTransaction(pool, async (tx) => tx.write(...stateUpdateStatements(updates, now)));
   // Two updates of one transfer in a batch: the later one adds its columns to the earlier one's.
   await batch([
     { transferId: fulfilled.transferId, statePath: transition(TRANSFER_KIND.payment, S.reserved, S.receivedFulfil), completionHash: 'hash-f', fulfilment: 'ful', completedAt: T0 },
@@ -164,7 +173,7 @@ test('transfers that share their changes are updated together, beside transfers 
   const reserve = (row) => ({ transferId: row.transferId, statePath: transition(TRANSFER_KIND.payment, S.receivedPrepare, S.reserved) });
   // Equal dates in distinct objects are equal changes.
   const commit = (row) => ({ transferId: row.transferId, statePath: transition(TRANSFER_KIND.payment, S.receivedFulfil, S.committed), completedAt: new Date(T1.getTime()) });
-  const statements = hotPath.applyStateUpdates([
+  const statements = stateUpdateStatements([
     reserve(r1), commit(c1), reserve(r2),
     { transferId: refused.transferId, statePath: transition(TRANSFER_KIND.payment, S.receivedPrepare, S.abortedRejected), failure: overTheCap, completedAt: T1 },
     commit(c2), reserve(r3),
@@ -199,9 +208,9 @@ test('one UPDATE of several positions gives each account exactly its own final v
     { accountId: b.positionAccountId, change: -units('1'), transferId: randomUUID(), reason: 'ABORT' },
   ];
   await inTransaction(pool, async (tx) => {
-    const [rows] = await tx.read(hotPath.lockPositionsWithNetDebitCaps(changes.map((change) => change.accountId)));
-    const { positions } = hotPath.positionsWithNetDebitCapsFromRows(rows);
-    tx.write(...hotPath.applyPositionPlan(planPositionChanges(positions, changes), T1));
+    const [rows] = await tx.read(selectPositionsWithNetDebitCapsForUpdate(changes.map((change) => change.accountId)));
+    const { positions } = positionsWithNetDebitCapsFromRows(rows);
+    tx.write(...positionPlanStatements(planPositionChanges(positions, changes), T1));
   });
   assert.deepEqual(await positionOf(db, a.positionAccountId), { value: units('10.75'), changedAt: T1 });
   assert.deepEqual(await positionOf(db, b.positionAccountId), { value: units('2'), changedAt: T1 });
@@ -218,14 +227,14 @@ test('the positions\' locking read returns each account\'s own net debit cap, an
   const uncapped = await newDfsp({ netDebitCap: '999', liquidity: '0' });
   await db('participant_limit').where({ account_id: uncapped.positionAccountId, type: LIMIT_TYPE.netDebitCap }).delete();
   const ids = [capped.positionAccountId, capped.settlementAccountId, uncapped.positionAccountId, uncapped.positionAccountId];
-  const [rows] = await inTransaction(pool, (tx) => tx.read(hotPath.lockPositionsWithNetDebitCaps(ids)));
-  const { positions, limits } = hotPath.positionsWithNetDebitCapsFromRows(rows);
+  const [rows] = await inTransaction(pool, (tx) => tx.read(selectPositionsWithNetDebitCapsForUpdate(ids)));
+  const { positions, limits } = positionsWithNetDebitCapsFromRows(rows);
   assert.deepEqual(positions, new Map([
     [capped.positionAccountId, 0n], [capped.settlementAccountId, -units('40')], [uncapped.positionAccountId, 0n],
   ].sort(([x], [y]) => x - y)));
   assert.deepEqual(limits, new Map([[capped.positionAccountId, units('250.5')]]), 'no cap for a settlement account or a position without one');
-  const [settlementRows] = await inTransaction(pool, (tx) => tx.read(hotPath.selectSettlementAccounts([uncapped.positionAccountId, capped.positionAccountId])));
-  assert.deepEqual(hotPath.settlementAccountsFromRows(settlementRows),
+  const [settlementRows] = await inTransaction(pool, (tx) => tx.read(selectSettlementAccounts([uncapped.positionAccountId, capped.positionAccountId])));
+  assert.deepEqual(settlementAccountsFromRows(settlementRows),
     new Map([[capped.positionAccountId, capped.settlementAccountId], [uncapped.positionAccountId, uncapped.settlementAccountId]]));
 });
 
@@ -241,7 +250,7 @@ test('the positions\' locking read locks in account order: waiting for a higher 
     let locked;
     const waiting = new Promise((resolve, reject) => {
       locked = inTransaction(pool, async (tx) => {
-        const [rows] = await tx.read(hotPath.lockPositionsWithNetDebitCaps([high, low]));
+        const [rows] = await tx.read(selectPositionsWithNetDebitCapsForUpdate([high, low]));
         resolve(rows);
         await lockerMayEnd;
       });
@@ -266,12 +275,12 @@ test('the transfers\' locking read holds its rows until the transaction ends; th
   await db.transaction((trx) => insertTransfers(trx, rows, T0));
   const id = rows[0].transferId;
   await inTransaction(pool, async (tx) => {
-    await tx.read(hotPath.selectTransfers([id], { forUpdate: true }));
+    await tx.read(selectTransfers([id], { forUpdate: true }));
     assert.equal(await isRowLocked(db, 'transfer', 'transfer_id', id), true);
   });
   assert.equal(await isRowLocked(db, 'transfer', 'transfer_id', id), false);
   await inTransaction(pool, async (tx) => {
-    await tx.read(hotPath.selectTransfers([id]));
+    await tx.read(selectTransfers([id]));
     assert.equal(await isRowLocked(db, 'transfer', 'transfer_id', id), false);
   });
 });
@@ -282,8 +291,8 @@ test('a write that fails rolls back every statement of its batch, and the connec
   const transferId = randomUUID();
   const planOf = (positions) => planPositionChanges(positions, [{ accountId, change: units('5'), transferId, reason: 'PREPARE' }]);
   const applyOnce = () => inTransaction(pool, async (tx) => {
-    const [rows] = await tx.read(hotPath.lockPositionsWithNetDebitCaps([accountId]));
-    tx.write(...hotPath.applyPositionPlan(planOf(hotPath.positionsWithNetDebitCapsFromRows(rows).positions), T1));
+    const [rows] = await tx.read(selectPositionsWithNetDebitCapsForUpdate([accountId]));
+    tx.write(...positionPlanStatements(planOf(positionsWithNetDebitCapsFromRows(rows).positions), T1));
   });
   await applyOnce();
   // The same (transfer, account, reason) again: the journal INSERT fails on its unique key,
@@ -292,8 +301,8 @@ test('a write that fails rolls back every statement of its batch, and the connec
   assert.equal((await positionOf(db, accountId)).value, units('5'));
   assert.equal((await positionJournal(db, accountId)).length, 1);
   for (let round = 0; round < 3; round += 1) {
-    const [rows] = await inTransaction(pool, (tx) => tx.read(hotPath.lockPositionsWithNetDebitCaps([accountId])));
-    assert.equal(hotPath.positionsWithNetDebitCapsFromRows(rows).positions.get(accountId), units('5'));
+    const [rows] = await inTransaction(pool, (tx) => tx.read(selectPositionsWithNetDebitCapsForUpdate([accountId])));
+    assert.equal(positionsWithNetDebitCapsFromRows(rows).positions.get(accountId), units('5'));
   }
   assert.equal(await isRowLocked(db, 'position', 'account_id', accountId), false, 'no connection keeps a transaction open');
 });
