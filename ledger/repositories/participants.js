@@ -1,5 +1,8 @@
 // Participants, their accounts and the positions on them.
 
+import { runStatement } from '../../platform/db.js';
+import { insertZeroPositions } from './statements/positions.js';
+
 const ACCOUNT_COLUMNS = [
   'account.id as id', 'account.participant_id as participantId', 'account.currency as currency',
   'account.type as type', 'account.is_active as isActive', 'account.created_at as createdAt',
@@ -67,7 +70,7 @@ export async function insertAccounts(trx, { participantId, currency, types, isAc
     const [id] = await trx('account').insert({ participant_id: participantId, currency, type, is_active: isActive, created_by: createdBy, created_at: now });
     ids.push(id);
   }
-  await trx('position').insert(ids.map((id) => ({ account_id: id, value: '0', reserved_value: '0', changed_at: now })));
+  await runStatement(trx, insertZeroPositions(ids, now));
   return ids;
 }
 

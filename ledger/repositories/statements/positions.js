@@ -8,6 +8,15 @@ import { placeholders, quoted, rowPlaceholders, textCache, uniqueSorted } from '
 
 const byNumber = (a, b) => a - b;
 
+const insertZeroPositionsText = textCache((count) => 'INSERT INTO `position` (`account_id`, `value`, `reserved_value`, `changed_at`) VALUES '
+  + rowPlaceholders(4, count));
+
+/** A zero position for each new account (onboarding), so every account has a position to lock. */
+export function insertZeroPositions(accountIds, now) {
+  if (accountIds.length === 0) return null;
+  return { sql: insertZeroPositionsText(accountIds.length), values: accountIds.flatMap((accountId) => [accountId, '0', '0', now]) };
+}
+
 const lockPositionsText = textCache((count) => 'SELECT `account_id`, `value` FROM `position`'
   + ` WHERE \`account_id\` IN (${placeholders(count)}) ORDER BY \`account_id\` FOR UPDATE`);
 
