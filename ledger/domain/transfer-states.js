@@ -7,6 +7,8 @@ export const TRANSFER_STATE = Object.freeze({
   receivedPrepare: 'RECEIVED_PREPARE',
   reserved: 'RESERVED',
   receivedFulfil: 'RECEIVED_FULFIL',
+  // An fx transfer its FXP has fulfilled: it commits or aborts with its dependent transfer.
+  receivedFulfilDependent: 'RECEIVED_FULFIL_DEPENDENT',
   receivedError: 'RECEIVED_ERROR',
   reservedTimeout: 'RESERVED_TIMEOUT',
   committed: 'COMMITTED',
@@ -19,8 +21,12 @@ export const TRANSFER_STATE = Object.freeze({
 
 const S = TRANSFER_STATE;
 
-/** What a transfer is for: a DFSP's payment, or the operator's funds in or out (admin API). */
-export const TRANSFER_KIND = Object.freeze({ payment: 'PAYMENT', fundsIn: 'FUNDS_IN', fundsOut: 'FUNDS_OUT' });
+/**
+ * What a transfer is for: a DFSP's payment, the operator's funds in or out (admin API), or a
+ * currency conversion by an FXP (POST /fxTransfers, whose commitRequestId is its transferId).
+ * The payment a conversion is for (its dependent transfer) is a payment like any other.
+ */
+export const TRANSFER_KIND = Object.freeze({ payment: 'PAYMENT', fundsIn: 'FUNDS_IN', fundsOut: 'FUNDS_OUT', fxTransfer: 'FX_TRANSFER' });
 
 /**
  * kind → from → [to, ...]; `null` is "no transfer yet", and a state a kind does not list has
@@ -55,16 +61,32 @@ const TRANSITIONS = Object.freeze({
     [S.receivedPrepare]: [S.reserved, S.abortedRejected],
     [S.reserved]: [S.committed, S.abortedRejected],
   }),
+  // A conversion reserves its payer in the source currency like a payment; its FXP's
+  // fulfilment commits nothing, and from then on it ends with its dependent transfer: both
+  // commit in one position transaction, or the transfer's end releases it. On its own it
+  // expires only while no dependent transfer holds a reservation (ledger/domain/fx-expiry.js).
+  [TRANSFER_KIND.fxTransfer]: Object.freeze({
+    null: [S.receivedPrepare, S.invalid],
+    [S.receivedPrepare]: [S.reserved, S.abortedRejected, S.expiredPrepared],
+    [S.reserved]: [S.receivedFulfilDependent, S.receivedError, S.reservedTimeout],
+    [S.receivedFulfilDependent]: [S.committed, S.abortedError, S.reservedTimeout],
+    [S.receivedError]: [S.abortedError],
+    [S.reservedTimeout]: [S.expiredReserved],
+  }),
 });
 
 /** States with a way out for some kind; every other state is where a transfer ends. */
 const STATES_WITH_EXITS = new Set(Object.values(TRANSITIONS).flatMap((table) => Object.keys(table)).filter((state) => state !== 'null'));
 
-/** What a DFSP sees in `transferState` for each internal state (FSPIOP TransferState). */
+/**
+ * What a DFSP sees in `transferState` for each internal state (FSPIOP TransferState); an fx
+ * transfer's `conversionState` takes the same values.
+ */
 const FSPIOP_TRANSFER_STATE = Object.freeze({
   [S.receivedPrepare]: 'RECEIVED',
   [S.reserved]: 'RESERVED',
   [S.receivedFulfil]: 'RESERVED',
+  [S.receivedFulfilDependent]: 'RESERVED',
   [S.receivedError]: 'RESERVED',
   [S.reservedTimeout]: 'RESERVED',
   [S.committed]: 'COMMITTED',

@@ -71,8 +71,10 @@ function reachableStates(kind) {
   return reachable;
 }
 
-test('every state is reachable by payments, every kind can end from every state it reaches, final states have no exits', () => {
-  assert.deepEqual([...reachableStates(PAYMENT)].sort(), [...ALL_TRANSFER_STATES].sort());
+test('every state is reachable by payments or conversions, every kind can end from every state it reaches, final states have no exits', () => {
+  const onlyConversions = [S.receivedFulfilDependent];
+  assert.deepEqual([...reachableStates(PAYMENT)].sort(), ALL_TRANSFER_STATES.filter((state) => !onlyConversions.includes(state)).sort());
+  assert.deepEqual([...reachableStates(TRANSFER_KIND.fxTransfer)].sort(), ALL_TRANSFER_STATES.filter((state) => state !== S.receivedFulfil).sort());
   for (const kind of Object.values(TRANSFER_KIND)) {
     const reachable = reachableStates(kind);
     const canEnd = new Set([...reachable].filter(isFinal));
