@@ -19,3 +19,14 @@ export const tell = Object.freeze({
   error: (transferId, to, failure) => ({ type: OUTCOME.error, transferId, to, failure }),
   state: (transferId, to, view) => ({ type: OUTCOME.state, transferId, to, view }),
 });
+
+/** The FSPIOP resource an outcome is about: a transfer, or an fx transfer (commitRequestId). */
+export const RESOURCE = Object.freeze({ transfers: 'transfers', fxTransfers: 'fxTransfers' });
+
+/**
+ * The same outcomes about an fx transfer: `transferId` is its commitRequestId, and the
+ * callbacks go to the /fxTransfers endpoints (conversionState instead of transferState).
+ */
+export const tellFx = Object.freeze(Object.fromEntries(Object.entries(tell).map(([name, make]) => [
+  name, (...args) => Object.freeze({ ...make(...args), resource: RESOURCE.fxTransfers }),
+])));
