@@ -1,21 +1,29 @@
-// The position handler's decision for one batch. Messages are keyed by position account,
-// so this handler alone moves those accounts' positions. Work in flight is finished first
+// The position handler's decision for one batch. Messages are keyed by the position account
+// they reserve or settle, which orders each account's events; every account a batch moves is
+// read locked with it, so a conversion payment's commit or release may also move the accounts
+// of its conversion, named by its event (fx-position.js, handlers/README.md). Work in flight is finished first
 // (commits, aborts, expiries free or settle funds), then new reservations are taken, each
 // one lowering the headroom left for the next (central-ledger's batch raises it instead).
 // A redelivered event whose effect is already stored (the process died after its database
 // commit, before its output was produced) changes nothing and produces its output again.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
+import { conversionOf } from './conversions.js';
+import {
+  FX_DECIDERS, RESERVING_ACTIONS, commitWithTransfer, conversionOfEvent, conversionRefusal, releaseWithTransfer, replayConversion, replayWithTransfer,
+} from './fx-position.js';
 import { formatAmount } from './money.js';
 import { tell } from './outcomes.js';
-import { checkReservation } from './position.js';
-import { TRANSFER_STATE, canTransition, transition } from './transfer-states.js';
+import { afterUpdate, assertAccount, reservationRefusal, update } from './position-steps.js';
+import { TRANSFER_KIND, TRANSFER_STATE, canTransition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 
 /**
- * `events`: { action, accountId, message, fulfilAction?, failure? } in consumption order.
- * `transfers`: transferId → transfer (locked). `positions`: accountId → value (locked).
- * `settlements` / `limits`: payer position accountId → settlement value / net debit cap.
+ * `events`: { action, accountId, message, fulfilAction?, failure?, commitRequestId?,
+ * linkedAccountIds? } in consumption order. `transfers`: transferId → transfer (locked),
+ * conversions (fx transfers, by commitRequestId) among them. `positions`: accountId → value
+ * (locked; every account the events name, linked ones too). `settlements` / `limits`:
+ * reserving position accountId → settlement value / net debit cap.
  * Returns position changes, state updates, outcomes and the transfers committed (which the
  * open settlement window records in the same transaction); anything already applied (a
  * redelivered event) is skipped because its transfer is no longer in the expected state.
@@ -23,122 +31,130 @@ const S = TRANSFER_STATE;
 export function decidePositionBatch({ events, transfers, positions, settlements, limits, now }) {
   const context = { transfers: new Map(transfers), running: new Map(positions), settlements, limits, now };
   const result = { positionChanges: [], stateUpdates: [], outcomes: [], committedTransfers: [] };
-  const ordered = [...events.filter((event) => event.action !== 'prepare'), ...events.filter((event) => event.action === 'prepare')];
+  const ordered = [...events.filter((event) => !RESERVING_ACTIONS.has(event.action)), ...events.filter((event) => RESERVING_ACTIONS.has(event.action))];
   for (const event of ordered) {
-    const transfer = context.transfers.get(event.message.id);
-    const decide = DECIDERS[event.action];
-    if (!transfer || !decide) continue;
-    const decision = decide(event, transfer, context) ?? replay(event, transfer);
+    const decision = decideEvent(event, context);
     if (!decision) continue;
-    if (decision.replayed) {
-      result.outcomes.push(...decision.outcomes);
-      continue;
-    }
-    context.transfers.set(transfer.transferId, afterUpdate(transfer, decision.update));
-    if (decision.change) {
-      result.positionChanges.push(decision.change);
-      context.running.set(decision.change.accountId, context.running.get(decision.change.accountId) + decision.change.change);
-    }
-    result.stateUpdates.push(decision.update);
     result.outcomes.push(...decision.outcomes);
-    if (decision.committed) result.committedTransfers.push(decision.committed);
+    if (decision.replayed) continue;
+    for (const decided of decision.updates) {
+      context.transfers.set(decided.transferId, afterUpdate(context.transfers.get(decided.transferId), decided));
+      result.stateUpdates.push(decided);
+    }
+    for (const change of decision.changes ?? []) {
+      result.positionChanges.push(change);
+      context.running.set(change.accountId, context.running.get(change.accountId) + change.change);
+    }
+    result.committedTransfers.push(...(decision.committed ?? []));
   }
   return result;
 }
 
 /**
- * The transfer as the database will hold it once `update` is applied: a duplicate of the
- * event later in the same batch is replayed from this, so it must carry the failure and
- * completion time just decided, exactly as a redelivery would read them back.
+ * The decision for one event, or its replay, or null when it no longer applies. Payment
+ * events are about the transfer their message names, fx events about the conversion they
+ * name; neither kind's event moves the other kind's record on its own.
  */
-function afterUpdate(transfer, update) {
-  return {
-    ...transfer,
-    state: update.statePath.at(-1),
-    failure: update.failure ?? transfer.failure,
-    completedAt: update.completedAt ?? transfer.completedAt,
-  };
+function decideEvent(event, context) {
+  if (FX_DECIDERS[event.action]) {
+    const conversion = conversionOfEvent(event, context.transfers);
+    if (!conversion) return null;
+    return FX_DECIDERS[event.action](event, conversion, context) ?? replayConversion(event, conversion, context.transfers);
+  }
+  const transfer = context.transfers.get(event.message.id);
+  const decide = DECIDERS[event.action];
+  if (!transfer || transfer.kind === TRANSFER_KIND.fxTransfer || !decide) return null;
+  return decide(event, transfer, context) ?? replay(event, transfer, context.transfers);
 }
 
-/** A state update from the transfer's current state, asserted against the transition table. */
-function update(transfer, toState, extra = {}) {
-  return { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, toState), ...extra };
+/** One decision made of several: every change, update and outcome, in order. */
+function combine(...decisions) {
+  const parts = decisions.filter(Boolean);
+  const all = (field) => parts.flatMap((part) => part[field] ?? []);
+  return { changes: all('changes'), updates: all('updates'), outcomes: all('outcomes'), committed: all('committed') };
 }
 
 /**
  * Each decider first asks whether its event still applies; one that no longer does (the
  * transfer moved on: a redelivery, or a stale event) returns null and is replayed or
  * ignored, never asserted. Only a change it goes on to apply is asserted by `update`.
+ * A payment a conversion is for reserves its FXP (its payer account), and is refused if the
+ * conversion is no longer waiting for it; a refusal releases the conversion with it.
  */
-function reserve(event, transfer, { running, settlements, limits, now }) {
+function reserve(event, transfer, context) {
   if (!canTransition(transfer.kind, transfer.state, S.reserved)) return null;
   // The handler locks the positions the events name, so a reservation must arrive on its payer's account.
   assertAccount(event, transfer.payerAccountId);
-  const payer = transfer.payerAccountId;
-  if (transfer.expiresAt.getTime() <= now.getTime()) {
-    const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);
-    return { update: update(transfer, S.expiredPrepared, { failure: expired, completedAt: now }), outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired)] };
-  }
-  const refused = checkReservation({
-    positionValue: running.get(payer), settlementValue: settlements.get(payer), netDebitCap: limits.get(payer), amount: transfer.amount,
-  });
+  const conversion = conversionOf(transfer, context.transfers);
+  const ownRefusal = reservationRefusal(transfer, context);
+  const refused = conversionRefusal(conversion) ?? ownRefusal;
   if (refused) {
-    return { update: update(transfer, S.abortedRejected, { failure: refused, completedAt: now }), outcomes: [tell.error(transfer.transferId, transfer.payerFsp, refused)] };
+    const toState = refused === ownRefusal && refused.code === FAILURE.transferExpired ? S.expiredPrepared : S.abortedRejected;
+    return combine(
+      { updates: [update(transfer, toState, { failure: refused, completedAt: context.now })], outcomes: [tell.error(transfer.transferId, transfer.payerFsp, refused)] },
+      conversion && releaseWithTransfer(event, conversion, { cause: refused, completedAt: context.now }, context),
+    );
   }
   return {
-    change: { accountId: payer, change: transfer.amount, transferId: transfer.transferId, reason: 'PREPARE' },
-    update: update(transfer, S.reserved),
+    changes: [{ accountId: transfer.payerAccountId, change: transfer.amount, transferId: transfer.transferId, reason: 'PREPARE' }],
+    updates: [update(transfer, S.reserved)],
     outcomes: [tell.forwardPrepare(transfer.transferId, transfer.payeeFsp, event.message)],
   };
 }
 
-function commit(event, transfer, { now }) {
+/** A commit credits the payee; a payment's conversion commits with it, in the same decision. */
+function commit(event, transfer, context) {
   if (!canTransition(transfer.kind, transfer.state, S.committed)) return null;
   assertAccount(event, transfer.payeeAccountId);
-  const view = { state: S.committed, completedAt: transfer.completedAt ?? now, fulfilment: transfer.fulfilment };
-  const outcomes = commitOutcomes(event, transfer, view);
-  return {
-    change: { accountId: transfer.payeeAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'COMMIT' },
+  const completedAt = transfer.completedAt ?? context.now;
+  const view = { state: S.committed, completedAt, fulfilment: transfer.fulfilment };
+  const conversion = conversionOf(transfer, context.transfers);
+  return combine({
+    changes: [{ accountId: transfer.payeeAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'COMMIT' }],
     // The fulfil handler stored the payee's completion time; only a missing one is filled in.
-    update: update(transfer, S.committed, transfer.completedAt ? {} : { completedAt: now }),
-    outcomes,
-    committed: {
+    updates: [update(transfer, S.committed, transfer.completedAt ? {} : { completedAt: context.now })],
+    outcomes: commitOutcomes(event, transfer, view),
+    committed: [{
       transferId: transfer.transferId, payerAccountId: transfer.payerAccountId, payeeAccountId: transfer.payeeAccountId,
       currency: transfer.currency, amount: transfer.amount,
-    },
-  };
+    }],
+  }, conversion && commitWithTransfer(event, conversion, completedAt, context));
 }
 
-function abort(event, transfer, { now }) {
+function abort(event, transfer, context) {
   if (!canTransition(transfer.kind, transfer.state, S.abortedError)) return null;
   assertAccount(event, transfer.payerAccountId);
+  const { now } = context;
   const outcomes = event.failure
     ? abortOutcomes(event, transfer, { failure: event.failure, completedAt: now })
     : [tell.forwardError(transfer.transferId, transfer.payerFsp, event.message)];
-  return {
-    change: { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'ABORT' },
+  const conversion = conversionOf(transfer, context.transfers);
+  return combine({
+    changes: [{ accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'ABORT' }],
     // A failure decided by the switch is stored with the abort, so a redelivery tells the same.
-    update: update(transfer, S.abortedError, { completedAt: now, ...(event.failure ? { failure: event.failure } : {}) }),
+    updates: [update(transfer, S.abortedError, { completedAt: now, ...(event.failure ? { failure: event.failure } : {}) })],
     outcomes,
-  };
+  }, conversion && releaseWithTransfer(event, conversion, { cause: event.failure, completedAt: now }, context));
 }
 
-function expireReserved(event, transfer, { now }) {
+function expireReserved(event, transfer, context) {
   if (!canTransition(transfer.kind, transfer.state, S.expiredReserved)) return null;
   assertAccount(event, transfer.payerAccountId);
+  const { now } = context;
   const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}; ${formatAmount(transfer.amount)} ${transfer.currency} released`);
-  return {
-    change: { accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'TIMEOUT' },
-    update: update(transfer, S.expiredReserved, { failure: expired, completedAt: now }),
+  const conversion = conversionOf(transfer, context.transfers);
+  return combine({
+    changes: [{ accountId: transfer.payerAccountId, change: -transfer.amount, transferId: transfer.transferId, reason: 'TIMEOUT' }],
+    updates: [update(transfer, S.expiredReserved, { failure: expired, completedAt: now })],
     outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired), tell.error(transfer.transferId, transfer.payeeFsp, expired)],
-  };
+  }, conversion && releaseWithTransfer(event, conversion, { cause: expired, completedAt: now }, context));
 }
 
 /**
  * The output of an event whose state change is already stored: the same callbacks again
  * (at least once), and never a second position change. Anything else is stale: ignored.
  */
-function replay(event, transfer) {
+function replay(event, transfer, records) {
   const stored = transfer.failure;
   const both = () => [tell.error(transfer.transferId, transfer.payerFsp, stored), tell.error(transfer.transferId, transfer.payeeFsp, stored)];
   const byAction = {
@@ -157,7 +173,9 @@ function replay(event, transfer) {
     'timeout-reserved': { [S.expiredReserved]: both },
   };
   const outcomes = byAction[event.action]?.[transfer.state];
-  return outcomes ? { replayed: true, outcomes: outcomes() } : null;
+  if (!outcomes) return null;
+  const conversion = transfer.commitRequestId ? records.get(transfer.commitRequestId) : undefined;
+  return { replayed: true, outcomes: [...outcomes(), ...replayWithTransfer(event, conversion)] };
 }
 
 /**
@@ -179,11 +197,6 @@ function abortOutcomes(event, transfer, { failure: told, completedAt }) {
   const outcomes = [tell.error(transfer.transferId, transfer.payerFsp, told), tell.error(transfer.transferId, transfer.payeeFsp, told)];
   if (event.fulfilAction === 'reserve') outcomes.push(tell.patchFinalState(transfer.transferId, transfer.payeeFsp, { state: S.abortedError, completedAt, failure: told }));
   return outcomes;
-}
-
-/** A position event must arrive on the account it moves; anything else is a bug upstream. */
-function assertAccount(event, accountId) {
-  if (event.accountId !== accountId) throw new Error(`position event for ${event.message.id} keyed by account ${event.accountId}, expected ${accountId}`);
 }
 
 const DECIDERS = Object.freeze({ prepare: reserve, commit, abort, 'timeout-reserved': expireReserved });
