@@ -3,11 +3,12 @@
 // the transfer, who is calling, duplicates, expiry, the state, the fulfilment. Expiry is
 // judged at the edge's receipt of the fulfil, not at this handler's clock (see fulfilTooLate).
 import { FAILURE, failure } from '../../platform/domain/failures.js';
+import { withConversion } from './conversions.js';
 import { fulfilmentMatchesCondition } from './ilp.js';
 import { tell } from './outcomes.js';
 import { receivedAtOf } from './received-at.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
-import { TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
+import { TRANSFER_KIND, TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 const COMPLETIONS = new Set(['commit', 'reserve', 'reject', 'abort']);
@@ -17,13 +18,16 @@ const TIMED_OUT = new Set([S.reservedTimeout, S.expiredReserved]);
 
 /**
  * `events`: fulfil-topic events in consumption order. `transfers`: transferId → transfer
- * (locked). Returns state updates, position events and outcomes.
+ * (locked), with the conversion (by commitRequestId) of any payment that has one. A
+ * conversion is not a transfer here: the FXP answers it on /fxTransfers (fx-fulfil.js).
+ * Returns state updates, position events and outcomes.
  */
 export function decideFulfilBatch({ events, transfers, now }) {
   const current = new Map(transfers);
   const result = { stateUpdates: [], positionEvents: [], outcomes: [] };
   for (const event of events) {
-    const transfer = current.get(event.id);
+    const stored = current.get(event.id);
+    const transfer = stored?.kind === TRANSFER_KIND.fxTransfer ? undefined : stored;
     // Mojaloop drops a RESERVED fulfil sent as version 1.0 without an answer: the
     // transfer stays RESERVED and expires, since 1.0 has no PATCH to tell the payee.
     if (event.action === 'reserve' && !reservedFulfilSupported(event.headers?.['content-type'])) continue;
@@ -35,7 +39,8 @@ export function decideFulfilBatch({ events, transfers, now }) {
       result.stateUpdates.push(decision.update);
       current.set(event.id, { ...transfer, state: decision.update.statePath.at(-1), completionHash: decision.update.completionHash });
     }
-    if (decision.positionEvent) result.positionEvents.push(decision.positionEvent);
+    // A conversion payment's commit or release also moves its conversion's accounts.
+    if (decision.positionEvent) result.positionEvents.push(withConversion(decision.positionEvent, transfer, current));
   }
   return result;
 }
