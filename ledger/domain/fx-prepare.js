@@ -101,7 +101,7 @@ function partyReasons(message, { payer, fxp, source, target }) {
   const reasons = [];
   if (message.from !== body.initiatingFsp) reasons.push(`FSPIOP-Source ${message.from} does not match initiatingFsp ${body.initiatingFsp}`);
   if (body.initiatingFsp === body.counterPartyFsp) reasons.push('initiating and counterparty FSP are the same');
-  const accounts = [['initiating', body.initiatingFsp, payer, [source.currency]], ['counterparty', body.counterPartyFsp, fxp, [source.currency, target.currency]]];
+  const accounts = [['initiating', body.initiatingFsp, payer, [source.currency]], ['counterparty', body.counterPartyFsp, fxp, [...new Set([source.currency, target.currency])]]];
   for (const [role, name, participant, currencies] of accounts) {
     if (!participant) reasons.push(`${role} FSP ${name} is not a participant`);
     else if (!participant.isActive) reasons.push(`${role} FSP ${name} is not active`);
