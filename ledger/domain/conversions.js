@@ -49,3 +49,19 @@ export function dependentTransferReasons({ currency, amount, conversion }) {
   if (conversion.state !== S.receivedFulfilDependent) reasons.push(`conversion ${conversion.transferId} is ${conversion.state}, not reserved by its FXP`);
   return reasons;
 }
+
+/**
+ * The position event that ends `conversion` because its dependent transfer ended before it
+ * reserved anything (refused at prepare, expired, set aside): the payer's source currency is
+ * released and the FXP told, now rather than when the conversion expires. `message` is the
+ * transfer's; the position handler checks, under lock, that the transfer has ended.
+ */
+export function conversionRelease(conversion, message, cause) {
+  return { accountId: conversion.payerAccountId, action: 'fx-abort', message, commitRequestId: conversion.transferId, failure: cause };
+}
+
+/** The conversion of a payment that ended before its reservation, if it waits to be released. */
+export function conversionToRelease(transfer, conversions) {
+  const conversion = conversionOf(transfer, conversions);
+  return conversion?.state === S.receivedFulfilDependent ? conversion : undefined;
+}

@@ -2,7 +2,7 @@
 // reserved is finished at once and its payer told; a reserved one goes to the position
 // handler, which releases the payer's position and tells both parties.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { withConversion } from './conversions.js';
+import { conversionRelease, conversionToRelease, withConversion } from './conversions.js';
 import { decideFxExpiry, fxReleaseEvent } from './fx-expiry.js';
 import { tell } from './outcomes.js';
 import { TRANSFER_KIND, TRANSFER_STATE, canTransition, transition } from './transfer-states.js';
@@ -38,11 +38,11 @@ function decidePaymentExpiry(transfer, linked, now) {
   if (transfer.expiresAt.getTime() > now.getTime()) throw new Error(`transfer ${transfer.transferId} claimed before its expiry`);
   if (canTransition(transfer.kind, transfer.state, S.expiredPrepared)) {
     const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);
-    const conversion = transfer.commitRequestId ? linked.get(transfer.commitRequestId) : undefined;
+    const conversion = conversionToRelease(transfer, linked);
     return {
       stateUpdate: { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.expiredPrepared), failure: expired, completedAt: now },
       outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired)],
-      ...(conversion?.state === S.receivedFulfilDependent ? { positionEvent: conversionRelease(transfer, conversion, expired) } : {}),
+      ...(conversion ? { positionEvent: conversionRelease(conversion, timeoutMessage(transfer), expired) } : {}),
     };
   }
   return {
@@ -52,19 +52,16 @@ function decidePaymentExpiry(transfer, linked, now) {
   };
 }
 
-/** The release of a conversion whose dependent transfer expired before it was reserved. */
-function conversionRelease(transfer, conversion, cause) {
-  return {
-    accountId: conversion.payerAccountId, action: 'fx-abort', commitRequestId: conversion.transferId, failure: cause,
-    message: { id: transfer.transferId, type: 'transfer', action: 'timeout', from: transfer.payerFsp, to: transfer.payeeFsp, headers: {}, body: {} },
-  };
+/** The message of a release the timeout handler decides: no DFSP sent it. */
+function timeoutMessage(transfer) {
+  return { id: transfer.transferId, type: 'transfer', action: 'timeout', from: transfer.payerFsp, to: transfer.payeeFsp, headers: {}, body: {} };
 }
 
 function releaseEvent(transfer) {
   return {
     accountId: transfer.payerAccountId,
     action: 'timeout-reserved',
-    message: { id: transfer.transferId, type: 'transfer', action: 'timeout', from: transfer.payerFsp, to: transfer.payeeFsp, headers: {}, body: {} },
+    message: timeoutMessage(transfer),
   };
 }
 

@@ -3,7 +3,7 @@
 // payment a conversion is for (ledger/domain/conversions.js) goes to its FXP's position in the
 // target currency instead.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { dependentTransferReasons, withConversion } from './conversions.js';
+import { conversionRelease, conversionToRelease, dependentTransferReasons, withConversion } from './conversions.js';
 import { isCondition } from './ilp.js';
 import { parseAmount } from './money.js';
 import { receivedAtOf } from './received-at.js';
@@ -52,18 +52,14 @@ export function decidePrepareBatch({ messages, existing, participants, now, onUs
     result.outcomes.push(tell.error(message.id, message.from, planned.failure));
     // The payment its FXP reserved for will never come: the payer's source currency is
     // released now rather than when the conversion expires.
-    if (conversion?.state === S.receivedFulfilDependent) result.positionEvents.push(conversionRelease(conversion, message, planned.failure));
+    const waiting = conversion && conversionToRelease(planned.row, byCommitRequestId);
+    if (waiting) result.positionEvents.push(conversionRelease(waiting, message, planned.failure));
   }
   return result;
 }
 
 function fromConversionPayer(message, conversion) {
   return message.from === conversion.payerFsp && message.body?.payerFsp === conversion.payerFsp;
-}
-
-/** The position event that ends `conversion` because its dependent transfer failed. */
-function conversionRelease(conversion, message, cause) {
-  return { accountId: conversion.payerAccountId, action: 'fx-abort', message, commitRequestId: conversion.transferId, failure: cause };
 }
 
 /**
