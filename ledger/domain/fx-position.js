@@ -68,7 +68,7 @@ function abortConversion(event, conversion, context) {
   assertAccount(event, conversion.payerAccountId);
   return {
     changes: [release(conversion, 'FX_ABORT')],
-    updates: [update(conversion, S.abortedError, { completedAt: context.now, failure: event.failure })],
+    updates: [update(conversion, S.abortedError, { completedAt: context.now, ...(event.failure ? { failure: event.failure } : {}) })],
     outcomes: [tellFx.patchFinalState(conversion.transferId, conversion.payeeFsp, ended(context.now, event.failure))],
   };
 }

@@ -107,6 +107,16 @@ test('a payment that expires before its reservation releases its conversion at o
   assert.deepEqual([...ledger.positions.values()], ZERO);
 });
 
+test('a payment whose reservation comes after its own expiry ends EXPIRED_PREPARED and releases its conversion in the same decision', () => {
+  const { ledger, pending } = conversionUpTo('transfer-prepared');
+  const late = ledger.position(pending, afterTransfer);
+  assert.deepEqual(late.stateUpdates.map((update) => [update.transferId, update.statePath.at(-1)]), [['t1', S.expiredPrepared], ['cr1', S.abortedError]]);
+  assert.deepEqual(late.outcomes.map(describe), [[OUTCOME.error, RESOURCE.transfers, 'payerfsp'], [OUTCOME.patchFinalState, RESOURCE.fxTransfers, 'fxp']]);
+  assert.deepEqual([...ledger.positions.values()], ZERO);
+  const again = ledger.position(pending, afterTransfer);
+  assert.deepEqual([again.positionChanges, again.outcomes.map(describe)], [[], late.outcomes.map(describe)], 'replayed, released once');
+});
+
 test('a conversion that expires while its payment\'s reservation is on its way: the reservation is refused 3303, nothing stays reserved', () => {
   const { ledger, pending } = conversionUpTo('transfer-prepared');
   const expired = ledger.expire(['cr1'], afterFx);

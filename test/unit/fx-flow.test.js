@@ -135,3 +135,20 @@ test('the FXP without liquidity in EUR: 4001, and nothing stays reserved', () =>
   assert.equal(steps.reserved.outcomes[0].failure.code, FAILURE.insufficientLiquidity);
   assert.deepEqual([...ledger.positions.values()], [0n, 0n, 0n, 0n]);
 });
+
+test('two conversion payments through one FXP, reserved and committed in shared batches: every position exact, each currency conserved', () => {
+  const ledger = createConversionLedger({ now });
+  const pairs = ['1', '2'].map((n) => ({ n, fx: secretPair(), payment: secretPair() }));
+  ledger.position(ledger.fxPrepare(pairs.map(({ n, fx }) => fxPrepareMessage(`cr${n}`, { transferId: `t${n}`, condition: fx.condition, expiration }))).positionEvents);
+  ledger.fxFulfil(pairs.map(({ n, fx }) => ({ id: `cr${n}`, type: 'fxTransfer', action: 'fx-reserve', from: 'fxp', to: 'payerfsp', headers: {}, body: { conversionState: 'RESERVED', fulfilment: fx.fulfilment } })));
+  ledger.position(ledger.prepare(pairs.map(({ n, payment }) => transferPrepareMessage(`t${n}`, { condition: payment.condition, expiration }))).positionEvents);
+  assert.deepEqual(Object.fromEntries(ledger.positions), { [ACCOUNT.payerUsd]: 2n * USD_100, [ACCOUNT.fxpUsd]: 0n, [ACCOUNT.fxpEur]: 2n * EUR_90, [ACCOUNT.payeeEur]: 0n });
+  const commits = ledger.fulfil(pairs.map(({ n, payment }) => payeeFulfil(payment, { id: `t${n}` }))).positionEvents;
+  const committed = ledger.position(commits);
+  assert.equal(committed.stateUpdates.length, 4);
+  assert.deepEqual(Object.fromEntries(ledger.positions), { [ACCOUNT.payerUsd]: 2n * USD_100, [ACCOUNT.fxpUsd]: -2n * USD_100, [ACCOUNT.fxpEur]: 2n * EUR_90, [ACCOUNT.payeeEur]: -2n * EUR_90 });
+  assert.deepEqual(ledger.sumByCurrency(), { USD: 0n, EUR: 0n });
+  // The journal's running values per account follow one another, as one UPDATE per account writes them.
+  const fxpUsd = ledger.journal.filter((row) => row.accountId === ACCOUNT.fxpUsd).map((row) => row.value);
+  assert.deepEqual(fxpUsd, [-USD_100, -2n * USD_100]);
+});
