@@ -1,9 +1,10 @@
 // The position handler's decision for one batch. Messages are keyed by the position account
 // they reserve or settle, which orders each account's events; every account a batch moves is
-// read locked with it, so a conversion payment's commit or release may also move the accounts
-// of its conversion, named by its event (fx-position.js, handlers/README.md). Work in flight is finished first
-// (commits, aborts, expiries free or settle funds), then new reservations are taken, each
-// one lowering the headroom left for the next (central-ledger's batch raises it instead).
+// read locked with it, so a conversion payment's commit or release may also move the
+// accounts of its conversion, named by its event (fx-position.js, handlers/README.md). Work
+// in flight is finished first (commits, aborts, expiries free or settle funds), then new
+// reservations are taken, each one lowering the headroom left for the next (central-ledger's
+// batch raises it instead).
 // A redelivered event whose effect is already stored (the process died after its database
 // commit, before its output was produced) changes nothing and produces its output again.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
