@@ -12,9 +12,9 @@ export async function up(knex) {
     table.string('target_currency', 3).notNullable();
     table.string('created_by', 128).notNullable().defaultTo('unknown');
     table.datetime('created_at', { precision: 3 }).notNullable();
-    table.unique(['participant_id', 'source_currency', 'target_currency']);
+    table.unique(['participant_id', 'source_currency', 'target_currency'], { indexName: 'fxp_currency_pair_unique' });
     // Discovery asks which FXPs serve one pair.
-    table.index(['source_currency', 'target_currency']);
+    table.index(['source_currency', 'target_currency'], 'fxp_currency_pair_by_pair');
   });
 }
 
