@@ -10,7 +10,7 @@ import { currencyPairFailure, decideFxpProviders } from './domain/fxp-discovery.
 import { hubEvent } from './callbacks.js';
 import { refuseUnknownSource } from './edge-flow.js';
 
-export const SERVICES_ENDPOINT = 'FSPIOP_CALLBACK_URL_SERVICES';
+const SERVICES_ENDPOINT = 'FSPIOP_CALLBACK_URL_SERVICES';
 const API_VERSION = '2.0';
 const ALL_PAIRS = '/services/FXP';
 const ONE_PAIR = '/services/FXP/{SourceCurrency}/{TargetCurrency}';
