@@ -1,9 +1,10 @@
-// Composition root of the account-lookup edge (FSPIOP /parties and /participants, PORT
-// default 4002). It reads participants and the oracle registry from MySQL, reads the built-in
-// oracle's table in process and asks other oracles over HTTP, sends the /parties calls to DFSPs
-// itself (reading their endpoints from the admin API and signing its own as the hub), and
-// produces the /participants answers as notification events. Its one state, the pending
-// lookups, is in MySQL, so it scales by replicas.
+// Composition root of the account-lookup edge (FSPIOP /parties, /participants and v2.0's
+// /services/FXP, PORT default 4002). It reads participants, the FXPs' currency pairs and the
+// oracle registry from MySQL, reads the built-in oracle's table in process and asks other
+// oracles over HTTP, sends the /parties calls to DFSPs itself (reading their endpoints from
+// the admin API and signing its own as the hub), and produces the /participants and /services
+// answers as notification events. Its one state, the pending lookups, is in MySQL, so it
+// scales by replicas.
 // It has the shape of platform/fspiop/edge-process.js, which it cannot use as it stands: that
 // runner has no database, and /health here also reports the database the edge reads.
 import { loadConfig } from '../platform/config.js';
@@ -13,7 +14,7 @@ import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
 import { createProducer } from '../platform/kafka/producer.js';
 import { TOPIC, topicName } from '../platform/kafka/topics.js';
-import { findParticipantState } from '../ledger/ports/participant-directory.js';
+import { findFxpCandidates, findParticipantState } from '../ledger/ports/participant-directory.js';
 import { createKafkaProbe } from '../platform/kafka/health.js';
 import { createParticipantDirectory } from './participant-directory.js';
 import { createOracleRegistry, readOracleRegistry } from './oracle-registry.js';
@@ -80,6 +81,7 @@ await producer.connect();
 await probe.connect();
 const server = createAccountLookupServer({
   config, logger, metrics, producer, callbacks, directory, registry, client, lookups,
+  findFxps: (pair) => findFxpCandidates(db, pair),
   health: async () => ({ broker: await probe.check(), datastore: await datastoreHealth(db) }),
 });
 await server.start();

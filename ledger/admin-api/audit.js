@@ -6,11 +6,12 @@ import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
 import { formatAmount } from '../domain/money.js';
 import { accountsOfParticipants, findParticipantByName } from '../repositories/participants.js';
 import { listEndpoints, listLimits, listSettlementModels } from '../repositories/onboarding.js';
+import { listCurrencyPairs } from '../repositories/currency-pairs.js';
 import { findTransfers } from '../repositories/transfers.js';
 import { listAuditEntries } from '../repositories/operator-audit.js';
 import { failureResponse } from './route-helpers.js';
 
-/** A participant as far as any admin route can change it: activation, accounts, positions, limits, endpoints. */
+/** A participant as far as any admin route can change it: activation, accounts, positions, limits, endpoints, currency pairs. */
 async function participantState(db, name) {
   const participant = await findParticipantByName(db, name);
   if (!participant) return null;
@@ -22,6 +23,7 @@ async function participantState(db, name) {
     name: participant.name, isActive: participant.isActive, accounts,
     limits: await listLimits(db, { participantId: participant.id }),
     endpoints: await listEndpoints(db, { participantId: participant.id }),
+    currencyPairs: (await listCurrencyPairs(db, participant.id)).map(({ sourceCurrency, targetCurrency }) => ({ sourceCurrency, targetCurrency })),
   };
 }
 

@@ -82,6 +82,8 @@ export const validators = Object.freeze({
   initialPositionAndLimits: ajv.compile(object(['currency', 'limit'], { currency, limit: limit(false), initialPosition: signedDecimal })),
   limitAdjustment: ajv.compile(object(['currency', 'limit'], { currency, limit: limit(true) })),
   endpoint: ajv.compile(endpoint),
+  // A pair an FXP converts, source → target (ledger/domain/currency-pairs.js).
+  currencyPair: ajv.compile(object(['sourceCurrency', 'targetCurrency'], { sourceCurrency: currency, targetCurrency: currency })),
   // One key, or two while a DFSP rotates; each a PEM public key (checked by the route).
   jwsKeys: ajv.compile(object(['keys'], {
     keys: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', minLength: 64, maxLength: 8192 } },

@@ -5,6 +5,7 @@ import { participantRoutes } from './participant-routes.js';
 import { onboardingRoutes } from './onboarding-routes.js';
 import { fundsRoutes } from './funds-routes.js';
 import { jwsKeyRoutes } from './jws-key-routes.js';
+import { currencyPairRoutes } from './currency-pair-routes.js';
 import { registerPositionMetrics } from './position-metrics.js';
 import { OPERATOR_API } from '../../platform/http/operator-auth.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
@@ -21,6 +22,6 @@ export function createAdminServer({ db, config, logger, metrics, clock = () => n
   const route = (routes) => server.route(audit.auditWrites(routes));
   const deps = { db: audit.db, config, clock };
   route(auditRoutes({ db }));
-  route([...participantRoutes(deps), ...onboardingRoutes(deps), ...fundsRoutes(deps), ...jwsKeyRoutes({ ...deps, hubPublicKey })]);
+  route([...participantRoutes(deps), ...onboardingRoutes(deps), ...fundsRoutes(deps), ...currencyPairRoutes(deps), ...jwsKeyRoutes({ ...deps, hubPublicKey })]);
   return server;
 }

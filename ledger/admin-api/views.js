@@ -70,3 +70,7 @@ export function settlementModelView(model) {
     autoPositionReset: model.autoPositionReset,
   };
 }
+
+export function currencyPairView(pair) {
+  return { sourceCurrency: pair.sourceCurrency, targetCurrency: pair.targetCurrency, createdDate: pair.createdAt };
+}

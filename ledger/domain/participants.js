@@ -43,6 +43,10 @@ const FSPIOP_URL_ENDPOINT_TYPES = [
   'FSPIOP_CALLBACK_URL_QUOTES', 'FSPIOP_CALLBACK_URL_BULK_QUOTES',
   'FSPIOP_CALLBACK_URL_BULK_TRANSFER_POST', 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_PUT', 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR',
   'FSPIOP_CALLBACK_URL_AUTHORIZATIONS', 'FSPIOP_CALLBACK_URL_TRX_REQ_SERVICE',
+  // The switch's own (Mojaloop serves no /services/FXP and has no type for it): a base URL, to
+  // which the hub's answers add `/services/FXP[/{SourceCurrency}/{TargetCurrency}]`, as
+  // FSPIOP_CALLBACK_URL_QUOTES is one for /quotes.
+  'FSPIOP_CALLBACK_URL_SERVICES',
 ];
 
 // The third-party (PISP) API's callbacks.

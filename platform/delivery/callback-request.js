@@ -120,10 +120,14 @@ function forwardHeaders(event, resource, now) {
   return headers;
 }
 
-/** Headers of a call the hub makes in its own name; the hub's signature is added over them (hub-signature.js). */
+/**
+ * Headers of a call the hub makes in its own name; the hub's signature is added over them
+ * (hub-signature.js). `callback.version` is the API version of the answer where it is not
+ * 1.1 (a /services answer exists in 2.0 only).
+ */
 function hubHeaders(event, resource, hubName, now) {
   return {
-    'content-type': interopContentType(resource),
+    'content-type': interopContentType(resource, event.callback.version),
     date: httpDate(now),
     'fspiop-source': hubName,
     'fspiop-destination': event.to,
@@ -166,5 +170,6 @@ export function invalidNotificationReason(event) {
   if (!CALLBACK_METHODS.includes(callback.method)) return `callback.method ${callback.method} is not one of ${CALLBACK_METHODS.join(', ')}`;
   if (typeof callback.resource !== 'string' || !/^[A-Za-z]+$/.test(callback.resource)) return 'callback.resource is missing';
   if (callback.path !== undefined && typeof callback.path !== 'string') return 'callback.path is not a string';
+  if (callback.version !== undefined && !/^\d+\.\d+$/.test(callback.version)) return 'callback.version is not major.minor';
   return null;
 }

@@ -5,7 +5,7 @@
 // synchronously with `errorInformation` and the catalogue's HTTP status, never a 500.
 import { TextDecoder } from 'node:util';
 import { FSPIOP_ERRORS, errorInformation, schemaKeywordCode } from './errors.js';
-import { checkFspiopHeaders, pickForwardedHeaders } from './headers.js';
+import { VERSIONS_OF_DOCUMENT, checkFspiopHeaders, pickForwardedHeaders } from './headers.js';
 import { describeOperation, fspiopSpec } from './openapi.js';
 import { JSON_DEPTH_MAX, checkBodyLimits, exceedsJsonDepth, limitedFieldsOf } from './input-limits.js';
 import { PAYLOAD_BYTES_MAX } from '../http/server.js';
@@ -84,8 +84,8 @@ function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, r
 }
 
 /** The JSON request body schema of an operation in the OpenAPI document, or undefined. */
-function requestBodySchema(method, path) {
-  const { document } = fspiopSpec();
+function requestBodySchema(method, path, apiVersion) {
+  const { document } = fspiopSpec(apiVersion);
   const lookUp = (reference) => reference.replace(/^#\//, '').split('/').reduce((parent, key) => parent?.[key], document);
   let body = document.paths[path]?.[method.toLowerCase()]?.requestBody;
   if (body?.$ref) body = lookUp(body.$ref);
@@ -109,20 +109,25 @@ function checkPathParameters(params, pathParameters) {
  * (config.inputLimits) holds `expirationAheadMaxMs`, how far ahead an `expiration` may lie,
  * and `minorUnitCurrencies`, the currencies whose amounts keep to their ISO 4217 minor units;
  * `requiredHeaders` names (lower-case) headers the switch requires beyond the document's,
- * as Mojaloop's own services do (its quoting service requires FSPIOP-Destination on POST).
+ * as Mojaloop's own services do (its quoting service requires FSPIOP-Destination on POST);
+ * `apiVersion` names the document the operation is in: '1.1', or '2.0' for a resource only
+ * v2.0 has (/services), whose media types must then say version 2.0 (headers.js).
  *
  * The validator takes `{ headers, params, payload, info }` (a hapi request fits: headers
  * lower-cased, payload a Buffer or absent, `info.received` the arrival in epoch ms) and
  * returns `{ failure }` or `{ headers, params, body, rawBody }` where headers is the
  * forwarded subset.
  */
-export function createRequestValidator({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {}, requiredHeaders = [] }) {
-  const operation = describeOperation(method, path, pathSchemas);
+export function createRequestValidator({
+  resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {}, requiredHeaders = [], apiVersion = '1.1',
+}) {
+  const operation = describeOperation(method, path, pathSchemas, apiVersion);
   const required = [...new Set([...operation.requiredHeaders, ...requiredHeaders])];
+  const versions = VERSIONS_OF_DOCUMENT[apiVersion];
   // Where the schema puts DateTime and Money values, found once per route, not per request.
-  const limitedFields = operation.body ? limitedFieldsOf(fspiopSpec().document, requestBodySchema(method, path)) : null;
+  const limitedFields = operation.body ? limitedFieldsOf(fspiopSpec(apiVersion).document, requestBodySchema(method, path, apiVersion)) : null;
   return function validateRequest({ headers, params, payload, info }) {
-    const headerProblem = checkFspiopHeaders(headers, { resource, required });
+    const headerProblem = checkFspiopHeaders(headers, { resource, required, versions });
     if (headerProblem) {
       const { code, detail, supportedVersions } = headerProblem;
       return { failure: fspiopFailure(code, detail, { supportedVersions }) };
@@ -142,10 +147,10 @@ export function createRequestValidator({ resource, method, path, pathSchemas = {
  * a valid request, with `accepted = { headers, params, body, rawBody, receivedAt, sender }`
  * (`receivedAt`: epoch ms when the request arrived; `sender`: who sent it and how that was
  * proven, sender.js), and returns the hapi response.
- * `limits` and `requiredHeaders` are passed to createRequestValidator().
+ * `limits`, `requiredHeaders` and `apiVersion` are passed to createRequestValidator().
  */
-export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, limits, requiredHeaders, handle }) {
-  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax, limits, requiredHeaders });
+export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, limits, requiredHeaders, apiVersion, handle }) {
+  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax, limits, requiredHeaders, apiVersion });
   const options = {
     handler: async (request, h) => {
       const result = validate(request);

@@ -16,6 +16,15 @@ export const CONTENT_VERSIONS = Object.freeze(['1.0', '1.1']);
 /** Versions a client may ask for in Accept; a major version alone means any of its minors. */
 export const ACCEPT_VERSIONS = Object.freeze(['1', '1.0', '1.1']);
 
+/**
+ * The versions a route speaks, `{ content, accept }` as above, by the FSPIOP document its
+ * operation is in: a resource only v2.0 has (/services) speaks 2.0 alone.
+ */
+export const VERSIONS_OF_DOCUMENT = Object.freeze({
+  '1.1': Object.freeze({ content: CONTENT_VERSIONS, accept: ACCEPT_VERSIONS }),
+  '2.0': Object.freeze({ content: Object.freeze(['2.0']), accept: Object.freeze(['2', '2.0']) }),
+});
+
 /** The headers an event carries onwards (handlers/README.md), keys lower-cased. */
 export const FORWARDED_HEADERS = Object.freeze([
   'content-type', 'accept', 'date', 'fspiop-source', 'fspiop-destination', 'fspiop-signature',
@@ -54,14 +63,14 @@ function isBlank(value) {
  * acceptable, or `{ code, detail, supportedVersions? }`: 3101 when malformed or naming
  * another resource, 3001 when the version is not one the switch speaks.
  */
-export function checkContentType(value, resource) {
+export function checkContentType(value, resource, contentVersions = CONTENT_VERSIONS) {
   const match = CONTENT_TYPE.exec(String(value).trim());
   // A media type for another resource is malformed for this route, as Mojaloop parses it.
   if (!match || !CONTENT_VERSION_SYNTAX.test(match[2]) || match[1] !== resource) {
     return problem(3101, HEADER_WORDING.malformed('content-type'));
   }
-  if (!CONTENT_VERSIONS.includes(match[2])) {
-    return problem(3001, HEADER_WORDING.contentTypeVersion, { supportedVersions: CONTENT_VERSIONS });
+  if (!contentVersions.includes(match[2])) {
+    return problem(3001, HEADER_WORDING.contentTypeVersion, { supportedVersions: contentVersions });
   }
   return null;
 }
@@ -71,12 +80,12 @@ export function checkContentType(value, resource) {
  * acceptable when every entry is well formed for the route's resource and at least one
  * entry asks for a supported version (or for no version in particular).
  */
-export function checkAccept(value, resource) {
+export function checkAccept(value, resource, { content, accept } = VERSIONS_OF_DOCUMENT['1.1']) {
   const entries = String(value).split(',').map((entry) => ACCEPT_ENTRY.exec(entry.trim()));
   const malformed = entries.some((match) => !match || match[1] !== resource || (match[2] !== undefined && !ACCEPT_VERSION_SYNTAX.test(match[2])));
   if (malformed) return problem(3101, HEADER_WORDING.malformed('accept'));
-  const acceptable = entries.some((match) => match[2] === undefined || ACCEPT_VERSIONS.includes(match[2]));
-  if (!acceptable) return problem(3001, HEADER_WORDING.acceptVersion, { supportedVersions: CONTENT_VERSIONS });
+  const acceptable = entries.some((match) => match[2] === undefined || accept.includes(match[2]));
+  if (!acceptable) return problem(3001, HEADER_WORDING.acceptVersion, { supportedVersions: content });
   return null;
 }
 
@@ -170,11 +179,12 @@ function checkForwardedSizes(headers) {
  * problem found as `{ code, detail, supportedVersions? }`: an oversized forwarded header
  * first, then Accept, Date and Content-Type in the order Mojaloop checks them, then the
  * others, so that the answer does not depend on header order. FSPIOP-Source must be an FspId.
+ * `versions` (VERSIONS_OF_DOCUMENT) are those the route speaks, v1's by default.
  */
-export function checkFspiopHeaders(headers, { resource, required }) {
+export function checkFspiopHeaders(headers, { resource, required, versions = VERSIONS_OF_DOCUMENT['1.1'] }) {
   const checks = {
-    'content-type': (v) => checkContentType(v, resource),
-    accept: (v) => checkAccept(v, resource),
+    'content-type': (v) => checkContentType(v, resource, versions.content),
+    accept: (v) => checkAccept(v, resource, versions),
     date: checkDate,
     'fspiop-source': checkFspiopSource,
   };

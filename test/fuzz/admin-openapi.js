@@ -20,6 +20,7 @@ const ADMIN_BODY_SCHEMAS = Object.freeze({
   'PUT /participants/{name}/limits': 'limitAdjustment',
   'POST /participants/{name}/endpoints': 'endpoint',
   'PUT /participants/{name}/jwsKeys': 'jwsKeys',
+  'POST /participants/{name}/currencyPairs': 'currencyPair',
 });
 
 // The query parameters each read route accepts (route-helpers.js readQuery calls, audit.js).
@@ -30,6 +31,7 @@ export const ADMIN_QUERY_PARAMETERS = Object.freeze({
   '/participants/limits': ['currency', 'type'],
   '/participants/{name}/limits': ['currency', 'type'],
   '/participants/{name}/endpoints': ['type'],
+  '/participants/{name}/currencyPairs': [],
   '/audit': ['api', 'actor', 'method', 'route', 'target', 'from', 'to', 'beforeId', 'limit'],
 });
 

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { onboardDfsp, setUpHub, startAdminApi } from '../support/admin-api.js';
-import { standardEndpoints } from '../../scripts/lib/onboarding.js';
+import { ensureHub, standardEndpoints } from '../../scripts/lib/onboarding.js';
 
 let api;
 before(async () => { api = await startAdminApi(); });
@@ -184,4 +184,70 @@ test('settlement models with interchange fee accounts: a DFSP added for the curr
   assert.deepEqual(accounts.map((account) => [account.ledgerAccountType, account.isActive, account.value]).sort(), [
     ['INTERCHANGE_FEE', 0, 0], ['INTERCHANGE_FEE_SETTLEMENT', 0, 0], ['POSITION', 1, 0], ['SETTLEMENT', 1, 0],
   ], 'every account has a position; the limit activates the POSITION and SETTLEMENT pair');
+});
+
+test('an FXP holds positions, limits and liquidity in two currencies, an account set per currency, as central-ledger onboards it', async () => {
+  await ensureHub(api.request, 'EUR');
+  for (const currency of ['USD', 'EUR']) {
+    const created = await api.request('POST', '/participants', { name: 'fxp1', currency });
+    assert.equal(created.status, 201, created.text);
+  }
+  const setUp = (currency, cap) => api.request('POST', '/participants/fxp1/initialPositionAndLimits',
+    { currency, limit: { type: 'NET_DEBIT_CAP', value: cap }, initialPosition: 0 });
+  assert.equal((await setUp('USD', 3000)).status, 201);
+  assert.equal((await setUp('EUR', 2000)).status, 201);
+  assert.equal((await setUp('EUR', 2000)).status, 400, 'once per currency');
+
+  const accounts = (await api.request('GET', '/participants/fxp1/accounts')).body;
+  assert.deepEqual(accounts.map((account) => [account.ledgerAccountType, account.currency, account.isActive]), [
+    ['POSITION', 'USD', 1], ['SETTLEMENT', 'USD', 1], ['POSITION', 'EUR', 1], ['SETTLEMENT', 'EUR', 1],
+  ]);
+  const settlementIn = (currency) => accounts.find((account) => account.ledgerAccountType === 'SETTLEMENT' && account.currency === currency).id;
+  const fundsIn = (accountId, amount, currency) => api.request('POST', `/participants/fxp1/accounts/${accountId}`, {
+    transferId: crypto.randomUUID(), externalReference: 'fxp-deposit', action: 'recordFundsIn', reason: 'liquidity', amount: { amount, currency },
+  });
+  assert.equal((await fundsIn(settlementIn('USD'), '700', 'USD')).status, 202);
+  assert.equal((await fundsIn(settlementIn('EUR'), '400.25', 'EUR')).status, 202);
+  const crossed = await fundsIn(settlementIn('USD'), '1', 'EUR');
+  assert.deepEqual([crossed.status, crossed.body.errorInformation.errorCode], [400, '3100'], 'funds go in the settlement account\'s own currency');
+
+  const balances = (await api.request('GET', '/participants/fxp1/accounts')).body;
+  assert.deepEqual(balances.map((account) => [account.ledgerAccountType, account.currency, account.value]), [
+    ['POSITION', 'USD', 0], ['SETTLEMENT', 'USD', -700], ['POSITION', 'EUR', 0], ['SETTLEMENT', 'EUR', -400.25],
+  ], 'each currency\'s liquidity on its own');
+  assert.deepEqual((await api.request('GET', '/participants/fxp1/positions')).body.map((position) => [position.currency, position.value]),
+    [['USD', 0], ['EUR', 0]]);
+  assert.equal((await api.request('GET', '/participants/fxp1/positions?currency=EUR')).body.currency, 'EUR');
+
+  const adjusted = await api.request('PUT', '/participants/fxp1/limits', { currency: 'EUR', limit: { type: 'NET_DEBIT_CAP', value: 2500 } });
+  assert.equal(adjusted.status, 200, adjusted.text);
+  assert.deepEqual((await api.request('GET', '/participants/fxp1/limits')).body.map((row) => [row.currency, row.limit.value]).sort(),
+    [['EUR', 2500], ['USD', 3000]], 'a limit per currency, adjusted on its own');
+});
+
+test('an FXP registers the currency pairs it converts; a pair needs a position account in both currencies', async () => {
+  const pairs = '/participants/fxp1/currencyPairs';
+  assert.deepEqual((await api.request('GET', pairs)).body, [], 'no pair yet: not an FXP yet');
+  assert.equal((await api.request('POST', pairs, { sourceCurrency: 'USD', targetCurrency: 'EUR' })).status, 201);
+  assert.equal((await api.request('POST', pairs, { sourceCurrency: 'EUR', targetCurrency: 'USD' })).status, 201);
+  const listed = (await api.request('GET', pairs)).body;
+  assert.deepEqual(listed.map((pair) => `${pair.sourceCurrency}/${pair.targetCurrency}`), ['EUR/USD', 'USD/EUR']);
+  assert.equal(typeof listed[0].createdDate, 'string');
+
+  const refusal = async (path, body, method = 'POST') => {
+    const answer = await api.request(method, path, body);
+    return [answer.status, answer.body?.errorInformation?.errorCode];
+  };
+  assert.deepEqual(await refusal(pairs, { sourceCurrency: 'USD', targetCurrency: 'EUR' }), [400, '3000'], 'registered already');
+  assert.deepEqual(await refusal(pairs, { sourceCurrency: 'USD', targetCurrency: 'TZS' }), [400, '3200'], 'no TZS account');
+  assert.deepEqual(await refusal(pairs, { sourceCurrency: 'USD', targetCurrency: 'USD' }), [400, '3100']);
+  assert.deepEqual(await refusal(pairs, { sourceCurrency: 'usd', targetCurrency: 'EUR' }), [400, '3100']);
+  assert.deepEqual(await refusal(pairs, { sourceCurrency: 'USD' }), [400, '3102']);
+  assert.deepEqual(await refusal('/participants/Hub/currencyPairs', { sourceCurrency: 'USD', targetCurrency: 'EUR' }), [400, '3100'], 'not the hub');
+  assert.deepEqual(await refusal('/participants/nobody/currencyPairs', { sourceCurrency: 'USD', targetCurrency: 'EUR' }), [400, '3200']);
+
+  assert.equal((await api.request('DELETE', `${pairs}/EUR/USD`)).status, 204);
+  assert.deepEqual(await refusal(`${pairs}/EUR/USD`, undefined, 'DELETE'), [400, '3200'], 'gone');
+  assert.deepEqual(await refusal(`${pairs}/EU/USD`, undefined, 'DELETE'), [400, '3101']);
+  assert.deepEqual((await api.request('GET', pairs)).body.map((pair) => `${pair.sourceCurrency}/${pair.targetCurrency}`), ['USD/EUR']);
 });

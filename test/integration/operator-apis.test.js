@@ -299,6 +299,32 @@ test('every change through the admin API leaves one audit row with who, what, be
   assert.equal(deactivated.target, '/participants/auditfsp');
 });
 
+test('an FXP\'s currency pairs change with the write scope only, and each change is audited with the pairs before and after', async () => {
+  const { request } = sw.admin;
+  await onboardDfsp(request, { name: 'pairfsp', fundsIn: '' });
+  await setUpHub(request, 'EUR');
+  assert.equal((await request('POST', '/participants', { name: 'pairfsp', currency: 'EUR' })).status, 201);
+  const since = await lastAuditId();
+  const pairs = '/participants/pairfsp/currencyPairs';
+  const readOnly = { headers: adminHeaders('readOnly') };
+  assertRefused(await call(sw.admin.baseUrl, 'POST', pairs, { ...readOnly, body: { sourceCurrency: 'USD', targetCurrency: 'EUR' } }), 403, 'a read-only pair');
+  assert.equal((await request('POST', pairs, { sourceCurrency: 'USD', targetCurrency: 'EUR' })).status, 201);
+  assertRefused(await call(sw.admin.baseUrl, 'DELETE', `${pairs}/USD/EUR`, readOnly), 403, 'a read-only removal');
+  assertRefused(await call(sw.admin.baseUrl, 'GET', pairs, { headers: adminHeaders('dfspDirectoryRead') }), 403, 'the directory token');
+  assert.equal((await call(sw.admin.baseUrl, 'GET', pairs, readOnly)).body.length, 1, 'the read-only token reads them');
+  assert.equal((await request('DELETE', `${pairs}/USD/EUR`)).status, 204);
+
+  const entries = await auditSince(since);
+  assert.deepEqual(entries.map((entry) => `${entry.method} ${entry.route} ${entry.status}`), [
+    'POST /participants/{name}/currencyPairs 201', 'DELETE /participants/{name}/currencyPairs/{sourceCurrency}/{targetCurrency} 204',
+  ]);
+  const [added, removed] = entries;
+  assert.equal(added.actor, 'operator:read-write');
+  assert.deepEqual([added.before.participant.currencyPairs, added.after.participant.currencyPairs], [[], [{ sourceCurrency: 'USD', targetCurrency: 'EUR' }]]);
+  assert.deepEqual(removed.after.participant.currencyPairs, []);
+  assert.equal(removed.target, '/participants/pairfsp/currencyPairs/USD/EUR');
+});
+
 test('funds movements are audited with the transfer and positions before and after, an aborted funds-out too', async () => {
   const { request } = sw.admin;
   await request('POST', '/participants', { name: 'fundsfsp', currency: 'USD' });
