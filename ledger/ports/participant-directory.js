@@ -1,13 +1,15 @@
 // The ledger's participant directory, as other bounded contexts may use it: which participants
 // exist and whether they are active, and which FXPs convert which currency pairs with active
 // positions in which currencies (findFxpCandidates, for account lookup's /services/FXP to
-// decide on). ledger/ports/ is the only part of the ledger that code outside it imports (the
-// ledger's own processes in handlers/ aside); behind it the ledger is free to change its
-// tables and repositories.
+// decide on; selectFxParticipantFacts, for the quoting handler's /fxQuotes). ledger/ports/ is
+// the only part of the ledger that code outside it imports (the ledger's own processes in
+// handlers/ aside); behind it the ledger is free to change its tables and repositories.
 import { findParticipantByName } from '../repositories/participants.js';
 
 export { findFxpCandidates } from '../repositories/currency-pairs.js';
-export { participantStatesFromRows, participantStatesStatementFor } from '../repositories/participant-states.js';
+export {
+  fxParticipantFactsFromRows, participantStatesFromRows, participantStatesStatementFor, selectFxParticipantFacts,
+} from '../repositories/participant-states.js';
 
 /** `{ name, isActive }` of the participant `name`, or null when there is none (`db`: knex). */
 export async function findParticipantState(db, name) {

@@ -32,3 +32,38 @@ export function participantStatesStatementFor({ table, keyColumn, nameColumns })
 export function participantStatesFromRows(rows = []) {
   return new Map(rows.map((row) => [row.name, { isActive: Boolean(row.is_active) }]));
 }
+
+// What a currency conversion needs to know of its parties, one row per fact: each active
+// position account's currency ('POSITION'), and each currency pair the participant converts
+// ('PAIR'), with the participant's state on every row. A participant with neither still
+// gets one row (currency null), so that its state is known.
+const FX_FACTS = textCache((count) => {
+  const names = placeholders(count);
+  return `SELECT p.\`name\`, p.\`is_active\`, 'POSITION' AS \`fact\`, a.\`currency\` AS \`source_currency\`, NULL AS \`target_currency\``
+    + ' FROM `participant` p LEFT JOIN `account` a ON a.`participant_id` = p.`id` AND a.`type` = \'POSITION\' AND a.`is_active` = 1'
+    + ` WHERE p.\`name\` IN (${names})`
+    + ' UNION ALL SELECT p.`name`, p.`is_active`, \'PAIR\', c.`source_currency`, c.`target_currency`'
+    + ` FROM \`fxp_currency_pair\` c JOIN \`participant\` p ON p.\`id\` = c.\`participant_id\` WHERE p.\`name\` IN (${names})`;
+});
+
+/** The statement reading the conversion facts of the participants `names` (null when there are none). */
+export function selectFxParticipantFacts(names) {
+  const wanted = uniqueSorted(names.filter((name) => typeof name === 'string' && name !== ''));
+  if (wanted.length === 0) return null;
+  return { sql: FX_FACTS(wanted.length), values: [...wanted, ...wanted] };
+}
+
+/**
+ * name → `{ isActive, activePositionCurrencies, pairs: [{ sourceCurrency, targetCurrency }] }`,
+ * from selectFxParticipantFacts's rows: the shape findFxpCandidates gives discovery.
+ */
+export function fxParticipantFactsFromRows(rows = []) {
+  const facts = new Map();
+  for (const row of rows) {
+    if (!facts.has(row.name)) facts.set(row.name, { isActive: Boolean(row.is_active), activePositionCurrencies: [], pairs: [] });
+    const participant = facts.get(row.name);
+    if (row.fact === 'PAIR') participant.pairs.push({ sourceCurrency: row.source_currency, targetCurrency: row.target_currency });
+    else if (row.source_currency !== null) participant.activePositionCurrencies.push(row.source_currency);
+  }
+  return facts;
+}

@@ -4,6 +4,7 @@
 // quote; it never changes its terms, so every forward carries the DFSP's own bytes.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
+import { answerRecord, decideBatch, isRedelivery } from './batch.js';
 
 /** Where a stored quote stands. FORWARDED: the payee has it and has not answered yet. */
 export const QUOTE_STATE = Object.freeze({ forwarded: 'FORWARDED', answered: 'ANSWERED', failed: 'FAILED' });
@@ -30,34 +31,12 @@ const tellError = (quoteId, to, reason) => ({ type: QUOTE_OUTCOME.error, quoteId
  * events with an unknown action (which the handler logs and skips).
  */
 export function decideQuoteBatch({ events, quotes, participants, persist }) {
-  // Later events of the batch see what earlier ones decided; a quote inserted by this batch
-  // is inserted once with its latest content, a stored one updated once with every change.
-  const rows = new Map([...quotes].map(([id, quote]) => [id, { quote, isNew: false, changes: null }]));
-  const context = { participants, persist };
-  const outcomes = [];
-  const unknown = [];
-  for (const event of events) {
-    const decide = DECIDERS[event.action];
-    if (!decide) { unknown.push(event); continue; }
-    const step = decide(event, rows.get(event.id)?.quote, context);
-    outcomes.push(...step.outcomes);
-    if (step.insert) rows.set(event.id, { quote: step.insert, isNew: true, changes: {} });
-    if (step.update) {
-      const row = rows.get(event.id);
-      Object.assign(row, { quote: { ...row.quote, ...step.update }, changes: { ...row.changes, ...step.update } });
-    }
-  }
-  const changed = [...rows.values()].filter((row) => row.changes !== null);
-  return {
-    inserts: changed.filter((row) => row.isNew).map((row) => row.quote),
-    updates: changed.filter((row) => !row.isNew).map((row) => ({ quoteId: row.quote.quoteId, changes: row.changes })),
-    outcomes,
-    unknown,
-  };
+  const decided = decideBatch({ events, records: quotes, deciders: DECIDERS, context: { participants, persist }, idOf: (quote) => quote.quoteId });
+  return { ...decided, updates: decided.updates.map(({ id, changes }) => ({ quoteId: id, changes })) };
 }
 
 /** The first DFSP (of `roles`) that is unknown or inactive, as a failure; null when all are fine. */
-function checkParties(participants, roles) {
+export function checkParties(participants, roles) {
   for (const { role, name, code } of roles) {
     const participant = typeof name === 'string' ? participants.get(name) : undefined;
     if (!participant) return failure(code, name ? `${role} FSP ${name} is not a participant` : `no ${role} FSP is named`);
@@ -69,10 +48,6 @@ function checkParties(participants, roles) {
 const payerRole = (name) => ({ role: 'payer', name, code: FAILURE.payerFspNotFound });
 const payeeRole = (name) => ({ role: 'payee', name, code: FAILURE.payeeFspNotFound });
 
-// A redelivered Kafka record is the very record the edge produced, so it carries the same
-// acceptance time; a DFSP's resend is a new record accepted later.
-const isRedelivery = (event, at) => typeof event.at === 'number' && event.at === at;
-
 function requestRecord(event) {
   const { body } = event;
   const expiresAtMs = Date.parse(body.expiration);
@@ -83,15 +58,6 @@ function requestRecord(event) {
     amount: body.amount?.amount ?? null,
     currency: body.amount?.currency ?? null,
     expiresAt: Number.isNaN(expiresAtMs) ? null : new Date(expiresAtMs),
-  };
-}
-
-function answerRecord(event) {
-  return {
-    headers: event.headers ?? {},
-    rawBody: event.rawBody ?? JSON.stringify(event.body),
-    condition: event.body?.condition ?? null,
-    errorCode: event.body?.errorInformation?.errorCode ?? null,
   };
 }
 
