@@ -36,7 +36,7 @@ export function decideQuoteBatch({ events, quotes, participants, persist }) {
 }
 
 /** The first DFSP (of `roles`) that is unknown or inactive, as a failure; null when all are fine. */
-export function checkParties(participants, roles) {
+function checkParties(participants, roles) {
   for (const { role, name, code } of roles) {
     const participant = typeof name === 'string' ? participants.get(name) : undefined;
     if (!participant) return failure(code, name ? `${role} FSP ${name} is not a participant` : `no ${role} FSP is named`);

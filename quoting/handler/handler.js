@@ -1,15 +1,22 @@
-// The quoting handler: quote events from both quote topics → prefetch the quotes and their
-// DFSPs → the pure decision (quoting/domain/quotes.js) → one transaction → the callbacks as
-// notification events, produced and acknowledged before the consumer commits the offsets.
-// The transaction costs two round trips: the locking read of the quotes with the read of
-// their DFSPs, then the writes with the COMMIT (platform/db.js inTransaction).
+// The quoting handler: quote and fx quote events from both quote topics → prefetch the quotes,
+// the fx quotes and their parties → the pure decisions (quoting/domain/quotes.js and
+// fx-quotes.js) → one transaction → the callbacks as notification events, produced and
+// acknowledged before the consumer commits the offsets. The transaction costs two round
+// trips: the locking reads with the reads of the parties, then the writes with the COMMIT
+// (platform/db.js inTransaction).
 import { inTransaction } from '../../platform/db.js';
 import { decideQuoteBatch } from '../domain/quotes.js';
+import { FX_QUOTE_EVENT, decideFxQuoteBatch } from '../domain/fx-quotes.js';
 import { participantStatesFromRows } from '../../ledger/ports/participant-directory.js';
 import {
   insertQuotes, quotesFromRows, selectParticipantStates, selectQuotes, updateQuotes,
 } from '../repositories/quotes.js';
-import { quoteNotificationRecords } from './records.js';
+import {
+  fxPartiesFromRows, fxQuotesFromRows, insertFxQuotes, selectFxParties, selectFxQuotes, updateFxQuotes,
+} from '../repositories/fx-quotes.js';
+import { fxQuoteNotificationRecords, quoteNotificationRecords } from './records.js';
+
+const namesOf = (events) => events.flatMap((event) => [event.from, event.to]);
 
 /**
  * `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). `persist` is config
@@ -19,20 +26,35 @@ export function createQuotingHandler({ pool, producer, topics, hubName, persist,
   const log = logger.child({ component: 'quoting-handler' });
   return async function handleQuoteEvents(events) {
     const now = clock();
-    const quoteIds = events.map((event) => event.id);
-    const decision = await inTransaction(pool, async (tx) => {
-      // Every DFSP a decision may check: the events' source and destination, and the stored quotes' parties.
-      const [quoteRows, participantRows] = await tx.read(
+    const fxEvents = events.filter((event) => event.type === FX_QUOTE_EVENT);
+    const quoteEvents = events.filter((event) => event.type !== FX_QUOTE_EVENT);
+    const quoteIds = quoteEvents.map((event) => event.id);
+    const fxIds = fxEvents.map((event) => event.id);
+    const [quotes, fxQuotes] = await inTransaction(pool, async (tx) => {
+      // Every party a decision may check: the events' source and destination, and the stored records' parties.
+      const [quoteRows, participantRows, fxQuoteRows, fxFactRows, fxStateRows] = await tx.read(
         selectQuotes(quoteIds, { forUpdate: true }),
-        selectParticipantStates(events.flatMap((event) => [event.from, event.to]), quoteIds),
+        selectParticipantStates(namesOf(quoteEvents), quoteIds),
+        selectFxQuotes(fxIds, { forUpdate: true }),
+        ...selectFxParties(namesOf(fxEvents), fxIds),
       );
-      const decided = decideQuoteBatch({ events, quotes: quotesFromRows(quoteRows), participants: participantStatesFromRows(participantRows), persist });
-      tx.write(insertQuotes(decided.inserts, now), ...updateQuotes(decided.updates, now));
-      return decided;
+      const quoteDecision = decideQuoteBatch({
+        events: quoteEvents, quotes: quotesFromRows(quoteRows), participants: participantStatesFromRows(participantRows), persist,
+      });
+      const fxDecision = decideFxQuoteBatch({
+        events: fxEvents, fxQuotes: fxQuotesFromRows(fxQuoteRows), participants: fxPartiesFromRows(fxFactRows, fxStateRows), persist,
+      });
+      tx.write(
+        insertQuotes(quoteDecision.inserts, now), ...updateQuotes(quoteDecision.updates, now),
+        insertFxQuotes(fxDecision.inserts, now), ...updateFxQuotes(fxDecision.updates, now),
+      );
+      return [quoteDecision, fxDecision];
     });
-    // The edge produces only the four quote actions; anything else is a producer's defect
-    // that retrying would not cure, so it is logged and skipped.
-    for (const event of decision.unknown) log.error({ id: event.id, type: event.type, action: event.action }, 'quote event with an unknown action skipped');
-    await producer.produce(quoteNotificationRecords(topics, decision.outcomes, hubName));
+    // The edge produces only the four actions; anything else is a producer's defect that
+    // retrying would not cure, so it is logged and skipped.
+    for (const event of [...quotes.unknown, ...fxQuotes.unknown]) log.error({ id: event.id, type: event.type, action: event.action }, 'quote event with an unknown action skipped');
+    await producer.produce([
+      ...quoteNotificationRecords(topics, quotes.outcomes, hubName), ...fxQuoteNotificationRecords(topics, fxQuotes.outcomes, hubName),
+    ]);
   };
 }

@@ -1,55 +1,74 @@
-// Turns the quote decisions' outcomes into notification events (handlers/README.md: one
-// event, one callback), keyed by quoteId so that one quote's callbacks stay in order. Every
-// quote callback goes to the DFSP's FSPIOP_CALLBACK_URL_QUOTES, a base URL, plus the
-// resource path.
+// Turns the quoting decisions' outcomes into notification events (handlers/README.md: one
+// event, one callback), keyed by the quote's id so that one quote's callbacks stay in order.
+// A quote callback goes to the DFSP's FSPIOP_CALLBACK_URL_QUOTES, an fx quote callback to its
+// FSPIOP_CALLBACK_URL_FX_QUOTES: both are base URLs, plus the resource path.
 import { carriedBody, encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { QUOTE_OUTCOME } from '../domain/quotes.js';
 
-const ENDPOINT_TYPE = 'FSPIOP_CALLBACK_URL_QUOTES';
-const quotePath = (quoteId) => `/quotes/${encodeURIComponent(quoteId)}`;
+/**
+ * The two relayed resources: `resource` names the path and media type, `idOf(outcome)` the
+ * record's id, `templateKey` its template parameter; `version` is the API version of the
+ * hub's own answers where it is not 1.1 (/fxQuotes exists in v2.0 only).
+ */
+const RESOURCES = Object.freeze({
+  quotes: { resource: 'quotes', endpointType: 'FSPIOP_CALLBACK_URL_QUOTES', templateKey: 'quoteId', idOf: (outcome) => outcome.quoteId },
+  fxQuotes: {
+    resource: 'fxQuotes', endpointType: 'FSPIOP_CALLBACK_URL_FX_QUOTES', templateKey: 'conversionRequestId', idOf: (outcome) => outcome.conversionRequestId, version: '2.0',
+  },
+});
+
+const hubVersion = (resource) => (resource.version ? { version: resource.version } : {});
+const itemPath = (resource, id) => `/${resource}/${encodeURIComponent(id)}`;
 
 const CALLBACKS = Object.freeze({
-  [QUOTE_OUTCOME.forwardRequest]: { method: 'POST', action: 'request', path: () => '/quotes', forward: true },
-  [QUOTE_OUTCOME.forwardAnswer]: { method: 'PUT', action: 'response', path: quotePath, forward: true },
-  [QUOTE_OUTCOME.forwardError]: { method: 'PUT', action: 'payee-error', path: (id) => `${quotePath(id)}/error`, forward: true },
-  [QUOTE_OUTCOME.error]: { method: 'PUT', action: 'error', path: (id) => `${quotePath(id)}/error` },
+  [QUOTE_OUTCOME.forwardRequest]: { method: 'POST', action: 'request', path: (resource) => `/${resource}`, forward: true },
+  [QUOTE_OUTCOME.forwardAnswer]: { method: 'PUT', action: 'response', path: itemPath, forward: true },
+  [QUOTE_OUTCOME.forwardError]: { method: 'PUT', action: 'payee-error', path: (resource, id) => `${itemPath(resource, id)}/error`, forward: true },
+  [QUOTE_OUTCOME.error]: { method: 'PUT', action: 'error', path: (resource, id) => `${itemPath(resource, id)}/error` },
 });
 
 /**
- * A quote request that cannot reach the payee is answered to the payer with the hub's
- * PUT /quotes/{ID}/error (platform/delivery/requester-errors.js).
+ * A request that cannot reach the answering DFSP is answered to its requester with the hub's
+ * PUT …/{ID}/error (platform/delivery/requester-errors.js).
  */
-function payerErrorIfUndeliverable(forward) {
-  const { quoteId } = forward.callback.templateParams;
-  return { to: forward.from, callback: { ...forward.callback, method: 'PUT', path: `${quotePath(quoteId)}/error` } };
+function requesterErrorIfUndeliverable(forward, id, resource) {
+  const callback = { ...forward.callback, ...hubVersion(resource), method: 'PUT', path: `${itemPath(resource.resource, id)}/error` };
+  return { to: forward.from, callback };
 }
 
-/** The notification event for one outcome: a forward keeps the DFSP's headers and bytes. */
-export function quoteNotificationEvent(outcome, hubName) {
+function notificationEvent(outcome, hubName, resource) {
   const spec = CALLBACKS[outcome.type];
   if (!spec) throw new Error(`no callback for quote outcome ${outcome.type}`);
+  const id = resource.idOf(outcome);
   const event = {
-    id: outcome.quoteId,
+    id,
     type: 'notification',
     action: spec.action,
     to: outcome.to,
     callback: {
-      endpointType: ENDPOINT_TYPE, templateParams: { quoteId: outcome.quoteId }, method: spec.method, resource: 'quotes', path: spec.path(outcome.quoteId),
+      endpointType: resource.endpointType, templateParams: { [resource.templateKey]: id }, method: spec.method, resource: resource.resource, path: spec.path(resource.resource, id),
     },
   };
   if (spec.forward) {
     const { message } = outcome;
     const forward = { ...event, from: message.from, headers: message.headers ?? {}, ...carriedBody(message), at: message.at };
-    return outcome.type === QUOTE_OUTCOME.forwardRequest ? { ...forward, ifUndeliverable: payerErrorIfUndeliverable(forward) } : forward;
+    return outcome.type === QUOTE_OUTCOME.forwardRequest ? { ...forward, ifUndeliverable: requesterErrorIfUndeliverable(forward, id, resource) } : forward;
   }
-  return { ...event, from: hubName, headers: {}, body: failureToFspiop(outcome.failure).body };
+  return { ...event, callback: { ...event.callback, ...hubVersion(resource) }, from: hubName, headers: {}, body: failureToFspiop(outcome.failure).body };
 }
 
-export function quoteNotificationRecords(topics, outcomes, hubName) {
-  return outcomes.map((outcome) => ({
-    topic: topics.notificationEvent,
-    key: outcome.quoteId,
-    value: encodeEvent(quoteNotificationEvent(outcome, hubName)),
-  }));
-}
+/** The notification event for one quote outcome: a forward keeps the DFSP's headers and bytes. */
+export const quoteNotificationEvent = (outcome, hubName) => notificationEvent(outcome, hubName, RESOURCES.quotes);
+
+/** The notification event for one fx quote outcome. */
+export const fxQuoteNotificationEvent = (outcome, hubName) => notificationEvent(outcome, hubName, RESOURCES.fxQuotes);
+
+const recordsOf = (toEvent, idOf) => (topics, outcomes, hubName) => outcomes.map((outcome) => ({
+  topic: topics.notificationEvent,
+  key: idOf(outcome),
+  value: encodeEvent(toEvent(outcome, hubName)),
+}));
+
+export const quoteNotificationRecords = recordsOf(quoteNotificationEvent, RESOURCES.quotes.idOf);
+export const fxQuoteNotificationRecords = recordsOf(fxQuoteNotificationEvent, RESOURCES.fxQuotes.idOf);
