@@ -110,6 +110,10 @@ test('an impostor answering is refused with 3100 and the payer hears nothing of 
   const marker = await markerToPayer(body);
   assert.deepEqual(callbacksTo(payer, id), [marker], 'the payer heard nothing of the impostor\'s answer');
   assert.equal((await fxQuoteRow(id)).state, 'FORWARDED');
+  const genuine = JSON.stringify({ condition: 'f5sqb7tBTWPd5Y8BDFdMm9BJR_MNI4isf8p8n4D5pHA', conversionTerms: { ...body.conversionTerms, targetAmount: { amount: '92.5', currency: 'EUR' } } });
+  const answered = await unsignedFetch(`${quotingUrl}/fxQuotes/${id}`, { method: 'PUT', headers: fxQuoteHeaders('fxp', 'payerfsp', { accept: false }), body: genuine });
+  assert.equal(answered.status, 200);
+  assert.equal((await putTo(payer, id)).rawBody, genuine);
 });
 
 test('an FXP that does not convert the pair is refused with 3100 to the payer and never asked; an unknown FXP gets 3203', async () => {
