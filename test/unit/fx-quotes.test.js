@@ -1,6 +1,7 @@
 // The fx quote decisions (quoting/domain/fx-quotes.js) and their notification events
 // (quoting/handler/records.js), as pure functions: who may ask which FXP for which
-// conversion, who may answer, duplicates as for quotes, GET answered from the stored fx quote.
+// conversion, who may answer, duplicates as for quotes, GET answered from the stored fx quote;
+// and whom a dead-lettered fx quote message is reported to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +11,8 @@ import { FAILURE } from '../../platform/domain/failures.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
 import { fspiopCodeOf } from '../../platform/fspiop/errors.js';
 import { fxQuoteNotificationEvent } from '../../quoting/handler/records.js';
+import { createQuoteDeadLetterFinisher } from '../../quoting/handler/dead-letters.js';
+import { decodeEvent } from '../../platform/kafka/envelope.js';
 
 const fxp = (overrides = {}) => ({ isActive: true, activePositionCurrencies: ['USD', 'EUR'], pairs: [{ sourceCurrency: 'USD', targetCurrency: 'EUR' }], ...overrides });
 const dfsp = (overrides = {}) => ({ isActive: true, activePositionCurrencies: ['USD'], pairs: [], ...overrides });
@@ -166,4 +169,20 @@ test('fx quote callbacks go to FSPIOP_CALLBACK_URL_FX_QUOTES under /fxQuotes; th
   assert.deepEqual([forwarded.ifUndeliverable.to, forwarded.ifUndeliverable.callback.path, forwarded.ifUndeliverable.callback.version], ['payerfsp', `/fxQuotes/${id}/error`, '2.0']);
   const refusal = fxQuoteNotificationEvent({ type: QUOTE_OUTCOME.error, conversionRequestId: id, to: 'payerfsp', failure: { code: FAILURE.validation, detail: 'no' } }, 'Hub');
   assert.deepEqual([refusal.from, refusal.callback.path, refusal.callback.version, refusal.body.errorInformation.errorCode], ['Hub', `/fxQuotes/${id}/error`, '2.0', '3100']);
+});
+
+test('a dead-lettered fx quote answer tells its sender 2001, and the initiating DFSP too when the sender is the FXP', async () => {
+  const id = randomUUID();
+  const row = {
+    conversion_request_id: id, initiating_fsp: 'payerfsp', counter_party_fsp: 'fxp', state: 'FORWARDED', request_hash: 'h', request_at: '1000',
+    answer_hash: null, answer_at: null, answer_error_code: null, answer_headers: null, answer_body: null,
+  };
+  // The finisher reads the fx quote through runStatement (platform/db.js): a knex-like raw() answering the fx_quote read.
+  const db = { raw: async (sql) => { assert.match(sql, /FROM `fx_quote`/); return [[row]]; } };
+  const finish = createQuoteDeadLetterFinisher({ db, topics: { notificationEvent: 'notifications' }, hubName: 'Hub' });
+  const toldOf = async (from) => (await finish(event('response', id, { from, to: 'payerfsp', body: answerBody(id) })))
+    .map((record) => decodeEvent(record.value)).map((told) => [told.to, told.callback.path, told.callback.endpointType, told.body.errorInformation.errorCode]);
+  const path = `/fxQuotes/${id}/error`;
+  assert.deepEqual(await toldOf('fxp'), [['fxp', path, 'FSPIOP_CALLBACK_URL_FX_QUOTES', '2001'], ['payerfsp', path, 'FSPIOP_CALLBACK_URL_FX_QUOTES', '2001']]);
+  assert.deepEqual(await toldOf('otherfsp'), [['otherfsp', path, 'FSPIOP_CALLBACK_URL_FX_QUOTES', '2001']]);
 });
