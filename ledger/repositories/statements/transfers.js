@@ -35,12 +35,26 @@ export function toTransfer(row) {
     completedAt: row.completed_at,
     failure: row.failure_code ? failure(row.failure_code, row.failure_detail) : undefined,
     payeeError: row.payee_error_code ? { errorCode: row.payee_error_code, errorDescription: row.payee_error_description ?? '' } : undefined,
+    ...conversionFields(row),
   };
+}
+
+/**
+ * What links a payment and its conversion, present only on the rows that have it: a
+ * conversion's target amount and currency and the payment it is for, a payment's conversion.
+ */
+function conversionFields(row) {
+  const fields = {};
+  if (row.target_amount !== null && row.target_amount !== undefined) fields.targetAmount = amountFromColumn(row.target_amount);
+  if (row.target_currency) fields.targetCurrency = row.target_currency;
+  if (row.determining_transfer_id) fields.determiningTransferId = row.determining_transfer_id;
+  if (row.commit_request_id) fields.commitRequestId = row.commit_request_id;
+  return fields;
 }
 
 const TRANSFER_COLUMNS = ['transfer_id', 'kind', 'state', 'payer_fsp', 'payee_fsp', 'payer_account_id', 'payee_account_id', 'amount',
   'currency', 'ilp_condition', 'expires_at', 'request_hash', 'completion_hash', 'fulfilment', 'completed_at', 'failure_code', 'failure_detail',
-  'payee_error_code', 'payee_error_description'];
+  'payee_error_code', 'payee_error_description', 'target_amount', 'target_currency', 'determining_transfer_id', 'commit_request_id'];
 const TRANSFER_SELECT = `SELECT ${TRANSFER_COLUMNS.map(quoted).join(',')} FROM \`transfer\``;
 
 const transfersText = textCache((key) => {
@@ -104,6 +118,10 @@ function transferInsertRow(row, now) {
     failure_detail: row.failure?.detail?.slice(0, 512) ?? null,
     reason: row.reason?.slice(0, 512) ?? null,
     external_reference: row.externalReference ?? null,
+    target_amount: row.targetAmount === undefined ? null : amountToColumn(row.targetAmount),
+    target_currency: row.targetCurrency?.slice(0, 3) ?? null,
+    determining_transfer_id: row.determiningTransferId ?? null,
+    commit_request_id: row.commitRequestId ?? null,
     created_at: now,
     completed_at: isFinal(row.state) ? now : null,
   };
