@@ -6,7 +6,7 @@
 import { runStatement, runStatements } from '../../platform/db.js';
 import { TRANSFER_STATE } from '../domain/transfer-states.js';
 import {
-  selectExpiredTransfersForUpdate, selectStaleTimeouts, selectTransfers, stateUpdateStatements, transferInsertStatements,
+  selectExpiredTransfersForUpdate, selectExpiredWaitingConversionsForUpdate, selectStaleTimeouts, selectTransfers, stateUpdateStatements, transferInsertStatements,
   transferListFromRows, transfersFromRows,
 } from './statements/transfers.js';
 
@@ -32,11 +32,32 @@ export async function applyStateUpdates(trx, updates, now) {
  */
 export async function claimExpiredTransfers(trx, now, limit) {
   const claimed = [];
-  for (const state of [TRANSFER_STATE.reserved, TRANSFER_STATE.receivedPrepare]) {
+  for (const state of [TRANSFER_STATE.reserved, TRANSFER_STATE.receivedPrepare, TRANSFER_STATE.receivedFulfilDependent]) {
     if (claimed.length >= limit) break;
-    claimed.push(...transferListFromRows(await runStatement(trx, selectExpiredTransfersForUpdate(state, now, limit - claimed.length))));
+    const statement = state === TRANSFER_STATE.receivedFulfilDependent
+      ? selectExpiredWaitingConversionsForUpdate(now, limit - claimed.length)
+      : selectExpiredTransfersForUpdate(state, now, limit - claimed.length);
+    claimed.push(...transferListFromRows(await runStatement(trx, statement)));
   }
   return claimed;
+}
+
+/** The id of the record each of `transfers` is linked to: a payment's conversion, a conversion's payment. */
+const partnerIdOf = (transfer) => transfer.commitRequestId ?? transfer.determiningTransferId;
+
+/**
+ * The records linked to claimed transfers, locked with SKIP LOCKED as the claim is, and the
+ * claimed transfers that may be decided now: one whose partner exists but is held by another
+ * transaction (a batch moving it) is left for a later round, so the timeout never waits while
+ * holding a lock. Returns `{ transfers, linked }` for decideExpiries.
+ */
+export async function lockLinkedTransfers(trx, claimed) {
+  const partnerIds = claimed.map(partnerIdOf).filter(Boolean);
+  if (partnerIds.length === 0) return { transfers: claimed, linked: new Map() };
+  const existing = await findTransfers(trx, partnerIds);
+  const linked = await findTransfers(trx, [...existing.keys()], { forUpdate: true, skipLocked: true });
+  const decidable = claimed.filter((transfer) => !existing.has(partnerIdOf(transfer)) || linked.has(partnerIdOf(transfer)));
+  return { transfers: decidable, linked };
 }
 
 /** Reserved transfers marked for expiry whose release may not have reached the position handler. */
