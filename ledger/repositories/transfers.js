@@ -6,7 +6,7 @@
 import { runStatement, runStatements } from '../../platform/db.js';
 import { TRANSFER_STATE } from '../domain/transfer-states.js';
 import {
-  selectExpiredTransfersForUpdate, selectExpiredWaitingConversionsForUpdate, selectStaleTimeouts, selectTransfers, stateUpdateStatements, transferInsertStatements,
+  selectExpiredTransfersForUpdate, selectExpiredWaitingConversions, selectStaleTimeouts, selectTransfers, stateUpdateStatements, transferInsertStatements,
   transferListFromRows, transfersFromRows,
 } from './statements/transfers.js';
 
@@ -32,14 +32,23 @@ export async function applyStateUpdates(trx, updates, now) {
  */
 export async function claimExpiredTransfers(trx, now, limit) {
   const claimed = [];
-  for (const state of [TRANSFER_STATE.reserved, TRANSFER_STATE.receivedPrepare, TRANSFER_STATE.receivedFulfilDependent]) {
+  for (const state of [TRANSFER_STATE.reserved, TRANSFER_STATE.receivedPrepare]) {
     if (claimed.length >= limit) break;
-    const statement = state === TRANSFER_STATE.receivedFulfilDependent
-      ? selectExpiredWaitingConversionsForUpdate(now, limit - claimed.length)
-      : selectExpiredTransfersForUpdate(state, now, limit - claimed.length);
-    claimed.push(...transferListFromRows(await runStatement(trx, statement)));
+    claimed.push(...transferListFromRows(await runStatement(trx, selectExpiredTransfersForUpdate(state, now, limit - claimed.length))));
   }
+  if (claimed.length < limit) claimed.push(...await claimWaitingConversions(trx, now, limit - claimed.length));
   return claimed;
+}
+
+/**
+ * Expired conversions waiting for their payment, locked by id with SKIP LOCKED; each is
+ * checked again under its lock, since a batch may have moved it since the plain read.
+ */
+async function claimWaitingConversions(trx, now, limit) {
+  const found = transferListFromRows(await runStatement(trx, selectExpiredWaitingConversions(now, limit)));
+  if (found.length === 0) return [];
+  const locked = await findTransfers(trx, found.map((conversion) => conversion.transferId), { forUpdate: true, skipLocked: true });
+  return [...locked.values()].filter((conversion) => conversion.state === TRANSFER_STATE.receivedFulfilDependent && conversion.expiresAt <= now);
 }
 
 /** The id of the record each of `transfers` is linked to: a payment's conversion, a conversion's payment. */

@@ -130,14 +130,16 @@ const HOLDING = [...HOLDING_RESERVATION];
 const expiredWaitingConversionsText = `${TRANSFER_SELECT} WHERE \`state\` = ? AND \`expires_at\` <= ? AND \`kind\` = ?`
   + ' AND NOT EXISTS (SELECT 1 FROM `transfer` `dependent` WHERE `dependent`.`transfer_id` = `transfer`.`determining_transfer_id`'
   + ` AND \`dependent\`.\`commit_request_id\` = \`transfer\`.\`transfer_id\` AND \`dependent\`.\`state\` IN (${placeholders(HOLDING.length)}))`
-  + ' ORDER BY `expires_at` LIMIT ? FOR UPDATE SKIP LOCKED';
+  + ' ORDER BY `expires_at` LIMIT ?';
 
 /**
- * Conversions their FXP fulfilled (RECEIVED_FULFIL_DEPENDENT) past their expiry, locked as
- * selectExpiredTransfersForUpdate locks, but not those whose payment holds a reservation:
- * such a conversion ends with its payment, and claiming it would take it again every round.
+ * Conversions their FXP fulfilled (RECEIVED_FULFIL_DEPENDENT) past their expiry, but not
+ * those whose payment holds a reservation: such a conversion ends with its payment, and
+ * claiming it would take it again every round. A plain read: a locking range read here would
+ * also lock the next entry of the state index (a transfer in another state that another
+ * replica claims), so the caller locks the rows it found by id, skipping locked ones.
  */
-export function selectExpiredWaitingConversionsForUpdate(now, limit) {
+export function selectExpiredWaitingConversions(now, limit) {
   return { sql: expiredWaitingConversionsText, values: [TRANSFER_STATE.receivedFulfilDependent, now, TRANSFER_KIND.fxTransfer, ...HOLDING, limit] };
 }
 
