@@ -16,11 +16,20 @@ export async function up(knex) {
     // A payment's prepare finds its conversion by the payment's id, and the timeout claim
     // joins a conversion to its payment by it.
     table.index(['determining_transfer_id'], 'transfer_by_determining_transfer_id');
+    // RECEIVED_FULFIL_DEPENDENT, a conversion fulfilled by its FXP, is 25 characters.
+    table.string('state', 32).notNullable().alter();
+  });
+  await knex.schema.alterTable('transfer_state_change', (table) => {
+    table.string('state', 32).notNullable().alter();
   });
 }
 
 export async function down(knex) {
+  await knex.schema.alterTable('transfer_state_change', (table) => {
+    table.string('state', 24).notNullable().alter();
+  });
   await knex.schema.alterTable('transfer', (table) => {
+    table.string('state', 24).notNullable().alter();
     table.dropIndex(['determining_transfer_id'], 'transfer_by_determining_transfer_id');
     table.dropColumns('target_amount', 'target_currency', 'determining_transfer_id', 'commit_request_id');
   });

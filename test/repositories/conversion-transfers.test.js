@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, testConfig } from '../support/environment.js';
 import { createSqlPool, inTransaction, runStatements } from '../../platform/db.js';
-import { TRANSFER_KIND } from '../../ledger/domain/transfer-states.js';
+import { TRANSFER_KIND, TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
 import { selectTransfers, transferInsertStatements, transfersFromRows } from '../../ledger/repositories/statements/transfers.js';
-import { findTransfers } from '../../ledger/repositories/transfers.js';
-import { deleteTransfers, onboardDfsp, onboardHub, paymentRow, units } from './fixtures.js';
+import { claimExpiredTransfers, findTransfers, insertTransfers, lockLinkedTransfers } from '../../ledger/repositories/transfers.js';
+import { deleteTransfers, onboardDfsp, onboardHub, openTransaction, paymentRow, units } from './fixtures.js';
 
 const T0 = new Date('2030-06-01T09:00:00.000Z');
 const FAR = new Date('2099-01-01T00:00:00.000Z');
@@ -38,14 +38,14 @@ after(async () => {
 });
 
 /** A conversion and the payment it is for, as the fx prepare and prepare decisions store them. */
-function conversionPayment() {
+function conversionPayment({ conversionStates = [S.receivedPrepare], paymentStates = [S.receivedPrepare], expiresAt = FAR } = {}) {
   const determiningTransferId = randomUUID();
   const conversion = paymentRow({
-    payer, payee: fxp, amount: '100.5', expiresAt: FAR, kind: TRANSFER_KIND.fxTransfer,
+    payer, payee: fxp, amount: '100.5', expiresAt, kind: TRANSFER_KIND.fxTransfer, states: conversionStates,
     targetAmount: units('92.1234'), targetCurrency: 'EUR', determiningTransferId,
   });
   const payment = paymentRow({
-    payer: { name: payer.name, positionAccountId: fxp.positionAccountId }, payee, amount: '92.1234', expiresAt: FAR,
+    payer: { name: payer.name, positionAccountId: fxp.positionAccountId }, payee, amount: '92.1234', expiresAt, states: paymentStates,
     transferId: determiningTransferId, commitRequestId: conversion.transferId,
   });
   return { conversion, payment };
@@ -95,4 +95,45 @@ test('a payment\'s conversion is found by an index on determining_transfer_id', 
   const [indexes] = await db.raw('SHOW INDEX FROM `transfer` WHERE `Column_name` = ?', ['determining_transfer_id']);
   assert.equal(indexes.length, 1);
   assert.equal(indexes[0].Seq_in_index, 1, 'the column leads its index');
+});
+
+const NOW = new Date('2030-06-01T10:00:00.000Z');
+const EXPIRED = new Date('2030-06-01T09:59:00.000Z');
+const WAITING = [S.receivedPrepare, S.reserved, S.receivedFulfilDependent];
+const idsOf = (transfers) => transfers.map((transfer) => transfer.transferId);
+
+test('the timeout claim takes an expired conversion waiting for its payment, but not one whose payment holds a reservation', async (t) => {
+  const unpaid = conversionPayment({ conversionStates: WAITING, expiresAt: EXPIRED });
+  const prepared = conversionPayment({ conversionStates: WAITING, expiresAt: EXPIRED });
+  const held = conversionPayment({ conversionStates: WAITING, expiresAt: EXPIRED });
+  const rows = [unpaid.conversion, prepared.conversion, prepared.payment, held.conversion, { ...held.payment, expiresAt: FAR, statePath: [S.receivedPrepare, S.reserved], state: S.reserved }];
+  t.after(() => deleteTransfers(db, rows.map((row) => row.transferId)));
+  await db.transaction((trx) => insertTransfers(trx, rows, T0));
+  const claimed = await db.transaction(async (trx) => {
+    const found = await claimExpiredTransfers(trx, NOW, 100);
+    return lockLinkedTransfers(trx, found.filter((transfer) => rows.some((row) => row.transferId === transfer.transferId)));
+  });
+  // The prepared payment expired too (RECEIVED_PREPARE, past its expiry): claimed as well.
+  assert.deepEqual(idsOf(claimed.transfers).sort(), [unpaid.conversion.transferId, prepared.conversion.transferId, prepared.payment.transferId].sort());
+  assert.deepEqual([...claimed.linked.keys()].sort(), [prepared.conversion.transferId, prepared.payment.transferId].sort(),
+    'each claimed record\'s partner is locked with it; the unpaid conversion has none');
+});
+
+test('a claimed record whose partner another transaction holds is left for the next round, without waiting', async (t) => {
+  const pair = conversionPayment({ conversionStates: WAITING, expiresAt: EXPIRED });
+  const rows = [pair.conversion, { ...pair.payment, expiresAt: FAR }];
+  t.after(() => deleteTransfers(db, rows.map((row) => row.transferId)));
+  await db.transaction((trx) => insertTransfers(trx, rows, T0));
+  const holder = await openTransaction(db);
+  const sweeper = await openTransaction(db);
+  await sweeper.trx.raw('SET SESSION innodb_lock_wait_timeout = 1');
+  try {
+    await findTransfers(holder.trx, [pair.payment.transferId], { forUpdate: true });
+    const claimed = await lockLinkedTransfers(sweeper.trx, [(await findTransfers(sweeper.trx, [pair.conversion.transferId])).get(pair.conversion.transferId)]);
+    assert.deepEqual(claimed.transfers, [], 'its payment is held: the conversion waits for a later round');
+  } finally {
+    await holder.trx.rollback();
+    await sweeper.trx.raw('SET SESSION innodb_lock_wait_timeout = DEFAULT');
+    await sweeper.trx.rollback();
+  }
 });
