@@ -14,8 +14,12 @@ export function createTransferDeadLetterFinisher({ db, topics, hubName, clock = 
     // switch failed, not its internals.
     const failed = failure(FAILURE.processingFailed, `the switch could not process this ${event.type} message; it was set aside for the operator`);
     const decision = await db.transaction(async (trx) => {
-      const transfers = await findTransfers(trx, [event.id], { forUpdate: true });
-      const decided = decideDeadLetteredTransfer({ event, transfer: transfers.get(event.id), failure: failed, now });
+      // A payment's conversion is locked with it, in id order like every writer: its id is
+      // read first (a payment's commitRequestId never changes once stored).
+      const conversionId = (await findTransfers(trx, [event.id])).get(event.id)?.commitRequestId;
+      const transfers = await findTransfers(trx, [event.id, conversionId].filter(Boolean), { forUpdate: true });
+      const linked = conversionId && transfers.has(conversionId) ? new Map([[conversionId, transfers.get(conversionId)]]) : new Map();
+      const decided = decideDeadLetteredTransfer({ event, transfer: transfers.get(event.id), failure: failed, now, linked });
       await applyStateUpdates(trx, decided.stateUpdates, now);
       return decided;
     });

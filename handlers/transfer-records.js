@@ -5,14 +5,19 @@
 // neither parsed nor serialised again on the way to the callback.
 import { carriedBody, copyForRelay, encodeEvent } from '../platform/kafka/envelope.js';
 import { abortCauseExtensionList, failureToFspiop } from '../platform/fspiop/errors.js';
-import { OUTCOME } from '../ledger/domain/outcomes.js';
+import { OUTCOME, RESOURCE } from '../ledger/domain/outcomes.js';
 import { fspiopTransferState, isFinal } from '../ledger/domain/transfer-states.js';
 
+/**
+ * Position events keyed by the account they reserve or settle; an event of a conversion
+ * payment also names its conversion (`commitRequestId`) and the accounts the conversion moves
+ * (`linkedAccountIds`), which the position handler locks with it.
+ */
 export function positionRecords(topics, positionEvents) {
-  return positionEvents.map(({ accountId, action, message, fulfilAction, failure }) => ({
+  return positionEvents.map(({ accountId, action, message, fulfilAction, failure, commitRequestId, linkedAccountIds }) => ({
     topic: topics.transferPositionBatch,
     key: String(accountId),
-    value: encodeEvent(copyForRelay(message, { type: 'position', action, accountId, fulfilAction, failure })),
+    value: encodeEvent(copyForRelay(message, { type: 'position', action, accountId, fulfilAction, failure, commitRequestId, linkedAccountIds })),
   }));
 }
 
@@ -24,6 +29,33 @@ const CALLBACKS = Object.freeze({
   [OUTCOME.error]: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_ERROR', method: 'PUT', action: 'error' },
   [OUTCOME.state]: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', method: 'PUT', action: 'state' },
 });
+
+// The same callbacks about a conversion go to the FXP's and the payer's /fxTransfers endpoints.
+const FX_ENDPOINT_TYPES = Object.freeze({
+  FSPIOP_CALLBACK_URL_TRANSFER_POST: 'FSPIOP_CALLBACK_URL_FX_TRANSFER_POST',
+  FSPIOP_CALLBACK_URL_TRANSFER_PUT: 'FSPIOP_CALLBACK_URL_FX_TRANSFER_PUT',
+  FSPIOP_CALLBACK_URL_TRANSFER_ERROR: 'FSPIOP_CALLBACK_URL_FX_TRANSFER_ERROR',
+});
+// /fxTransfers exists only in FSPIOP v2.0: what the hub says about a conversion is said in it.
+const FX_API_VERSION = '2.0';
+
+/**
+ * Where an outcome's callback goes: the endpoint type and URL parameters of its resource,
+ * and for a conversion the version the hub speaks.
+ */
+function callbackAddress(outcome, endpointType) {
+  if (outcome.resource !== RESOURCE.fxTransfers) return { endpointType, templateParams: { transferId: outcome.transferId }, resource: RESOURCE.transfers };
+  return {
+    endpointType: FX_ENDPOINT_TYPES[endpointType], templateParams: { commitRequestId: outcome.transferId }, resource: RESOURCE.fxTransfers, version: FX_API_VERSION,
+  };
+}
+
+/** A transfer's body speaks of its transferState; a conversion's of its conversionState. */
+function forResource(body, outcome) {
+  if (outcome.resource !== RESOURCE.fxTransfers || !('transferState' in body)) return body;
+  const { transferState, ...rest } = body;
+  return { conversionState: transferState, ...rest };
+}
 
 /**
  * The errorInformation an aborted transfer's parties were told: the switch's failure, or the
@@ -69,7 +101,7 @@ export function notificationEvent(outcome, hubName) {
     type: 'notification',
     action: spec.action,
     to: outcome.to,
-    callback: { endpointType: spec.endpointType, templateParams: { transferId: outcome.transferId }, method: spec.method, resource: 'transfers' },
+    callback: { ...callbackAddress(outcome, spec.endpointType), method: spec.method },
   };
   if (spec.forward) {
     const { message } = outcome;
@@ -78,9 +110,10 @@ export function notificationEvent(outcome, hubName) {
     // /transfers/{ID}/error (platform/delivery/requester-errors.js); the reservation is
     // released when the transfer expires, as Mojaloop does.
     if (outcome.type !== OUTCOME.forwardPrepare) return forward;
-    return { ...forward, ifUndeliverable: { to: message.from, callback: { ...event.callback, endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_ERROR', method: 'PUT' } } };
+    const errorCallback = { ...event.callback, ...callbackAddress(outcome, 'FSPIOP_CALLBACK_URL_TRANSFER_ERROR'), method: 'PUT' };
+    return { ...forward, ifUndeliverable: { to: message.from, callback: errorCallback } };
   }
-  return { ...event, from: hubName, headers: {}, body: hubBody(outcome) };
+  return { ...event, from: hubName, headers: {}, body: forResource(hubBody(outcome), outcome) };
 }
 
 export function notificationRecords(topics, outcomes, hubName) {

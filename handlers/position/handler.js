@@ -27,9 +27,17 @@ function positionEventsOf(events) {
   return events.map((event) => {
     const accountId = Number(event.accountId);
     if (!Number.isSafeInteger(accountId) || accountId <= 0) throw new Error(`position event ${event.id} has no valid account id (${event.accountId})`);
-    return { action: event.action, accountId, fulfilAction: event.fulfilAction, failure: event.failure, message: event };
+    const linkedAccountIds = (event.linkedAccountIds ?? []).map(Number);
+    if (!linkedAccountIds.every((id) => Number.isSafeInteger(id) && id > 0)) throw new Error(`position event ${event.id} has an invalid linked account id`);
+    return {
+      action: event.action, accountId, fulfilAction: event.fulfilAction, failure: event.failure, message: event,
+      ...(event.commitRequestId ? { commitRequestId: event.commitRequestId, linkedAccountIds } : {}),
+    };
   });
 }
+
+// The events that reserve, whose settlement account (liquidity cover) is read with them.
+const RESERVING = new Set(['prepare', 'fx-prepare']);
 
 /**
  * positionAccountId → settlementAccountId, remembered: an account's participant, currency
@@ -49,17 +57,21 @@ function createSettlementAccounts() {
 }
 
 /**
- * Prefetch under lock, in one round trip: transfers (id order), then every position involved
- * (account order) with its net debit cap. The positions are known from the events alone: a
- * prepare arrives on its payer's position account (checked by the decision), whose settlement
- * account holds its liquidity cover.
+ * Prefetch under lock, in one round trip: transfers (id order; a conversion payment's
+ * conversion with it, by `commitRequestId`), then every position involved (account order:
+ * keyed and linked accounts) with its net debit cap. The positions are known from the events
+ * alone: a prepare arrives on its payer's position account (checked by the decision), whose
+ * settlement account holds its liquidity cover; an event of a conversion payment names the
+ * accounts its conversion moves (handlers/README.md, "Keying").
  */
 async function prefetchLocked(tx, events, settlementAccountsOf) {
-  const settlementOf = await settlementAccountsOf(tx, events.filter((event) => event.action === 'prepare').map((event) => event.accountId));
+  const settlementOf = await settlementAccountsOf(tx, events.filter((event) => RESERVING.has(event.action)).map((event) => event.accountId));
   const commits = events.some((event) => event.action === 'commit');
   const [transferRows, positionRows, windowRows] = await tx.read(
-    selectTransfers(events.map((event) => event.message.id), { forUpdate: true }),
-    selectPositionsWithNetDebitCapsForUpdate([...events.map((event) => event.accountId), ...settlementOf.values()]),
+    selectTransfers(events.flatMap((event) => [event.message.id, event.commitRequestId]).filter(Boolean), { forUpdate: true }),
+    selectPositionsWithNetDebitCapsForUpdate([
+      ...events.flatMap((event) => [event.accountId, ...(event.linkedAccountIds ?? [])]), ...settlementOf.values(),
+    ]),
     commits ? selectOpenSettlementWindowForShare() : null,
   );
   const { positions, limits } = positionsWithNetDebitCapsFromRows(positionRows);

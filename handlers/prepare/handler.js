@@ -1,13 +1,70 @@
-// The prepare handler: POST /transfers events → duplicate check and validation → stored
-// RECEIVED_PREPARE (or INVALID) → the payer's position account (or an error to the payer).
-// One batch is two round trips: the existing transfers and the participants read together,
-// then the inserts sent with the COMMIT.
+// The prepare handler: POST /transfers and POST /fxTransfers events → duplicate check and
+// validation → stored RECEIVED_PREPARE (or INVALID) → the payer's position account (or an
+// error to the payer). A payment that a conversion is for (its determiningTransferId) reserves
+// the FXP's account in the target currency instead (handlers/README.md, "Currency
+// conversion"). One batch is two round trips: the existing transfers, the conversions naming
+// the batch's payments and the participants read together (a third read only for an FXP no
+// message named), then the inserts sent with the COMMIT.
 import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
-import { participantsFromRows, selectParticipantsWithPositionAccounts } from '../../ledger/repositories/statements/accounts.js';
-import { selectTransfers, transferInsertStatements, transfersFromRows } from '../../ledger/repositories/statements/transfers.js';
+import { decideFxPrepareBatch } from '../../ledger/domain/fx-prepare.js';
+import { TRANSFER_KIND } from '../../ledger/domain/transfer-states.js';
+import {
+  participantsFromRows, selectCurrencyPairs, selectParticipantsWithPositionAccounts, withCurrencyPairs,
+} from '../../ledger/repositories/statements/accounts.js';
+import {
+  conversionsForFromRows, selectConversionsFor, selectTransfers, transferInsertStatements, transfersFromRows,
+} from '../../ledger/repositories/statements/transfers.js';
 import { inTransaction } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
+
+const isFxPrepare = (event) => event.type === 'fxTransfer';
+const names = (values) => values.filter((name) => typeof name === 'string');
+
+/** What the batch's decisions read: transfers, conversions and participants, in one round trip (two when a conversion's FXP was not named). */
+async function readPrepareState(tx, payments, fxPrepares) {
+  const determiningIds = names(fxPrepares.map((event) => event.body?.determiningTransferId));
+  const fxpNames = names(fxPrepares.map((event) => event.body?.counterPartyFsp));
+  const named = names([
+    ...payments.flatMap((event) => [event.body?.payerFsp, event.body?.payeeFsp]),
+    ...fxPrepares.map((event) => event.body?.initiatingFsp), ...fxpNames,
+  ]);
+  const [transferRows, conversionRows, participantRows, pairRows] = await tx.read(
+    selectTransfers([...payments, ...fxPrepares].map((event) => event.id).concat(determiningIds)),
+    selectConversionsFor([...payments.map((event) => event.id), ...determiningIds]),
+    selectParticipantsWithPositionAccounts(named),
+    selectCurrencyPairs(fxpNames),
+  );
+  const transfers = transfersFromRows(transferRows);
+  const conversionsFor = conversionsForFromRows(conversionRows);
+  let participants = participantsFromRows(participantRows);
+  const unnamedFxps = [...new Set(payments.map((event) => conversionsFor.get(event.id)?.payeeFsp).filter((name) => name && !participants.has(name)))];
+  if (unnamedFxps.length > 0) {
+    const [moreRows] = await tx.read(selectParticipantsWithPositionAccounts(unnamedFxps));
+    participants = new Map([...participants, ...participantsFromRows(moreRows)]);
+  }
+  const preparedTransferIds = new Set(determiningIds.filter((id) => transfers.get(id)?.kind === TRANSFER_KIND.payment));
+  return { transfers, conversionsFor, participants: withCurrencyPairs(participants, pairRows), preparedTransferIds };
+}
+
+/** Both decisions of one batch as one: rows to insert, position events and outcomes. */
+function decidePrepares({ payments, fxPrepares, state, now, onUsAllowed }) {
+  const paymentIds = new Set(payments.map((event) => event.id));
+  const paid = decidePrepareBatch({
+    messages: payments, existing: state.transfers, participants: state.participants, now, onUsAllowed,
+    conversions: new Map([...state.conversionsFor].filter(([transferId]) => paymentIds.has(transferId))),
+  });
+  if (fxPrepares.length === 0) return paid;
+  const converted = decideFxPrepareBatch({
+    messages: fxPrepares, existing: state.transfers, participants: state.participants, now,
+    conversionsFor: state.conversionsFor, preparedTransferIds: state.preparedTransferIds,
+  });
+  return {
+    inserts: [...paid.inserts, ...converted.inserts],
+    positionEvents: [...paid.positionEvents, ...converted.positionEvents],
+    outcomes: [...paid.outcomes, ...converted.outcomes],
+  };
+}
 
 /** `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). */
 export function createPrepareHandler({ pool, producer, topics, hubName, metrics, config, clock = () => new Date() }) {
@@ -15,14 +72,11 @@ export function createPrepareHandler({ pool, producer, topics, hubName, metrics,
   const onUsAllowed = config?.transfers?.onUsAllowed ?? false;
   return async function handlePrepares(events) {
     const now = clock();
-    const names = events.flatMap((event) => [event.body?.payerFsp, event.body?.payeeFsp]).filter((name) => typeof name === 'string');
+    const payments = events.filter((event) => !isFxPrepare(event));
+    const fxPrepares = events.filter(isFxPrepare);
     const decision = await inTransaction(pool, async (tx) => {
-      const readTransfers = selectTransfers(events.map((event) => event.id));
-      const readParticipants = selectParticipantsWithPositionAccounts(names);
-      const [transferRows, participantRows] = await tx.read(readTransfers, readParticipants);
-      const decided = decidePrepareBatch({
-        messages: events, existing: transfersFromRows(transferRows), participants: participantsFromRows(participantRows), now, onUsAllowed,
-      });
+      const state = await readPrepareState(tx, payments, fxPrepares);
+      const decided = decidePrepares({ payments, fxPrepares, state, now, onUsAllowed });
       tx.write(...transferInsertStatements(decided.inserts, now));
       return decided;
     });
@@ -30,4 +84,3 @@ export function createPrepareHandler({ pool, producer, topics, hubName, metrics,
     await producer.produce([...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)]);
   };
 }
-

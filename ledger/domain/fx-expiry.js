@@ -12,7 +12,7 @@ import { TRANSFER_STATE, canTransition, transition } from './transfer-states.js'
 const S = TRANSFER_STATE;
 
 /** The states in which a payment holds a reservation it will commit or release itself. */
-const HOLDING_RESERVATION = new Set([S.reserved, S.receivedFulfil, S.receivedError, S.reservedTimeout]);
+export const HOLDING_RESERVATION = new Set([S.reserved, S.receivedFulfil, S.receivedError, S.reservedTimeout]);
 
 /** The position event that releases a reserved conversion whose time is up. */
 export function fxReleaseEvent(conversion) {

@@ -7,7 +7,7 @@ import { boundedMemo } from '../bounded-memo.js';
 export const CALLBACK_METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH']);
 
 /** The placeholders Mojaloop's endpoint templates use, and nothing else. */
-const TEMPLATE_PARAMS = ['transferId', 'quoteId', 'partyIdType', 'partyIdentifier', 'partySubIdOrType', 'requestId', 'ID'];
+const TEMPLATE_PARAMS = ['transferId', 'commitRequestId', 'quoteId', 'partyIdType', 'partyIdentifier', 'partySubIdOrType', 'requestId', 'ID'];
 const PLACEHOLDER = /{{\s*([A-Za-z]+)\s*}}/g;
 
 // Headers that describe one hop's connection or framing: they are recomputed for our own call,

@@ -48,3 +48,26 @@ export function selectSettlementAccounts(positionAccountIds) {
 export function settlementAccountsFromRows(rows = []) {
   return new Map(rows.map((row) => [Number(row.position_id), Number(row.settlement_id)]));
 }
+
+const currencyPairsText = textCache((count) => 'SELECT p.`name`, c.`source_currency`, c.`target_currency` FROM `fxp_currency_pair` c'
+  + ` JOIN \`participant\` p ON p.\`id\` = c.\`participant_id\` WHERE p.\`name\` IN (${placeholders(count)})`);
+
+/** The currency pairs the named participants convert (none for a DFSP). Null when there is nothing to read. */
+export function selectCurrencyPairs(names) {
+  if (names.length === 0) return null;
+  const unique = [...new Set(names)];
+  return { sql: currencyPairsText(unique.length), values: unique };
+}
+
+/**
+ * `participants` (participantsFromRows) with `currencyPairs: Set('SRC/TGT')` on each that
+ * registered any: an FXP must then serve the pair of a conversion it is asked for.
+ */
+export function withCurrencyPairs(participants, rows = []) {
+  const pairs = new Map();
+  for (const row of rows) {
+    if (!pairs.has(row.name)) pairs.set(row.name, new Set());
+    pairs.get(row.name).add(`${row.source_currency}/${row.target_currency}`);
+  }
+  return new Map([...participants].map(([name, participant]) => [name, pairs.has(name) ? { ...participant, currencyPairs: pairs.get(name) } : participant]));
+}

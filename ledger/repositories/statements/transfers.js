@@ -10,7 +10,8 @@
 // the server locks an IN list on the primary key in key order.
 import { amountFromColumn, amountToColumn } from '../../domain/money.js';
 import { failure } from '../../../platform/domain/failures.js';
-import { TRANSFER_STATE, isFinal } from '../../domain/transfer-states.js';
+import { HOLDING_RESERVATION } from '../../domain/fx-expiry.js';
+import { TRANSFER_KIND, TRANSFER_STATE, isFinal } from '../../domain/transfer-states.js';
 import { placeholders, quoted, rowPlaceholders, textCache, uniqueSorted } from '../../../platform/sql-text.js';
 
 const accountIdFromColumn = (value) => (value === null ? null : Number(value));
@@ -35,29 +36,79 @@ export function toTransfer(row) {
     completedAt: row.completed_at,
     failure: row.failure_code ? failure(row.failure_code, row.failure_detail) : undefined,
     payeeError: row.payee_error_code ? { errorCode: row.payee_error_code, errorDescription: row.payee_error_description ?? '' } : undefined,
+    ...conversionFields(row),
   };
+}
+
+/**
+ * What links a payment and its conversion, present only on the rows that have it: a
+ * conversion's target amount and currency and the payment it is for, a payment's conversion.
+ */
+function conversionFields(row) {
+  const fields = {};
+  if (row.target_amount !== null && row.target_amount !== undefined) fields.targetAmount = amountFromColumn(row.target_amount);
+  if (row.target_currency) fields.targetCurrency = row.target_currency;
+  if (row.determining_transfer_id) fields.determiningTransferId = row.determining_transfer_id;
+  if (row.commit_request_id) fields.commitRequestId = row.commit_request_id;
+  return fields;
 }
 
 const TRANSFER_COLUMNS = ['transfer_id', 'kind', 'state', 'payer_fsp', 'payee_fsp', 'payer_account_id', 'payee_account_id', 'amount',
   'currency', 'ilp_condition', 'expires_at', 'request_hash', 'completion_hash', 'fulfilment', 'completed_at', 'failure_code', 'failure_detail',
-  'payee_error_code', 'payee_error_description'];
+  'payee_error_code', 'payee_error_description', 'target_amount', 'target_currency', 'determining_transfer_id', 'commit_request_id'];
 const TRANSFER_SELECT = `SELECT ${TRANSFER_COLUMNS.map(quoted).join(',')} FROM \`transfer\``;
 
+const LOCKS = Object.freeze({ read: '', lock: ' FOR UPDATE', skip: ' FOR UPDATE SKIP LOCKED' });
 const transfersText = textCache((key) => {
   const [count, lock] = key.split(':');
-  return `${TRANSFER_SELECT} WHERE \`transfer_id\` IN (${placeholders(Number(count))}) ORDER BY \`transfer_id\`${lock === 'lock' ? ' FOR UPDATE' : ''}`;
+  return `${TRANSFER_SELECT} WHERE \`transfer_id\` IN (${placeholders(Number(count))}) ORDER BY \`transfer_id\`${LOCKS[lock]}`;
 });
 
-/** Transfers by id; `forUpdate` locks them in id order. Null when there is nothing to read. */
-export function selectTransfers(transferIds, { forUpdate = false } = {}) {
+/**
+ * Transfers by id; `forUpdate` locks them in id order, and with `skipLocked` leaves out the
+ * rows another transaction holds instead of waiting (the timeout handler never waits while
+ * holding a lock). Null when there is nothing to read.
+ */
+export function selectTransfers(transferIds, { forUpdate = false, skipLocked = false } = {}) {
   if (transferIds.length === 0) return null;
   const ids = uniqueSorted(transferIds);
-  return { sql: transfersText(`${ids.length}:${forUpdate ? 'lock' : 'read'}`), values: ids };
+  const lock = !forUpdate ? 'read' : skipLocked ? 'skip' : 'lock';
+  return { sql: transfersText(`${ids.length}:${lock}`), values: ids };
 }
 
 /** transferId → transfer, from the rows of selectTransfers (none when it sent nothing). */
 export function transfersFromRows(rows = []) {
   return new Map(rows.map((row) => [row.transfer_id, toTransfer(row)]));
+}
+
+const conversionsForText = textCache((count) => `${TRANSFER_SELECT} WHERE \`determining_transfer_id\` IN (${placeholders(count)})`
+  + ' AND `kind` = ?');
+
+/**
+ * The conversions naming any of `determiningTransferIds` (read on their index): a payment's
+ * prepare finds its conversion by the payment's id, an fx prepare the conversions already
+ * claiming its payment. Null when there is nothing to read.
+ */
+export function selectConversionsFor(determiningTransferIds) {
+  if (determiningTransferIds.length === 0) return null;
+  const ids = uniqueSorted(determiningTransferIds);
+  return { sql: conversionsForText(ids.length), values: [...ids, TRANSFER_KIND.fxTransfer] };
+}
+
+/**
+ * determiningTransferId → the conversion naming it: the one that may still commit (in flight,
+ * or committed) when there is one, otherwise the latest to end, since a refused or expired
+ * conversion makes way for another.
+ */
+export function conversionsForFromRows(rows = []) {
+  const found = new Map();
+  const mayCommit = (conversion) => !isFinal(conversion.state) || conversion.state === TRANSFER_STATE.committed;
+  for (const conversion of rows.map(toTransfer)) {
+    const other = found.get(conversion.determiningTransferId);
+    const later = !other || (conversion.completedAt ?? 0) >= (other.completedAt ?? 0);
+    if (!other || mayCommit(conversion) || (!mayCommit(other) && later)) found.set(conversion.determiningTransferId, conversion);
+  }
+  return found;
 }
 
 /** Transfers in the list's order, from the rows of the timeout's reads. */
@@ -73,6 +124,23 @@ const expiredText = `${TRANSFER_SELECT} WHERE \`state\` = ? AND \`expires_at\` <
  */
 export function selectExpiredTransfersForUpdate(state, now, limit) {
   return { sql: expiredText, values: [state, now, limit] };
+}
+
+const HOLDING = [...HOLDING_RESERVATION];
+const expiredWaitingConversionsText = `${TRANSFER_SELECT} WHERE \`state\` = ? AND \`expires_at\` <= ? AND \`kind\` = ?`
+  + ' AND NOT EXISTS (SELECT 1 FROM `transfer` `dependent` WHERE `dependent`.`transfer_id` = `transfer`.`determining_transfer_id`'
+  + ` AND \`dependent\`.\`commit_request_id\` = \`transfer\`.\`transfer_id\` AND \`dependent\`.\`state\` IN (${placeholders(HOLDING.length)}))`
+  + ' ORDER BY `expires_at` LIMIT ?';
+
+/**
+ * Conversions their FXP fulfilled (RECEIVED_FULFIL_DEPENDENT) past their expiry, but not
+ * those whose payment holds a reservation: such a conversion ends with its payment, and
+ * claiming it would take it again every round. A plain read: a locking range read here would
+ * also lock the next entry of the state index (a transfer in another state that another
+ * replica claims), so the caller locks the rows it found by id, skipping locked ones.
+ */
+export function selectExpiredWaitingConversions(now, limit) {
+  return { sql: expiredWaitingConversionsText, values: [TRANSFER_STATE.receivedFulfilDependent, now, TRANSFER_KIND.fxTransfer, ...HOLDING, limit] };
 }
 
 const staleTimeoutsText = `${TRANSFER_SELECT} WHERE \`state\` = ? AND EXISTS (SELECT 1 FROM \`transfer_state_change\``
@@ -104,6 +172,10 @@ function transferInsertRow(row, now) {
     failure_detail: row.failure?.detail?.slice(0, 512) ?? null,
     reason: row.reason?.slice(0, 512) ?? null,
     external_reference: row.externalReference ?? null,
+    target_amount: row.targetAmount === undefined ? null : amountToColumn(row.targetAmount),
+    target_currency: row.targetCurrency?.slice(0, 3) ?? null,
+    determining_transfer_id: row.determiningTransferId ?? null,
+    commit_request_id: row.commitRequestId ?? null,
     created_at: now,
     completed_at: isFinal(row.state) ? now : null,
   };
