@@ -10,11 +10,7 @@
 // required property 'fspiop-source'"), a malformed one as its header plugin does ("Invalid
 // date header"), and an unsupported version with the plugin's two sentences.
 
-/** Versions of the FSPIOP API the switch speaks, as Content-Type states them. */
-export const CONTENT_VERSIONS = Object.freeze(['1.0', '1.1']);
-
-/** Versions a client may ask for in Accept; a major version alone means any of its minors. */
-export const ACCEPT_VERSIONS = Object.freeze(['1', '1.0', '1.1']);
+import { acceptedVersionsOf, versionsOf } from './versions.js';
 
 /** The headers an event carries onwards (handlers/README.md), keys lower-cased. */
 export const FORWARDED_HEADERS = Object.freeze([
@@ -52,7 +48,7 @@ function isBlank(value) {
 /**
  * Checks a Content-Type value against the route's resource. Returns null when it is
  * acceptable, or `{ code, detail, supportedVersions? }`: 3101 when malformed or naming
- * another resource, 3001 when the version is not one the switch speaks.
+ * another resource, 3001 when the version is not one the resource is served in (versions.js).
  */
 export function checkContentType(value, resource) {
   const match = CONTENT_TYPE.exec(String(value).trim());
@@ -60,8 +56,9 @@ export function checkContentType(value, resource) {
   if (!match || !CONTENT_VERSION_SYNTAX.test(match[2]) || match[1] !== resource) {
     return problem(3101, HEADER_WORDING.malformed('content-type'));
   }
-  if (!CONTENT_VERSIONS.includes(match[2])) {
-    return problem(3001, HEADER_WORDING.contentTypeVersion, { supportedVersions: CONTENT_VERSIONS });
+  const supported = versionsOf(resource);
+  if (!supported.includes(match[2])) {
+    return problem(3001, HEADER_WORDING.contentTypeVersion, { supportedVersions: supported });
   }
   return null;
 }
@@ -69,14 +66,16 @@ export function checkContentType(value, resource) {
 /**
  * Checks an Accept value, which may list several media types separated by commas. It is
  * acceptable when every entry is well formed for the route's resource and at least one
- * entry asks for a supported version (or for no version in particular).
+ * entry asks for a version the resource is served in (or for no version in particular):
+ * `version=2` admits 2.0, `version=1` both 1.0 and 1.1.
  */
 export function checkAccept(value, resource) {
   const entries = String(value).split(',').map((entry) => ACCEPT_ENTRY.exec(entry.trim()));
   const malformed = entries.some((match) => !match || match[1] !== resource || (match[2] !== undefined && !ACCEPT_VERSION_SYNTAX.test(match[2])));
   if (malformed) return problem(3101, HEADER_WORDING.malformed('accept'));
-  const acceptable = entries.some((match) => match[2] === undefined || ACCEPT_VERSIONS.includes(match[2]));
-  if (!acceptable) return problem(3001, HEADER_WORDING.acceptVersion, { supportedVersions: CONTENT_VERSIONS });
+  if (acceptedVersionsOf(value, resource).length === 0) {
+    return problem(3001, HEADER_WORDING.acceptVersion, { supportedVersions: versionsOf(resource) });
+  }
   return null;
 }
 
