@@ -7,6 +7,7 @@ import { carriedBody, copyForRelay, encodeEvent } from '../platform/kafka/envelo
 import { abortCauseExtensionList, failureToFspiop } from '../platform/fspiop/errors.js';
 import { OUTCOME } from '../ledger/domain/outcomes.js';
 import { fspiopTransferState, isFinal } from '../ledger/domain/transfer-states.js';
+import { senderVersionsOf } from '../platform/fspiop/versions.js';
 
 export function positionRecords(topics, positionEvents) {
   return positionEvents.map(({ accountId, action, message, fulfilAction, failure }) => ({
@@ -61,7 +62,11 @@ function hubBody(outcome) {
   return transferStateBody(outcome.view);
 }
 
-export function notificationEvent(outcome, hubName) {
+/**
+ * The notification event for one outcome: a forward keeps the DFSP's headers and bytes; a hub
+ * call names `version` when it answers a message its receiver sent in that version.
+ */
+export function notificationEvent(outcome, hubName, version) {
   const spec = CALLBACKS[outcome.type];
   if (!spec) throw new Error(`no callback for outcome ${outcome.type}`);
   const event = {
@@ -80,13 +85,21 @@ export function notificationEvent(outcome, hubName) {
     if (outcome.type !== OUTCOME.forwardPrepare) return forward;
     return { ...forward, ifUndeliverable: { to: message.from, callback: { ...event.callback, endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_ERROR', method: 'PUT' } } };
   }
+  if (version) event.callback.version = version;
   return { ...event, from: hubName, headers: {}, body: hubBody(outcome) };
 }
 
-export function notificationRecords(topics, outcomes, hubName) {
+/**
+ * The outcomes' notification records. `messages` are the batch's events the outcomes answer:
+ * a hub call to the DFSP that sent one of them goes out in that message's version
+ * (platform/delivery/dfsp-versions.js), a call to anybody else in the version the notification
+ * handler knows its receiver by.
+ */
+export function notificationRecords(topics, outcomes, hubName, messages = []) {
+  const versionOf = senderVersionsOf(messages, 'transfers');
   return outcomes.map((outcome) => ({
     topic: topics.notificationEvent,
     key: outcome.transferId,
-    value: encodeEvent(notificationEvent(outcome, hubName)),
+    value: encodeEvent(notificationEvent(outcome, hubName, CALLBACKS[outcome.type]?.forward ? undefined : versionOf(outcome.transferId, outcome.to))),
   }));
 }

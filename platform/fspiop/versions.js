@@ -74,6 +74,26 @@ export function answerVersionOf(headers, resource) {
 }
 
 /**
+ * `versionOf(id, fsp)`: the version to answer `fsp` in about `id`, from the messages of a batch
+ * (events with `id`, `from` and `headers`) that `fsp` sent, the last one counting; undefined
+ * when it sent none. The messages are read only when a hub answer asks, so a batch that only
+ * forwards pays nothing.
+ */
+export function senderVersionsOf(messages, resource) {
+  let versions = null;
+  return (id, fsp) => {
+    if (!versions) {
+      versions = new Map();
+      for (const message of messages) {
+        const version = answerVersionOf(message.headers, resource);
+        if (version) versions.set(`${message.id}\u0000${message.from}`, version);
+      }
+    }
+    return versions.get(`${id}\u0000${fsp}`);
+  };
+}
+
+/**
  * The version the hub speaks for `resource` when it knows nothing of its receiver: the scheme
  * default when the resource is served in it, else the resource's newest (a resource that
  * exists only from 2.0 on is spoken in 2.0 whatever the default).

@@ -20,6 +20,6 @@ export function createQuoteDeadLetterFinisher({ db, topics, hubName }) {
       if (quote && quote.payeeFsp === event.from) told.add(quote.payerFsp);
     }
     const outcomes = [...told].map((to) => ({ type: QUOTE_OUTCOME.error, quoteId: event.id, to, failure: failed }));
-    return quoteNotificationRecords(topics, outcomes, hubName);
+    return quoteNotificationRecords(topics, outcomes, hubName, [event]);
   };
 }

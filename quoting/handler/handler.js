@@ -33,6 +33,6 @@ export function createQuotingHandler({ pool, producer, topics, hubName, persist,
     // The edge produces only the four quote actions; anything else is a producer's defect
     // that retrying would not cure, so it is logged and skipped.
     for (const event of decision.unknown) log.error({ id: event.id, type: event.type, action: event.action }, 'quote event with an unknown action skipped');
-    await producer.produce(quoteNotificationRecords(topics, decision.outcomes, hubName));
+    await producer.produce(quoteNotificationRecords(topics, decision.outcomes, hubName, events));
   };
 }

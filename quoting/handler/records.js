@@ -5,6 +5,7 @@
 import { carriedBody, encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { QUOTE_OUTCOME } from '../domain/quotes.js';
+import { senderVersionsOf } from '../../platform/fspiop/versions.js';
 
 const ENDPOINT_TYPE = 'FSPIOP_CALLBACK_URL_QUOTES';
 const quotePath = (quoteId) => `/quotes/${encodeURIComponent(quoteId)}`;
@@ -25,8 +26,11 @@ function payerErrorIfUndeliverable(forward) {
   return { to: forward.from, callback: { ...forward.callback, method: 'PUT', path: `${quotePath(quoteId)}/error` } };
 }
 
-/** The notification event for one outcome: a forward keeps the DFSP's headers and bytes. */
-export function quoteNotificationEvent(outcome, hubName) {
+/**
+ * The notification event for one outcome: a forward keeps the DFSP's headers and bytes; a hub
+ * call names `version` when it answers a message its receiver sent in that version.
+ */
+export function quoteNotificationEvent(outcome, hubName, version) {
   const spec = CALLBACKS[outcome.type];
   if (!spec) throw new Error(`no callback for quote outcome ${outcome.type}`);
   const event = {
@@ -43,13 +47,16 @@ export function quoteNotificationEvent(outcome, hubName) {
     const forward = { ...event, from: message.from, headers: message.headers ?? {}, ...carriedBody(message), at: message.at };
     return outcome.type === QUOTE_OUTCOME.forwardRequest ? { ...forward, ifUndeliverable: payerErrorIfUndeliverable(forward) } : forward;
   }
+  if (version) event.callback.version = version;
   return { ...event, from: hubName, headers: {}, body: failureToFspiop(outcome.failure).body };
 }
 
-export function quoteNotificationRecords(topics, outcomes, hubName) {
+/** The outcomes' notification records; `events` are the batch's quote events they answer (transfer-records.js's rule). */
+export function quoteNotificationRecords(topics, outcomes, hubName, events = []) {
+  const versionOf = senderVersionsOf(events, 'quotes');
   return outcomes.map((outcome) => ({
     topic: topics.notificationEvent,
     key: outcome.quoteId,
-    value: encodeEvent(quoteNotificationEvent(outcome, hubName)),
+    value: encodeEvent(quoteNotificationEvent(outcome, hubName, CALLBACKS[outcome.type]?.forward ? undefined : versionOf(outcome.quoteId, outcome.to))),
   }));
 }
