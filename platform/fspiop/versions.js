@@ -61,16 +61,17 @@ export function acceptedVersionsOf(accept, resource) {
 
 /**
  * The version to answer a DFSP in, from the headers of a message it sent about `resource`:
- * the version it sent in, when its Accept (if any) admits that version; otherwise the newest
- * its Accept admits; null when neither names a version the resource is served in (a
- * message with no headers, such as an expiry).
+ * the version it sent in, when its Accept admits that version or names none of the resource
+ * (a callback's Accept means nothing, and HTTP clients send `*\/*`); otherwise the newest its
+ * Accept admits; null when neither names a version the resource is served in (a message with
+ * no headers, such as an expiry).
  */
 export function answerVersionOf(headers, resource) {
   if (!headers || !RESOURCE_VERSIONS[resource]) return null;
   const sent = contentVersionOf(headers['content-type']);
-  const accepted = headers.accept ? acceptedVersionsOf(headers.accept, resource) : null;
-  if (sent && versionsOf(resource).includes(sent) && (!accepted || accepted.includes(sent))) return sent;
-  return accepted?.[0] ?? null;
+  const accepted = headers.accept ? acceptedVersionsOf(headers.accept, resource) : [];
+  if (sent && versionsOf(resource).includes(sent) && (accepted.length === 0 || accepted.includes(sent))) return sent;
+  return accepted[0] ?? null;
 }
 
 /**

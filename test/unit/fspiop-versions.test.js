@@ -53,6 +53,7 @@ test('versions: a DFSP is answered in the version it sent, unless its Accept nam
   assert.equal(answerVersionOf(headersIn('1.0', media('transfers', '1')), 'transfers'), '1.0', 'version=1 admits the 1.0 it sent');
   assert.equal(answerVersionOf(headersIn('1.1', media('transfers', '2')), 'transfers'), '2.0', 'it sent 1.1 but takes only 2');
   assert.equal(answerVersionOf({ 'content-type': media('transfers', '2.0') }, 'transfers'), '2.0', 'a callback carries no Accept');
+  assert.equal(answerVersionOf({ 'content-type': media('transfers', '2.0'), accept: '*/*' }, 'transfers'), '2.0', 'or an HTTP client\'s');
   assert.equal(answerVersionOf({ accept: media('transfers', '1') }, 'transfers'), '1.1');
   assert.equal(answerVersionOf({}, 'transfers'), null, 'an expiry has no headers');
   assert.equal(answerVersionOf(undefined, 'transfers'), null);
