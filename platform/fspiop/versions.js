@@ -5,6 +5,7 @@
 // does speak. Every version is validated against its own document from api-snippets
 // (openapi.js), and what the hub originates goes out in a version its receiver takes.
 // Pure: everything here is a function of its arguments.
+import { boundedMemo } from '../bounded-memo.js';
 
 /** Every version of the API the switch knows, oldest first, each with its own document. */
 export const API_VERSIONS = Object.freeze(['1.0', '1.1', '2.0']);
@@ -68,11 +69,21 @@ export function acceptedVersionsOf(accept, resource) {
  */
 export function answerVersionOf(headers, resource) {
   if (!headers || !RESOURCE_VERSIONS[resource]) return null;
-  const sent = contentVersionOf(headers['content-type']);
-  const accepted = headers.accept ? acceptedVersionsOf(headers.accept, resource) : [];
+  return answerVersionMemo(`${resource}\u0000${headers['content-type'] ?? ''}\u0000${headers.accept ?? ''}`);
+}
+
+function decideAnswerVersion(key) {
+  const [resource, contentType, accept] = key.split('\u0000');
+  const sent = contentVersionOf(contentType);
+  const accepted = accept ? acceptedVersionsOf(accept, resource) : [];
   if (sent && versionsOf(resource).includes(sent) && (accepted.length === 0 || accepted.includes(sent))) return sent;
   return accepted[0] ?? null;
 }
+
+// A DFSP sends the same few header values again and again: each pair is read once, not once
+// per message on the way to a callback.
+const ANSWER_VERSIONS_MAX = 1_000;
+const answerVersionMemo = boundedMemo(decideAnswerVersion, ANSWER_VERSIONS_MAX);
 
 /**
  * `versionOf(id, fsp)`: the version to answer `fsp` in about `id`, from the messages of a batch
