@@ -131,7 +131,8 @@ export function createRequestValidator({ resource, method, path, pathSchemas = {
   // same headers) while the request's version is not yet known to be one the route serves.
   const newest = operations.get(versions[versions.length - 1]);
   return function validateRequest({ headers, params, payload, info }) {
-    const stated = operations.get(contentVersionOf(headers['content-type']));
+    // Without a Content-Type (refused below where the document requires one) the newest applies.
+    const stated = headers['content-type'] ? operations.get(contentVersionOf(headers['content-type'])) : newest;
     const headerProblem = checkFspiopHeaders(headers, { resource, required: (stated ?? newest).required });
     if (headerProblem) {
       const { code, detail, supportedVersions } = headerProblem;
