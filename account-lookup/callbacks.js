@@ -4,6 +4,7 @@
 // sent by the edge itself (party-callbacks.js). Pure: every function builds a value from its
 // arguments.
 import { partyKey } from './domain/parties.js';
+import { answerVersionOf } from '../platform/fspiop/versions.js';
 
 const PARTY_ENDPOINTS = Object.freeze({
   get: ['FSPIOP_CALLBACK_URL_PARTIES_GET', 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_GET'],
@@ -60,28 +61,33 @@ export function forwardEvent({ accepted, party, action, to, endpointType, method
 }
 
 /**
- * A call the hub makes in its own name (an answer or an error): no DFSP headers, so the
- * notification handler sets the hub's. `templateParams` fills the endpoint's template.
+ * A call the hub makes in its own name (an answer or an error) to the sender of `accepted`, the
+ * request it answers: no DFSP headers, so the sender sets the hub's, in the version the request
+ * was sent in (platform/fspiop/versions.js answerVersionOf). `templateParams` fills the
+ * endpoint's template.
  */
-export function hubEvent({ id, action, hubName, to, endpointType, templateParams, resource, body, at }) {
+export function hubEvent({ id, action, hubName, accepted, endpointType, templateParams, resource, body }) {
+  const callback = { endpointType, templateParams, method: 'PUT', resource };
+  const version = answerVersionOf(accepted.headers, resource);
+  if (version) callback.version = version;
   return {
     id,
     type: 'notification',
     action,
     from: hubName,
-    to,
-    callback: { endpointType, templateParams, method: 'PUT', resource },
+    to: accepted.headers['fspiop-source'],
+    callback,
     headers: {},
     body,
-    at,
+    at: accepted.receivedAt,
   };
 }
 
-/** The hub's PUT …/error about a party to `to`, on a parties or a participants endpoint. */
-export function partyErrorEvent({ party, resource, hubName, to, errorBody, at }) {
+/** The hub's PUT …/error about a party to the sender of `accepted`, on a parties or a participants endpoint. */
+export function partyErrorEvent({ party, resource, hubName, accepted, errorBody }) {
   const endpointType = resource === 'parties' ? partyEndpoint('error', party) : participantEndpoint('error', party);
   return hubEvent({
-    id: partyKey(party), action: 'error', hubName, to, endpointType,
-    templateParams: partyTemplateParams(party), resource, body: errorBody, at,
+    id: partyKey(party), action: 'error', hubName, accepted, endpointType,
+    templateParams: partyTemplateParams(party), resource, body: errorBody,
   });
 }

@@ -59,12 +59,12 @@ const client = createOracleClient({
   builtIn: { url: settings.oracleBuiltInUrl, token: config.operatorAuth.tokens.oracleWrite, findParty: (query) => findParty(pool, query) },
 });
 // The hub's client certificate on every call to an https: endpoint is read here, at start-up.
-const { endpoints, deliverer } = createCallbackDelivery({
+const { endpoints, deliverer, versions } = createCallbackDelivery({
   settings: delivery, adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.dfspDirectoryRead,
   allowLinkLocal: config.callbackUrlsAllowLinkLocal, logger,
 });
 const callbacks = createPartyCallbackSender({
-  endpoints, deliverer, signCallback: createHubSigner(readHubSigningKey(config.jws)), hubName: config.hubName,
+  endpoints, deliverer, versions, signCallback: createHubSigner(readHubSigningKey(config.jws)), hubName: config.hubName,
   metrics: createPartyCallbackMetrics(metrics), logger: logger.child({ component: 'party-callbacks' }),
   deadlineMs: delivery.batchDeadlineMs, bytesHeldMax: delivery.inFlightBytesMax,
 });

@@ -26,9 +26,7 @@ const provenOnly = (decide) => (accepted, request) => (isProven(accepted.sender)
 /** The hub's PUT …/error about `problem`, a domain failure, to the requester. */
 function requesterError(accepted, party, problem, hubName) {
   return {
-    events: [partyErrorEvent({
-      party, resource: 'participants', hubName, to: accepted.headers['fspiop-source'], errorBody: failureToFspiop(problem).body, at: accepted.receivedAt,
-    })],
+    events: [partyErrorEvent({ party, resource: 'participants', hubName, accepted, errorBody: failureToFspiop(problem).body })],
   };
 }
 
@@ -61,8 +59,8 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
   /** The hub's PUT with `body` to the requester, on its PARTICIPANT[_SUB_ID]_PUT endpoint. */
   const confirm = (accepted, party, body) => ({
     events: [hubEvent({
-      id: partyKey(party), action: 'answer', hubName, to: accepted.headers['fspiop-source'], endpointType: participantEndpoint('put', party),
-      templateParams: partyTemplateParams(party), resource: 'participants', body, at: accepted.receivedAt,
+      id: partyKey(party), action: 'answer', hubName, accepted, endpointType: participantEndpoint('put', party),
+      templateParams: partyTemplateParams(party), resource: 'participants', body,
     })],
   });
   const fail = (accepted, party, problem) => requesterError(accepted, party, problem, hubName);
@@ -128,8 +126,8 @@ export function participantRoutes({ respond, directory, registry, client, hubNam
     const partyList = await registerBatch({ registry, client, request: accepted.body, source: accepted.headers['fspiop-source'] });
     return {
       events: [hubEvent({
-        id: requestId, action: 'answer', hubName, to: accepted.headers['fspiop-source'], endpointType: BATCH_ENDPOINTS.put,
-        templateParams: { requestId }, resource: 'participants', body: { partyList, ...(currency ? { currency } : {}) }, at: accepted.receivedAt,
+        id: requestId, action: 'answer', hubName, accepted, endpointType: BATCH_ENDPOINTS.put,
+        templateParams: { requestId }, resource: 'participants', body: { partyList, ...(currency ? { currency } : {}) },
       })],
     };
   }

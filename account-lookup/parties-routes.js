@@ -23,11 +23,9 @@ import { activeDfspsAmong, pathSchemasOf, refuseUnknownSource, unroutableDestina
  * (createPendingLookups) remembers which payee was asked by whom.
  */
 export function partyRoutes({ respond, directory, registry, client, lookups, hubName }) {
-  /** The hub's PUT …/error to `to` about `problem`, a domain failure. */
-  const errorTo = (to, accepted, party, problem) => ({
-    callbacks: [partyErrorEvent({
-      party, resource: 'parties', hubName, to, errorBody: failureToFspiop(problem).body, at: accepted.receivedAt,
-    })],
+  /** The hub's PUT …/error about `problem`, a domain failure, to the sender of `accepted`. */
+  const errorTo = (accepted, party, problem) => ({
+    callbacks: [partyErrorEvent({ party, resource: 'parties', hubName, accepted, errorBody: failureToFspiop(problem).body })],
   });
 
   /** The fspIds the oracle lists for `party`. */
@@ -45,7 +43,7 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
     const { candidates, unlisted } = lookupCandidates({ named, payerProven, listed });
     if (unlisted) return { failure: unprovenSenderFailure(`A lookup at an FSPIOP-Destination the oracle does not list for the party (${unlisted})`) };
     const { payees, error } = decidePartyLookup({ candidates, named, active: await activeDfspsAmong(directory, candidates) });
-    if (error) return errorTo(source, accepted, party, error);
+    if (error) return errorTo(accepted, party, error);
     // Recorded before the GET is sent, so that no answer can arrive before its lookup.
     await lookups.record(party, source, payees);
     return {
@@ -63,11 +61,11 @@ export function partyRoutes({ respond, directory, registry, client, lookups, hub
     const party = partyOf(accepted.params);
     const answerer = accepted.headers['fspiop-source'];
     const unroutable = await unroutableDestination(directory, accepted);
-    if (unroutable) return errorTo(answerer, accepted, party, unroutable);
+    if (unroutable) return errorTo(accepted, party, unroutable);
     const requester = accepted.headers['fspiop-destination'];
     const pending = await lookups.isPending(lookupAnsweredBy({ party, answerer, requester }));
     const { relayTo, error } = decideAnswerRelay({ party, answerer, requester, pending });
-    if (error) return errorTo(answerer, accepted, party, error);
+    if (error) return errorTo(accepted, party, error);
     const action = kind === 'put' ? 'answer' : 'error';
     return { callbacks: [forwardEvent({ accepted, party, action, to: relayTo, endpointType: partyEndpoint(kind, party), method: 'PUT' })] };
   };

@@ -12,7 +12,8 @@
 // bounded: per DFSP by the limiter (calls in flight and queued), and in total by the bytes of
 // the calls it holds; a call over either bound fails at once, and a lookup that fails so is
 // answered to its payer with 2003, as any forward that gets no answer.
-import { buildCallbackHeaders, callbackBody, callbackUrl } from '../platform/delivery/callback-request.js';
+import { buildCallbackHeaders, callbackBody, callbackUrl, isForward } from '../platform/delivery/callback-request.js';
+import { createDfspVersions } from '../platform/delivery/dfsp-versions.js';
 import { OUTCOME } from '../platform/delivery/deliver.js';
 import { requesterErrorEvent, tellsRequester } from '../platform/delivery/requester-errors.js';
 import { createCallbackMetrics } from '../platform/delivery/metrics.js';
@@ -72,7 +73,9 @@ async function deliverOne(context, event, body, deadline) {
   const target = await resolveTarget(context, event);
   let result = target.result;
   if (!result) {
-    const unsigned = buildCallbackHeaders({ event, url: target.url, hubName, now: new Date(now()) });
+    // A DFSP's forward says which version it speaks; a hub call goes out in its receiver's.
+    if (isForward(event)) context.versions.learn(event);
+    const unsigned = buildCallbackHeaders({ event, url: target.url, hubName, now: new Date(now()), versions: context.versions });
     const headers = await context.signCallback({ event, method: callback.method, url: target.url, headers: unsigned, body });
     const delivery = await context.deliverer.deliver({ fsp: event.to, endpoint: target.template, url: target.url, method: callback.method, headers, body, deadline });
     result = { ...delivery, fsp: target.fsp };
@@ -109,14 +112,17 @@ async function sendAndTell(context, event, body, deadline) {
  * Creates the sender. `endpoints` is the endpoint cache (platform/delivery/endpoints.js),
  * `deliverer` a deliverer (deliver.js), `signCallback` the hub's signer (hub-signature.js),
  * `metrics` from createPartyCallbackMetrics; `deadlineMs` bounds one call from the moment it
- * is handed over, waiting for a slot included; `bytesHeldMax` bounds the calls held at once.
+ * is handed over, waiting for a slot included; `bytesHeldMax` bounds the calls held at once;
+ * `versions` (platform/delivery/dfsp-versions.js) says which version a hub call goes out in.
  * `send(event)` takes a notification event (callbacks.js) and returns at once; `drain()`
  * resolves when every call handed over has ended.
  */
 export function createPartyCallbackSender({
-  endpoints, deliverer, signCallback, hubName, metrics, logger, deadlineMs, bytesHeldMax, now = Date.now,
+  endpoints, deliverer, signCallback, hubName, metrics, logger, deadlineMs, bytesHeldMax, versions = createDfspVersions(), now = Date.now,
 }) {
-  const context = { endpoints, deliverer, signCallback, hubName, metrics, logger, deadlineMs, now, throttledWarn: createThrottledWarn(logger, { now }) };
+  const context = {
+    endpoints, deliverer, signCallback, hubName, metrics, logger, deadlineMs, versions, now, throttledWarn: createThrottledWarn(logger, { now }),
+  };
   const inFlight = new Set();
   let bytesHeld = 0;
 

@@ -4,14 +4,15 @@
 // (`{ providers }`), signed as the hub, on the requester's FSPIOP_CALLBACK_URL_SERVICES (a
 // base URL). Which FXPs are named is decided in domain/fxp-discovery.js on what the ledger's
 // participant directory reads (ledger/ports/participant-directory.js). The resource exists in
-// v2.0 only, so these routes speak version 2.0 alone (406 with 3001 to any other).
+// v2.0 only, so these routes speak version 2.0 alone (platform/fspiop/versions.js; 406 with
+// 3001 to any other), and the answer goes out in 2.0.
 import { fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
+import { defaultVersionOf } from '../platform/fspiop/versions.js';
 import { currencyPairFailure, decideFxpProviders } from './domain/fxp-discovery.js';
 import { hubEvent } from './callbacks.js';
 import { refuseUnknownSource } from './edge-flow.js';
 
 const SERVICES_ENDPOINT = 'FSPIOP_CALLBACK_URL_SERVICES';
-const API_VERSION = '2.0';
 const ALL_PAIRS = '/services/FXP';
 const ONE_PAIR = '/services/FXP/{SourceCurrency}/{TargetCurrency}';
 const PAIR_PATH_SCHEMAS = Object.freeze({ SourceCurrency: 'Currency', TargetCurrency: 'Currency' });
@@ -40,11 +41,11 @@ export function serviceRoutes({ respond, directory, findFxps, hubName }) {
       id: `${requester} ${answerPath(pair)}`, action: 'answer', hubName, to: requester, endpointType: SERVICES_ENDPOINT,
       templateParams: {}, resource: 'services', body, at: accepted.receivedAt,
     });
-    return { events: [{ ...event, callback: { ...event.callback, path: answerPath(pair), version: API_VERSION } }] };
+    return { events: [{ ...event, callback: { ...event.callback, path: answerPath(pair), version: defaultVersionOf('services') } }] };
   };
 
   const route = (path, decide) => fspiopRoute({
-    resource: 'services', method: 'GET', path, apiVersion: API_VERSION, pathSchemas: path === ONE_PAIR ? PAIR_PATH_SCHEMAS : {}, handle: respond(202, decide),
+    resource: 'services', method: 'GET', path, pathSchemas: path === ONE_PAIR ? PAIR_PATH_SCHEMAS : {}, handle: respond(202, decide),
   });
   return [
     route(ALL_PAIRS, discover(() => undefined)),

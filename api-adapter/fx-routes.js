@@ -8,7 +8,6 @@ import { destinationOf, edgeEvent, fspiopErrorResponse, fspiopRoute, notImplemen
 import { emptyResponse } from '../platform/http/server.js';
 
 const RESOURCE = 'fxTransfers';
-const API_VERSION = '2.0';
 // The {ID} of every /fxTransfers path is the commitRequestId of the POST, a CorrelationId.
 const COMMIT_REQUEST_ID = Object.freeze({ ID: 'CorrelationId' });
 
@@ -38,7 +37,7 @@ export function fxTransferRoutes({ publisher, config }) {
     return failure ? fspiopErrorResponse(h, failure) : emptyResponse(h, status);
   };
   const route = (method, path, handle, pathSchemas) => fspiopRoute({
-    resource: RESOURCE, method, path, pathSchemas, limits: config.inputLimits, apiVersion: API_VERSION, handle,
+    resource: RESOURCE, method, path, pathSchemas, limits: config.inputLimits, handle,
   });
   return [
     route('POST', '/fxTransfers', relay(TOPIC.transferPrepare, 202, prepareEvent)),

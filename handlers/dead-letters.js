@@ -23,6 +23,6 @@ export function createTransferDeadLetterFinisher({ db, topics, hubName, clock = 
       await applyStateUpdates(trx, decided.stateUpdates, now);
       return decided;
     });
-    return [...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)];
+    return [...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName, [event])];
   };
 }

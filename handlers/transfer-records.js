@@ -7,6 +7,7 @@ import { carriedBody, copyForRelay, encodeEvent } from '../platform/kafka/envelo
 import { abortCauseExtensionList, failureToFspiop } from '../platform/fspiop/errors.js';
 import { OUTCOME, RESOURCE } from '../ledger/domain/outcomes.js';
 import { fspiopTransferState, isFinal } from '../ledger/domain/transfer-states.js';
+import { senderVersionsOf } from '../platform/fspiop/versions.js';
 
 /**
  * Position events keyed by the account they reserve or settle; an event of a conversion
@@ -93,7 +94,11 @@ function hubBody(outcome) {
   return transferStateBody(outcome.view);
 }
 
-export function notificationEvent(outcome, hubName) {
+/**
+ * The notification event for one outcome: a forward keeps the DFSP's headers and bytes; a hub
+ * call names `version` when it answers a message its receiver sent in that version.
+ */
+export function notificationEvent(outcome, hubName, version) {
   const spec = CALLBACKS[outcome.type];
   if (!spec) throw new Error(`no callback for outcome ${outcome.type}`);
   const event = {
@@ -113,13 +118,22 @@ export function notificationEvent(outcome, hubName) {
     const errorCallback = { ...event.callback, ...callbackAddress(outcome, 'FSPIOP_CALLBACK_URL_TRANSFER_ERROR'), method: 'PUT' };
     return { ...forward, ifUndeliverable: { to: message.from, callback: errorCallback } };
   }
+  // A conversion's callbacks already name 2.0, the one version /fxTransfers is served in.
+  if (version && !event.callback.version) event.callback.version = version;
   return { ...event, from: hubName, headers: {}, body: forResource(hubBody(outcome), outcome) };
 }
 
-export function notificationRecords(topics, outcomes, hubName) {
+/**
+ * The outcomes' notification records. `messages` are the batch's events the outcomes answer:
+ * a hub call to the DFSP that sent one of them goes out in that message's version
+ * (platform/delivery/dfsp-versions.js), a call to anybody else in the version the notification
+ * handler knows its receiver by.
+ */
+export function notificationRecords(topics, outcomes, hubName, messages = []) {
+  const versionOf = senderVersionsOf(messages, 'transfers');
   return outcomes.map((outcome) => ({
     topic: topics.notificationEvent,
     key: outcome.transferId,
-    value: encodeEvent(notificationEvent(outcome, hubName)),
+    value: encodeEvent(notificationEvent(outcome, hubName, CALLBACKS[outcome.type]?.forward ? undefined : versionOf(outcome.transferId, outcome.to))),
   }));
 }

@@ -18,8 +18,9 @@ const QUOTE_ID = Object.freeze({ ID: 'CorrelationId' });
 // payee fspId instead would send a quote where the payer's signature never said it goes.
 const POST_REQUIRED_HEADERS = Object.freeze(['fspiop-destination']);
 
-// /fxQuotes exists in v2.0 only: its routes speak version 2.0 alone (406 with 3001 to any other).
-const FX_QUOTES = Object.freeze({ resource: 'fxQuotes', apiVersion: '2.0' });
+// /fxQuotes exists in v2.0 only: its routes speak version 2.0 alone (platform/fspiop/versions.js;
+// 406 with 3001 to any other).
+const FX_QUOTES = Object.freeze({ resource: 'fxQuotes' });
 
 /** A request goes to its FSPIOP-Destination, which the edge requires; `idOf(body)` is the id it creates. */
 const requestEvent = (type, idOf) => (accepted) => edgeEvent(type, QUOTE_ACTION.request, accepted, { id: idOf(accepted.body), to: destinationOf(accepted) });

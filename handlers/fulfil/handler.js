@@ -48,6 +48,6 @@ export function createFulfilHandler({ pool, producer, topics, hubName, metrics, 
       return decided;
     });
     transferMetrics.countFinished(decision.stateUpdates);
-    await producer.produce([...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)]);
+    await producer.produce([...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName, events)]);
   };
 }

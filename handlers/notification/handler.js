@@ -15,6 +15,7 @@ import { unsignedCallbacks } from '../../platform/delivery/hub-signature.js';
 import { decodeNotifications, notify } from './notify.js';
 import { isRetryable } from './retry.js';
 import { tellsRequester } from '../../platform/delivery/requester-errors.js';
+import { createDfspVersions } from '../../platform/delivery/dfsp-versions.js';
 
 // Callbacks that tell the payer how its transfer ended: the end of the end-to-end latency.
 const FINAL_TRANSFER_ACTIONS = new Set(['commit', 'abort', 'error', 'timeout']);
@@ -45,11 +46,16 @@ function observeEndToEnd(outcomes, metrics) {
   }
 }
 
-/** The collaborators notify() needs (notify.js), shared by the main and the retry topic's batches. */
-export function createNotifyContext({ endpoints, deliverer, metrics, logger, hubName, signCallback = unsignedCallbacks, now = Date.now }) {
+/**
+ * The collaborators notify() needs (notify.js), shared by the main and the retry topic's
+ * batches; `versions` (platform/delivery/dfsp-versions.js) remembers which version each DFSP speaks.
+ */
+export function createNotifyContext({
+  endpoints, deliverer, metrics, logger, hubName, signCallback = unsignedCallbacks, versions = createDfspVersions(), now = Date.now,
+}) {
   const log = logger.child({ component: 'notification' });
   const throttledWarn = createThrottledWarn(log, { now });
-  return { endpoints, deliverer, metrics, log, throttledWarn, hubName, signCallback, now };
+  return { endpoints, deliverer, metrics, log, throttledWarn, hubName, signCallback, versions, now };
 }
 
 /**

@@ -32,13 +32,13 @@ const metrics = createMetrics(config);
 // Read once at start-up: a missing or unreadable key stops the process here, not at the first callback.
 const hubSigningKey = readHubSigningKey(config.jws);
 // So is the hub's client certificate, presented on every callback to an https: endpoint.
-const { endpoints, deliverer, tls: callbackTls } = createCallbackDelivery({
+const { endpoints, deliverer, tls: callbackTls, versions } = createCallbackDelivery({
   settings: delivery, adminApiUrl: config.adminApiUrl, adminApiToken: config.operatorAuth.tokens.dfspDirectoryRead,
   allowLinkLocal: config.callbackUrlsAllowLinkLocal, logger,
 });
 const notificationMetrics = createNotificationMetrics(metrics);
 const context = createNotifyContext({
-  endpoints, deliverer, logger, hubName: config.hubName, metrics: notificationMetrics, signCallback: createHubSigner(hubSigningKey),
+  endpoints, deliverer, logger, hubName: config.hubName, metrics: notificationMetrics, signCallback: createHubSigner(hubSigningKey), versions,
 });
 const producer = createProducer({ kafka: config.kafka, logger, metrics });
 await producer.connect();

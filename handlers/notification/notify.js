@@ -2,7 +2,9 @@
 // receiving DFSP's endpoint, render, sign and deliver. Shared by the main topic's batches
 // (handler.js) and the retry topic's (retry.js).
 import { decodeEvent, isMalformedEvent } from '../../platform/kafka/envelope.js';
-import { buildCallbackHeaders, callbackBody, callbackUrl, invalidNotificationReason } from '../../platform/delivery/callback-request.js';
+import {
+  buildCallbackHeaders, callbackBody, callbackUrl, invalidNotificationReason, isForward,
+} from '../../platform/delivery/callback-request.js';
 import { OUTCOME } from '../../platform/delivery/deliver.js';
 
 /** Decodes the batch; malformed or unusable events are logged, counted and skipped as values. */
@@ -51,7 +53,9 @@ export async function notify(context, event, deadline) {
   }
   const started = performance.now();
   const body = callbackBody(event);
-  const unsigned = buildCallbackHeaders({ event, url, hubName: context.hubName, now: new Date(now()) });
+  // A DFSP's forward says which version it speaks; a hub call goes out in its receiver's.
+  if (isForward(event)) context.versions.learn(event);
+  const unsigned = buildCallbackHeaders({ event, url, hubName: context.hubName, now: new Date(now()), versions: context.versions });
   const headers = await context.signCallback({ event, method: callback.method, url, headers: unsigned, body });
   const result = await context.deliverer.deliver({ fsp: event.to, endpoint: template, url, method: callback.method, headers, body, deadline });
   metrics.callbacks.inc({ ...labels, outcome: result.outcome });

@@ -108,6 +108,6 @@ export function createPositionHandler({ pool, producer, topics, hubName, metrics
     });
     transferMetrics.countPositionChanges(decision.positionChanges);
     transferMetrics.countFinished(decision.stateUpdates, payeeErrorCodes(events));
-    await producer.produce(notificationRecords(topics, decision.outcomes, hubName));
+    await producer.produce(notificationRecords(topics, decision.outcomes, hubName, rawEvents));
   };
 }

@@ -81,6 +81,6 @@ export function createPrepareHandler({ pool, producer, topics, hubName, metrics,
       return decided;
     });
     transferMetrics.countFinished(decision.inserts);
-    await producer.produce([...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)]);
+    await producer.produce([...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName, events)]);
   };
 }

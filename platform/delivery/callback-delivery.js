@@ -6,13 +6,15 @@ import { createDestinationPolicy } from './callback-destinations.js';
 import { readCallbackTls } from './callback-tls.js';
 import { createDeliverer } from './deliver.js';
 import { createEndpointCache } from './endpoints.js';
+import { createDfspVersions } from './dfsp-versions.js';
 
 /**
  * `settings` from readDeliveryConfig; `adminApiUrl` and `adminApiToken` (the DFSP directory's
  * read token) are where the endpoints are read; `allowLinkLocal` is CALLBACK_URL_ALLOW_LINK_LOCAL
  * (config.callbackUrlsAllowLinkLocal). The hub's client certificate and CAs are read here, at
  * start-up, so a missing file stops the process before its first callback. Returns
- * `{ endpoints, deliverer, tls }`; `deliverer.close()` closes its connections.
+ * `{ endpoints, deliverer, tls, versions }` (`versions`: the version each DFSP takes,
+ * dfsp-versions.js); `deliverer.close()` closes its connections.
  */
 export function createCallbackDelivery({ settings, adminApiUrl, adminApiToken, allowLinkLocal, logger }) {
   const tls = readCallbackTls(settings.tls);
@@ -34,5 +36,5 @@ export function createCallbackDelivery({ settings, adminApiUrl, adminApiToken, a
     tls,
     allowLinkLocal,
   });
-  return { endpoints, deliverer, tls };
+  return { endpoints, deliverer, tls, versions: createDfspVersions({ schemeDefault: settings.versionDefault }) };
 }

@@ -2,6 +2,8 @@
 // "Notification events"): the URL rendered from the DFSP's endpoint template, the headers of a
 // forward or of a hub-originated call, and the body bytes. Pure: no I/O, the clock is passed in.
 import { boundedMemo } from '../bounded-memo.js';
+import { createDfspVersions } from './dfsp-versions.js';
+import { contentVersionOf } from '../fspiop/versions.js';
 
 // GET forwards a party lookup (GET /parties) to the DFSP that serves the party.
 export const CALLBACK_METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH']);
@@ -120,14 +122,22 @@ function forwardHeaders(event, resource, now) {
   return headers;
 }
 
+/** The major version a Content-Type states, asked for in the Accept of a call that expects an answer. */
+function majorOf(contentType) {
+  return (contentVersionOf(contentType) ?? '1.1').split('.')[0];
+}
+
+// Without a memory of what DFSPs sent, a hub call goes out in the version its event names, or
+// in the scheme's default.
+const NO_MEMORY = createDfspVersions();
+
 /**
- * Headers of a call the hub makes in its own name; the hub's signature is added over them
- * (hub-signature.js). `callback.version` is the API version of the answer where it is not
- * 1.1 (a /services answer exists in 2.0 only).
+ * Headers of a call the hub makes in its own name, in the version its receiver takes
+ * (dfsp-versions.js); the hub's signature is added over them (hub-signature.js).
  */
-function hubHeaders(event, resource, hubName, now) {
+function hubHeaders(event, resource, { hubName, now, versions }) {
   return {
-    'content-type': interopContentType(resource, event.callback.version),
+    'content-type': interopContentType(resource, versions.versionFor(event)),
     date: httpDate(now),
     'fspiop-source': hubName,
     'fspiop-destination': event.to,
@@ -135,17 +145,18 @@ function hubHeaders(event, resource, hubName, now) {
 }
 
 /**
- * Every header of the callback for `event` sent to `url` (a URL object). `now` is a Date.
+ * Every header of the callback for `event` sent to `url` (a URL object). `now` is a Date;
+ * `versions` (dfsp-versions.js) says which version a hub call goes out in.
  * Both kinds get FSPIOP-URI and FSPIOP-HTTP-Method unless the DFSP set them; PUT and PATCH
  * callbacks carry no Accept, since they answer a request rather than ask for an answer.
  */
-export function buildCallbackHeaders({ event, url, hubName, now }) {
+export function buildCallbackHeaders({ event, url, hubName, now, versions = NO_MEMORY }) {
   const { method, resource } = event.callback;
-  const headers = isForward(event) ? forwardHeaders(event, resource, now) : hubHeaders(event, resource, hubName, now);
+  const headers = isForward(event) ? forwardHeaders(event, resource, now) : hubHeaders(event, resource, { hubName, now, versions });
   headers['fspiop-uri'] ??= `${url.pathname}${url.search}`;
   headers['fspiop-http-method'] ??= method;
   if (method === 'PUT' || method === 'PATCH') delete headers.accept;
-  else headers.accept ??= interopContentType(resource, '1');
+  else headers.accept ??= interopContentType(resource, majorOf(headers['content-type']));
   for (const name in headers) if (headers[name] === undefined || headers[name] === null) delete headers[name];
   return headers;
 }
@@ -170,6 +181,6 @@ export function invalidNotificationReason(event) {
   if (!CALLBACK_METHODS.includes(callback.method)) return `callback.method ${callback.method} is not one of ${CALLBACK_METHODS.join(', ')}`;
   if (typeof callback.resource !== 'string' || !/^[A-Za-z]+$/.test(callback.resource)) return 'callback.resource is missing';
   if (callback.path !== undefined && typeof callback.path !== 'string') return 'callback.path is not a string';
-  if (callback.version !== undefined && !/^\d+\.\d+$/.test(callback.version)) return 'callback.version is not major.minor';
+  if (callback.version !== undefined && !/^\d+\.\d+$/.test(callback.version)) return 'callback.version is not a major.minor version';
   return null;
 }

@@ -4,6 +4,14 @@
 // the process there.
 import { ConfigError, deepFreeze, readBoolean, readInteger, readString } from '../config.js';
 import { parseCidrList } from './callback-destinations.js';
+import { API_VERSIONS, SCHEME_VERSION_DEFAULT } from '../fspiop/versions.js';
+
+/** The version the hub speaks to a DFSP it knows nothing of (dfsp-versions.js): one the switch knows. */
+function readVersionDefault(env) {
+  const version = readString(env, 'FSPIOP_VERSION_DEFAULT', SCHEME_VERSION_DEFAULT);
+  if (!API_VERSIONS.includes(version)) throw new ConfigError(`FSPIOP_VERSION_DEFAULT must be one of ${API_VERSIONS.join(', ')}, not ${version}`);
+  return version;
+}
 
 function parseCidrs(name, text) {
   try {
@@ -58,5 +66,6 @@ export function readDeliveryConfig(env = process.env) {
     allowedCidrs: parseCidrs('CALLBACK_ALLOWED_CIDRS', readString(env, 'CALLBACK_ALLOWED_CIDRS', '')),
     originPoolsMax: readInteger(env, 'CALLBACK_ORIGIN_POOLS_MAX', 1_000, { min: 1 }), // connection pools kept, least recently used closed first
     tls: readCallbackTlsPaths(env),
+    versionDefault: readVersionDefault(env),
   });
 }

@@ -16,6 +16,7 @@
 import { FAILURE, failure } from '../domain/failures.js';
 import { failureToFspiop } from '../fspiop/errors.js';
 import { OUTCOME } from './deliver.js';
+import { answerVersionOf } from '../fspiop/versions.js';
 
 /** True when the event is a forward whose requester must hear of it if it is not delivered. */
 export function tellsRequester(event) {
@@ -44,17 +45,23 @@ export function undeliverableFailure(event, result) {
   return failure(FAILURE.destinationUnreachable, `the ${target} got no answer (${result.reason})`);
 }
 
-/** The hub's error callback to the requester of a forward that ended with `result`, or null. */
+/**
+ * The hub's error callback to the requester of a forward that ended with `result`, or null;
+ * in the version of the requester's own message, which the forward carries.
+ */
 export function requesterErrorEvent(event, result, hubName) {
   if (!tellsRequester(event) || !result || result.outcome === OUTCOME.delivered) return null;
-  const { to, callback } = event.ifUndeliverable;
+  const { to } = event.ifUndeliverable;
+  const callback = { ...event.ifUndeliverable.callback, method: 'PUT' };
+  const version = event.from === to ? answerVersionOf(event.headers, callback.resource) : null;
+  if (version) callback.version = version;
   return {
     id: event.id,
     type: 'notification',
     action: 'error',
     from: hubName,
     to,
-    callback: { ...callback, method: 'PUT' },
+    callback,
     headers: {},
     body: failureToFspiop(undeliverableFailure(event, result)).body,
     at: event.at,

@@ -1,12 +1,14 @@
 // The FSPIOP edge: one request validator and one hapi route builder that every FSPIOP
 // edge (transfers, quotes, parties, participants) shares. A request is checked in the order
 // Mojaloop's hub checks it: headers, path parameters, then the body against the
-// operation's schema in the FSPIOP v1.1 OpenAPI document. Bad input is always answered
+// operation's schema in the OpenAPI document of the version its Content-Type states (1.0,
+// 1.1 or 2.0, as versions.js serves the resource). Bad input is always answered
 // synchronously with `errorInformation` and the catalogue's HTTP status, never a 500.
 import { TextDecoder } from 'node:util';
 import { FSPIOP_ERRORS, errorInformation, schemaKeywordCode } from './errors.js';
-import { VERSIONS_OF_DOCUMENT, checkFspiopHeaders, pickForwardedHeaders } from './headers.js';
-import { describeOperation, fspiopSpec } from './openapi.js';
+import { HEADER_WORDING, checkFspiopHeaders, pickForwardedHeaders } from './headers.js';
+import { describeOperation, fspiopSpec, hasOperation } from './openapi.js';
+import { contentVersionOf, supportedVersionsExtensionList, versionsOf } from './versions.js';
 import { JSON_DEPTH_MAX, checkBodyLimits, exceedsJsonDepth, limitedFieldsOf } from './input-limits.js';
 import { PAYLOAD_BYTES_MAX } from '../http/server.js';
 import { senderOf } from './sender.js';
@@ -20,13 +22,7 @@ export function fspiopFailure(code, detail, { supportedVersions } = {}) {
   const entry = FSPIOP_ERRORS[code];
   if (!entry) throw new Error(`FSPIOP error ${code} is not in the catalogue`);
   const body = errorInformation(code, detail);
-  if (supportedVersions) {
-    const extension = supportedVersions.map((version) => {
-      const [key, value] = version.split('.');
-      return { key, value };
-    });
-    body.errorInformation.extensionList = { extension };
-  }
+  if (supportedVersions) body.errorInformation.extensionList = supportedVersionsExtensionList(supportedVersions);
   return Object.freeze({ code, httpStatus: entry.httpStatus, body });
 }
 
@@ -72,7 +68,7 @@ function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, r
   } catch {
     return { failure: fspiopFailure(3101, BODY_WORDING.notJson) };
   }
-  // Native JSON.parse is right here: FSPIOP v1.1 carries amounts as strings, and a number
+  // Native JSON.parse is right here: FSPIOP carries amounts as strings, and a number
   // where the schema wants a string must stay a number so that the schema rejects it.
   // Depth is checked before anything recursive (the schema, the event's JSON.stringify, the
   // request hash) walks the body; V8 parses deep JSON without recursion, they do not.
@@ -81,15 +77,6 @@ function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, r
   const outside = checkBodyLimits(body, limitedFields, { nowMs: receivedAt, ...limits });
   if (outside) return { failure: fspiopFailure(outside.code, outside.detail) };
   return { body, rawBody };
-}
-
-/** The JSON request body schema of an operation in the OpenAPI document, or undefined. */
-function requestBodySchema(method, path, apiVersion) {
-  const { document } = fspiopSpec(apiVersion);
-  const lookUp = (reference) => reference.replace(/^#\//, '').split('/').reduce((parent, key) => parent?.[key], document);
-  let body = document.paths[path]?.[method.toLowerCase()]?.requestBody;
-  if (body?.$ref) body = lookUp(body.$ref);
-  return body?.content?.['application/json']?.schema;
 }
 
 function checkPathParameters(params, pathParameters) {
@@ -102,39 +89,61 @@ function checkPathParameters(params, pathParameters) {
 }
 
 /**
+ * The operation of a route in every version whose document has it, keyed by version, each
+ * with where its body schema puts DateTime and Money values (found once per route, not per
+ * request).
+ */
+function describeVersions({ resource, method, path, pathSchemas, requiredHeaders }) {
+  const operations = new Map();
+  for (const version of versionsOf(resource)) {
+    if (!hasOperation(method, path, version)) continue;
+    const operation = describeOperation(method, path, pathSchemas, version);
+    operations.set(version, {
+      ...operation,
+      required: [...new Set([...operation.requiredHeaders, ...requiredHeaders])],
+      limitedFields: operation.body ? limitedFieldsOf(fspiopSpec(version).document, operation.body.schema) : null,
+    });
+  }
+  if (operations.size === 0) throw new Error(`no FSPIOP document has ${method} ${path} for ${resource}`);
+  return operations;
+}
+
+/**
  * Builds the validator for one route. `resource` is the FSPIOP resource the media types
  * must name (`transfers`, `quotes`, `parties`, `participants`); `method` and `path` name
- * the operation in the OpenAPI document (its path template, e.g. `/transfers/{ID}`);
+ * the operation in the OpenAPI documents (its path template, e.g. `/transfers/{ID}`),
+ * checked in the document of the version the request's Content-Type states;
  * `pathSchemas` optionally types path parameters with schemas of the document; `limits`
  * (config.inputLimits) holds `expirationAheadMaxMs`, how far ahead an `expiration` may lie,
  * and `minorUnitCurrencies`, the currencies whose amounts keep to their ISO 4217 minor units;
  * `requiredHeaders` names (lower-case) headers the switch requires beyond the document's,
- * as Mojaloop's own services do (its quoting service requires FSPIOP-Destination on POST);
- * `apiVersion` names the document the operation is in: '1.1', or '2.0' for a resource only
- * v2.0 has (/services), whose media types must then say version 2.0 (headers.js).
+ * as Mojaloop's own services do (its quoting service requires FSPIOP-Destination on POST).
  *
  * The validator takes `{ headers, params, payload, info }` (a hapi request fits: headers
  * lower-cased, payload a Buffer or absent, `info.received` the arrival in epoch ms) and
  * returns `{ failure }` or `{ headers, params, body, rawBody }` where headers is the
  * forwarded subset.
  */
-export function createRequestValidator({
-  resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {}, requiredHeaders = [], apiVersion = '1.1',
-}) {
-  const operation = describeOperation(method, path, pathSchemas, apiVersion);
-  const required = [...new Set([...operation.requiredHeaders, ...requiredHeaders])];
-  const versions = VERSIONS_OF_DOCUMENT[apiVersion];
-  // Where the schema puts DateTime and Money values, found once per route, not per request.
-  const limitedFields = operation.body ? limitedFieldsOf(fspiopSpec(apiVersion).document, requestBodySchema(method, path, apiVersion)) : null;
+export function createRequestValidator({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {}, requiredHeaders = [] }) {
+  const operations = describeVersions({ resource, method, path, pathSchemas, requiredHeaders });
+  const versions = [...operations.keys()];
+  // The headers are checked against the newest document's rules (the versions require the
+  // same headers) while the request's version is not yet known to be one the route serves.
+  const newest = operations.get(versions[versions.length - 1]);
   return function validateRequest({ headers, params, payload, info }) {
-    const headerProblem = checkFspiopHeaders(headers, { resource, required, versions });
+    // Without a Content-Type (refused below where the document requires one) the newest applies.
+    const stated = headers['content-type'] ? operations.get(contentVersionOf(headers['content-type'])) : newest;
+    const headerProblem = checkFspiopHeaders(headers, { resource, required: (stated ?? newest).required });
     if (headerProblem) {
       const { code, detail, supportedVersions } = headerProblem;
       return { failure: fspiopFailure(code, detail, { supportedVersions }) };
     }
+    // A version the resource is served in, whose document lacks this operation (PATCH in 1.0).
+    if (!stated) return { failure: fspiopFailure(3001, HEADER_WORDING.contentTypeVersion, { supportedVersions: versions }) };
+    const operation = stated;
     const pathProblem = checkPathParameters(params, operation.pathParameters);
     if (pathProblem) return { failure: pathProblem };
-    const reading = { payloadBytesMax, limitedFields, limits, receivedAt: info?.received ?? Date.now() };
+    const reading = { payloadBytesMax, limitedFields: operation.limitedFields, limits, receivedAt: info?.received ?? Date.now() };
     const read = operation.body ? readBody(payload, operation.body, reading) : { body: undefined, rawBody: undefined };
     if (read.failure) return read;
     return { headers: pickForwardedHeaders(headers), params: { ...params }, body: read.body, rawBody: read.rawBody };
@@ -147,10 +156,10 @@ export function createRequestValidator({
  * a valid request, with `accepted = { headers, params, body, rawBody, receivedAt, sender }`
  * (`receivedAt`: epoch ms when the request arrived; `sender`: who sent it and how that was
  * proven, sender.js), and returns the hapi response.
- * `limits`, `requiredHeaders` and `apiVersion` are passed to createRequestValidator().
+ * `limits` and `requiredHeaders` are passed to createRequestValidator().
  */
-export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, limits, requiredHeaders, apiVersion, handle }) {
-  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax, limits, requiredHeaders, apiVersion });
+export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, limits, requiredHeaders, handle }) {
+  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax, limits, requiredHeaders });
   const options = {
     handler: async (request, h) => {
       const result = validate(request);

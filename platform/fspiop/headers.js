@@ -10,20 +10,7 @@
 // required property 'fspiop-source'"), a malformed one as its header plugin does ("Invalid
 // date header"), and an unsupported version with the plugin's two sentences.
 
-/** Versions of the FSPIOP API the switch speaks, as Content-Type states them. */
-export const CONTENT_VERSIONS = Object.freeze(['1.0', '1.1']);
-
-/** Versions a client may ask for in Accept; a major version alone means any of its minors. */
-export const ACCEPT_VERSIONS = Object.freeze(['1', '1.0', '1.1']);
-
-/**
- * The versions a route speaks, `{ content, accept }` as above, by the FSPIOP document its
- * operation is in: a resource only v2.0 has (/services) speaks 2.0 alone.
- */
-export const VERSIONS_OF_DOCUMENT = Object.freeze({
-  '1.1': Object.freeze({ content: CONTENT_VERSIONS, accept: ACCEPT_VERSIONS }),
-  '2.0': Object.freeze({ content: Object.freeze(['2.0']), accept: Object.freeze(['2', '2.0']) }),
-});
+import { acceptedVersionsOf, versionsOf } from './versions.js';
 
 /** The headers an event carries onwards (handlers/README.md), keys lower-cased. */
 export const FORWARDED_HEADERS = Object.freeze([
@@ -61,16 +48,17 @@ function isBlank(value) {
 /**
  * Checks a Content-Type value against the route's resource. Returns null when it is
  * acceptable, or `{ code, detail, supportedVersions? }`: 3101 when malformed or naming
- * another resource, 3001 when the version is not one the switch speaks.
+ * another resource, 3001 when the version is not one the resource is served in (versions.js).
  */
-export function checkContentType(value, resource, contentVersions = CONTENT_VERSIONS) {
+export function checkContentType(value, resource) {
   const match = CONTENT_TYPE.exec(String(value).trim());
   // A media type for another resource is malformed for this route, as Mojaloop parses it.
   if (!match || !CONTENT_VERSION_SYNTAX.test(match[2]) || match[1] !== resource) {
     return problem(3101, HEADER_WORDING.malformed('content-type'));
   }
-  if (!contentVersions.includes(match[2])) {
-    return problem(3001, HEADER_WORDING.contentTypeVersion, { supportedVersions: contentVersions });
+  const supported = versionsOf(resource);
+  if (!supported.includes(match[2])) {
+    return problem(3001, HEADER_WORDING.contentTypeVersion, { supportedVersions: supported });
   }
   return null;
 }
@@ -78,14 +66,16 @@ export function checkContentType(value, resource, contentVersions = CONTENT_VERS
 /**
  * Checks an Accept value, which may list several media types separated by commas. It is
  * acceptable when every entry is well formed for the route's resource and at least one
- * entry asks for a supported version (or for no version in particular).
+ * entry asks for a version the resource is served in (or for no version in particular):
+ * `version=2` admits 2.0, `version=1` both 1.0 and 1.1.
  */
-export function checkAccept(value, resource, { content, accept } = VERSIONS_OF_DOCUMENT['1.1']) {
+export function checkAccept(value, resource) {
   const entries = String(value).split(',').map((entry) => ACCEPT_ENTRY.exec(entry.trim()));
   const malformed = entries.some((match) => !match || match[1] !== resource || (match[2] !== undefined && !ACCEPT_VERSION_SYNTAX.test(match[2])));
   if (malformed) return problem(3101, HEADER_WORDING.malformed('accept'));
-  const acceptable = entries.some((match) => match[2] === undefined || accept.includes(match[2]));
-  if (!acceptable) return problem(3001, HEADER_WORDING.acceptVersion, { supportedVersions: content });
+  if (acceptedVersionsOf(value, resource).length === 0) {
+    return problem(3001, HEADER_WORDING.acceptVersion, { supportedVersions: versionsOf(resource) });
+  }
   return null;
 }
 
@@ -179,12 +169,11 @@ function checkForwardedSizes(headers) {
  * problem found as `{ code, detail, supportedVersions? }`: an oversized forwarded header
  * first, then Accept, Date and Content-Type in the order Mojaloop checks them, then the
  * others, so that the answer does not depend on header order. FSPIOP-Source must be an FspId.
- * `versions` (VERSIONS_OF_DOCUMENT) are those the route speaks, v1's by default.
  */
-export function checkFspiopHeaders(headers, { resource, required, versions = VERSIONS_OF_DOCUMENT['1.1'] }) {
+export function checkFspiopHeaders(headers, { resource, required }) {
   const checks = {
-    'content-type': (v) => checkContentType(v, resource, versions.content),
-    accept: (v) => checkAccept(v, resource, versions),
+    'content-type': (v) => checkContentType(v, resource),
+    accept: (v) => checkAccept(v, resource),
     date: checkDate,
     'fspiop-source': checkFspiopSource,
   };

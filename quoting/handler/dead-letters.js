@@ -43,6 +43,6 @@ export function createQuoteDeadLetterFinisher({ db, topics, hubName }) {
       const requester = await kind.requesterOf(db, event);
       if (requester) told.add(requester);
     }
-    return kind.records(topics, [...told].map((to) => kind.outcome(event.id, to, failed)), hubName);
+    return kind.records(topics, [...told].map((to) => kind.outcome(event.id, to, failed)), hubName, [event]);
   };
 }

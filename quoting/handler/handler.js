@@ -54,7 +54,7 @@ export function createQuotingHandler({ pool, producer, topics, hubName, persist,
     // retrying would not cure, so it is logged and skipped.
     for (const event of [...quotes.unknown, ...fxQuotes.unknown]) log.error({ id: event.id, type: event.type, action: event.action }, 'quote event with an unknown action skipped');
     await producer.produce([
-      ...quoteNotificationRecords(topics, quotes.outcomes, hubName), ...fxQuoteNotificationRecords(topics, fxQuotes.outcomes, hubName),
+      ...quoteNotificationRecords(topics, quotes.outcomes, hubName, quoteEvents), ...fxQuoteNotificationRecords(topics, fxQuotes.outcomes, hubName, fxEvents),
     ]);
   };
 }

@@ -5,11 +5,12 @@
 import { carriedBody, encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { QUOTE_OUTCOME } from '../domain/quotes.js';
+import { senderVersionsOf } from '../../platform/fspiop/versions.js';
 
 /**
  * The two relayed resources: `resource` names the path and media type, `idOf(outcome)` the
- * record's id, `templateKey` its template parameter; `version` is the API version of the
- * hub's own answers where it is not 1.1 (/fxQuotes exists in v2.0 only).
+ * record's id, `templateKey` its template parameter; `version` is the API version of
+ * every hub answer about the resource, where it has one (/fxQuotes is served in 2.0 alone).
  */
 const RESOURCES = Object.freeze({
   quotes: { resource: 'quotes', endpointType: 'FSPIOP_CALLBACK_URL_QUOTES', templateKey: 'quoteId', idOf: (outcome) => outcome.quoteId },
@@ -18,7 +19,11 @@ const RESOURCES = Object.freeze({
   },
 });
 
-const hubVersion = (resource) => (resource.version ? { version: resource.version } : {});
+/** `callback.version` of a hub call: the resource's own version, else the one its receiver sent in. */
+const hubVersion = (resource, sentVersion) => {
+  const version = resource.version ?? sentVersion;
+  return version ? { version } : {};
+};
 const itemPath = (resource, id) => `/${resource}/${encodeURIComponent(id)}`;
 
 const CALLBACKS = Object.freeze({
@@ -37,7 +42,12 @@ function requesterErrorIfUndeliverable(forward, id, resource) {
   return { to: forward.from, callback };
 }
 
-function notificationEvent(outcome, hubName, resource) {
+/**
+ * The notification event for one outcome about `resource`: a forward keeps the DFSP's headers
+ * and bytes; a hub call names `version` when it answers a message its receiver sent in that
+ * version, and an fx quote's is always 2.0, the one version /fxQuotes is served in.
+ */
+function notificationEvent(outcome, hubName, resource, version) {
   const spec = CALLBACKS[outcome.type];
   if (!spec) throw new Error(`no callback for quote outcome ${outcome.type}`);
   const id = resource.idOf(outcome);
@@ -55,20 +65,27 @@ function notificationEvent(outcome, hubName, resource) {
     const forward = { ...event, from: message.from, headers: message.headers ?? {}, ...carriedBody(message), at: message.at };
     return outcome.type === QUOTE_OUTCOME.forwardRequest ? { ...forward, ifUndeliverable: requesterErrorIfUndeliverable(forward, id, resource) } : forward;
   }
-  return { ...event, callback: { ...event.callback, ...hubVersion(resource) }, from: hubName, headers: {}, body: failureToFspiop(outcome.failure).body };
+  return { ...event, callback: { ...event.callback, ...hubVersion(resource, version) }, from: hubName, headers: {}, body: failureToFspiop(outcome.failure).body };
 }
 
-/** The notification event for one quote outcome: a forward keeps the DFSP's headers and bytes. */
-export const quoteNotificationEvent = (outcome, hubName) => notificationEvent(outcome, hubName, RESOURCES.quotes);
+/** The notification event for one quote outcome (`version` as notificationEvent takes it). */
+export const quoteNotificationEvent = (outcome, hubName, version) => notificationEvent(outcome, hubName, RESOURCES.quotes, version);
 
 /** The notification event for one fx quote outcome. */
 export const fxQuoteNotificationEvent = (outcome, hubName) => notificationEvent(outcome, hubName, RESOURCES.fxQuotes);
 
-const recordsOf = (toEvent, idOf) => (topics, outcomes, hubName) => outcomes.map((outcome) => ({
-  topic: topics.notificationEvent,
-  key: idOf(outcome),
-  value: encodeEvent(toEvent(outcome, hubName)),
-}));
+/**
+ * The outcomes' notification records; `events` are the batch's events they answer
+ * (transfer-records.js's rule: a hub call to a DFSP that sent one goes out in its version).
+ */
+const recordsOf = (toEvent, { resource, idOf }) => (topics, outcomes, hubName, events = []) => {
+  const versionOf = senderVersionsOf(events, resource);
+  return outcomes.map((outcome) => ({
+    topic: topics.notificationEvent,
+    key: idOf(outcome),
+    value: encodeEvent(toEvent(outcome, hubName, CALLBACKS[outcome.type]?.forward ? undefined : versionOf(idOf(outcome), outcome.to))),
+  }));
+};
 
-export const quoteNotificationRecords = recordsOf(quoteNotificationEvent, RESOURCES.quotes.idOf);
-export const fxQuoteNotificationRecords = recordsOf(fxQuoteNotificationEvent, RESOURCES.fxQuotes.idOf);
+export const quoteNotificationRecords = recordsOf(quoteNotificationEvent, RESOURCES.quotes);
+export const fxQuoteNotificationRecords = recordsOf(fxQuoteNotificationEvent, RESOURCES.fxQuotes);

@@ -1,5 +1,6 @@
-// The FSPIOP v1.1 document of @mojaloop/api-snippets (the one the edges validate against,
-// platform/fspiop/openapi.js) as the fuzzer gets it: only the resources the switch serves,
+// The FSPIOP v1.1 document of @mojaloop/api-snippets (one of the three the edges validate
+// against, platform/fspiop/openapi.js; the signing proxy states version 1.1 on every request,
+// so the edges check the fuzzed requests against this very document) as the fuzzer gets it: only the resources the switch serves,
 // without the operations it answers 501/2002 by design (README's error table), and with the
 // few patterns Schemathesis cannot generate from (Unicode property classes such as \p{L}, in
 // PartyName) widened to a close equivalent it can: the edges still validate with the original.

@@ -37,6 +37,7 @@ const media = (resource, version) => `application/vnd.interoperability.${resourc
 function dfspHeaders(headers, { method, resource, source, destination }) {
   const fixed = { ...headers };
   for (const name of STRIPPED) delete fixed[name];
+  // The version of the document the fuzzer generates from (fspiop-spec.js).
   fixed['content-type'] = media(resource, '1.1');
   if (method === 'PUT') delete fixed.accept; else fixed.accept = media(resource, '1');
   fixed.date = new Date().toUTCString();

@@ -207,15 +207,19 @@ test('a POST without FSPIOP-Destination is routed to the payeeFsp of the body', 
   assert.equal(event.headers['fspiop-destination'], undefined);
 });
 
-test('Accept version=1 and Content-Type version 1.0 are accepted', async () => {
+test('Accept version=1 and Content-Type versions 1.0 and 2.0 are accepted', async () => {
   const first = randomUUID();
   const acceptMajor = fspiopHeaders({ Accept: 'application/vnd.interoperability.transfers+json;version=1', accept: false });
   assert.equal((await send({ method: 'POST', path: '/transfers', headers: acceptMajor, body: transferBody(first) })).status, 202);
   const second = randomUUID();
   const content10 = fspiopHeaders({ 'Content-Type': 'application/vnd.interoperability.transfers+json;version=1.0' });
   assert.equal((await send({ method: 'POST', path: '/transfers', headers: content10, body: transferBody(second) })).status, 202);
+  const third = randomUUID();
+  const content20 = fspiopHeaders({ 'Content-Type': 'application/vnd.interoperability.transfers+json;version=2.0', Accept: 'application/vnd.interoperability.transfers+json;version=2', accept: false });
+  assert.equal((await send({ method: 'POST', path: '/transfers', headers: content20, body: transferBody(third) })).status, 202);
   assert.equal((await expectOneEvent(first, env.prepareTopic)).action, 'prepare');
   assert.equal((await expectOneEvent(second, env.prepareTopic)).action, 'prepare');
+  assert.equal((await expectOneEvent(third, env.prepareTopic)).headers['content-type'], 'application/vnd.interoperability.transfers+json;version=2.0');
 });
 
 const CALLBACK_CASES = [
@@ -250,10 +254,10 @@ const ERROR_CASES = [
   ['Content-Type missing', { headers: jsonHeaders({ 'Content-Type': undefined }) }, 400, '3102'],
   ['Content-Type malformed', { headers: jsonHeaders({ 'Content-Type': 'application/json' }) }, 400, '3101'],
   ['Content-Type for another resource', { headers: jsonHeaders({ 'Content-Type': 'application/vnd.interoperability.quotes+json;version=1.1' }) }, 400, '3101'],
-  ['Content-Type version 2.0', { headers: jsonHeaders({ 'Content-Type': 'application/vnd.interoperability.transfers+json;version=2.0' }) }, 406, '3001'],
+  ['Content-Type version 3.0', { headers: jsonHeaders({ 'Content-Type': 'application/vnd.interoperability.transfers+json;version=3.0' }) }, 406, '3001'],
   ['Accept missing on POST', { headers: jsonHeaders({ accept: false }) }, 400, '3102'],
   ['Accept malformed', { headers: jsonHeaders({ accept: false, Accept: 'text/html' }) }, 400, '3101'],
-  ['Accept version 2', { headers: jsonHeaders({ accept: false, Accept: 'application/vnd.interoperability.transfers+json;version=2' }) }, 406, '3001'],
+  ['Accept version 3', { headers: jsonHeaders({ accept: false, Accept: 'application/vnd.interoperability.transfers+json;version=3' }) }, 406, '3001'],
   ['Date missing', { headers: jsonHeaders({ Date: undefined }) }, 400, '3102'],
   ['Date malformed', { headers: jsonHeaders({ Date: '2026-11-21 10:00' }) }, 400, '3101'],
   ['FSPIOP-Source missing', { headers: jsonHeaders({ 'FSPIOP-Source': undefined }) }, 400, '3102'],

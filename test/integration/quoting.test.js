@@ -287,7 +287,7 @@ const answerBody = JSON.stringify({ transferAmount: { amount: '1', currency: 'US
 const BAD_REQUESTS = [
   ['Content-Type missing', { headers: quoteHeaders('payerfsp', 'payeefsp', { 'content-type': undefined }) }, 400, '3102'],
   ['Content-Type for transfers', { headers: quoteHeaders('payerfsp', 'payeefsp', { 'content-type': 'application/vnd.interoperability.transfers+json;version=1.1' }) }, 400, '3101'],
-  ['Content-Type version 2.0', { headers: quoteHeaders('payerfsp', 'payeefsp', { 'content-type': 'application/vnd.interoperability.quotes+json;version=2.0' }) }, 406, '3001'],
+  ['Content-Type version 3.0', { headers: quoteHeaders('payerfsp', 'payeefsp', { 'content-type': 'application/vnd.interoperability.quotes+json;version=3.0' }) }, 406, '3001'],
   ['Accept missing on POST', { headers: quoteHeaders('payerfsp', 'payeefsp', { accept: false }) }, 400, '3102'],
   ['Date malformed', { headers: quoteHeaders('payerfsp', 'payeefsp', { date: 'yesterday' }) }, 400, '3101'],
   ['FSPIOP-Source missing', { headers: quoteHeaders(undefined, 'payeefsp') }, 400, '3102'],

@@ -50,22 +50,33 @@ test('a forwarded lookup keeps the payer\'s headers and goes to the payee\'s PAR
 test('a hub error is a PUT …/error with no DFSP headers and the errorInformation body', () => {
   const party = { type: 'MSISDN', id: '1', subId: 'a b' };
   const errorBody = { errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } };
-  const event = partyErrorEvent({ party, resource: 'parties', hubName: 'Hub', to: 'payerfsp', errorBody, at: 5 });
+  const event = partyErrorEvent({ party, resource: 'parties', hubName: 'Hub', accepted, errorBody });
   assert.equal(event.callback.endpointType, 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_PUT_ERROR');
-  assert.deepEqual([event.from, event.to, event.callback.method, event.headers, event.body], ['Hub', 'payerfsp', 'PUT', {}, errorBody]);
+  assert.deepEqual([event.from, event.to, event.callback.method, event.headers, event.body, event.at], ['Hub', 'payerfsp', 'PUT', {}, errorBody, 1234]);
+  assert.equal(event.callback.version, '1.1', 'in the version the request was sent in');
   assert.equal(invalidNotificationReason(event), null);
   const template = 'http://payer.example/parties/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}/error';
   assert.equal(callbackUrl(template, event.callback).pathname, '/parties/MSISDN/1/a%20b/error');
-  const participants = partyErrorEvent({ party: { type: 'MSISDN', id: '1' }, resource: 'participants', hubName: 'Hub', to: 'x', errorBody, at: 5 });
+  const participants = partyErrorEvent({ party: { type: 'MSISDN', id: '1' }, resource: 'participants', hubName: 'Hub', accepted, errorBody });
   assert.equal(participants.callback.endpointType, 'FSPIOP_CALLBACK_URL_PARTICIPANT_PUT_ERROR');
   assert.equal(participants.callback.resource, 'participants');
 });
 
 test('a hub answer carries its body and template parameters as given', () => {
   const event = hubEvent({
-    id: 'r1', action: 'answer', hubName: 'Hub', to: 'payeefsp', endpointType: 'FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT',
-    templateParams: { requestId: 'r1' }, resource: 'participants', body: { partyList: [] }, at: 9,
+    id: 'r1', action: 'answer', hubName: 'Hub', endpointType: 'FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT',
+    templateParams: { requestId: 'r1' }, resource: 'participants', body: { partyList: [] },
+    accepted: {
+      headers: {
+        'fspiop-source': 'payeefsp',
+        'content-type': 'application/vnd.interoperability.participants+json;version=1.1',
+        accept: 'application/vnd.interoperability.participants+json;version=2',
+      },
+      receivedAt: 9,
+    },
   });
   assert.equal(invalidNotificationReason(event), null);
+  assert.deepEqual([event.to, event.at], ['payeefsp', 9]);
+  assert.equal(event.callback.version, '2.0', 'the version the requester accepts, when it does not accept the one it sent');
   assert.equal(callbackUrl('http://x/participants/{{requestId}}', event.callback).pathname, '/participants/r1');
 });

@@ -153,7 +153,7 @@ test('beyond the bytes it may hold, a lookup is refused at once and its payer to
   assert.equal((await metrics.registry.getSingleMetric('forwards_undeliverable_total').get()).values[0].value, 1);
 
   const errorBody = { errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } };
-  sender.send(partyErrorEvent({ party: PARTY, resource: 'parties', hubName: 'Hub', to: 'payerfsp', errorBody, at: 1 }));
+  sender.send(partyErrorEvent({ party: PARTY, resource: 'parties', hubName: 'Hub', accepted: { headers: { 'fspiop-source': 'payerfsp' }, receivedAt: 1 }, errorBody }));
   await sender.drain();
   const told = errorsTo(payer).at(-1);
   assert.deepEqual([told.body, told.headers['fspiop-source'], told.signatureProblem], [errorBody, 'Hub', null]);

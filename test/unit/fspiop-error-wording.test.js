@@ -71,9 +71,9 @@ for (const resource of Object.keys(EDGES)) {
   });
 
   test(`${resource}: an unsupported version is 406 3001 in Mojaloop's words`, () => {
-    assert.deepEqual(answer(resource, { headers: { accept: mediaType(resource, '2') } }),
+    assert.deepEqual(answer(resource, { headers: { accept: mediaType(resource, '3') } }),
       [406, '3001', 'Unacceptable version requested - The Client requested an unsupported version, see extension list for supported version(s).']);
-    assert.deepEqual(answer(resource, { headers: { 'content-type': mediaType(resource, '2.0') } }),
+    assert.deepEqual(answer(resource, { headers: { 'content-type': mediaType(resource, '3.0') } }),
       [406, '3001', 'Unacceptable version requested - Client supplied a protocol version which is not supported by the server']);
   });
 }

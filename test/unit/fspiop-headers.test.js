@@ -26,7 +26,8 @@ const HEADER_CASES = [
   ['Content-Type for another resource', { 'content-type': 'application/vnd.interoperability.quotes+json;version=1.1' }, 3101],
   ['Content-Type version 1.0', { 'content-type': 'application/vnd.interoperability.transfers+json;version=1.0' }, null],
   ['Content-Type with spaces around ;', { 'content-type': 'application/vnd.interoperability.transfers+json ; version=1.1' }, null],
-  ['Content-Type version 2.0', { 'content-type': 'application/vnd.interoperability.transfers+json;version=2.0' }, 3001],
+  ['Content-Type version 2.0', { 'content-type': 'application/vnd.interoperability.transfers+json;version=2.0' }, null],
+  ['Content-Type version 3.0', { 'content-type': 'application/vnd.interoperability.transfers+json;version=3.0' }, 3001],
   ['Content-Type version 1.2', { 'content-type': 'application/vnd.interoperability.transfers+json;version=1.2' }, 3001],
   ['Accept missing where required', { accept: undefined }, 3102],
   ['Accept malformed', { accept: 'application/json' }, 3101],
@@ -35,7 +36,10 @@ const HEADER_CASES = [
   ['Accept version=1', { accept: 'application/vnd.interoperability.transfers+json;version=1' }, null],
   ['Accept version=1.0', { accept: 'application/vnd.interoperability.transfers+json;version=1.0' }, null],
   ['Accept without a version', { accept: 'application/vnd.interoperability.transfers+json' }, null],
-  ['Accept version 2', { accept: 'application/vnd.interoperability.transfers+json;version=2' }, 3001],
+  ['Accept version 2', { accept: 'application/vnd.interoperability.transfers+json;version=2' }, null],
+  ['Accept version 3', { accept: 'application/vnd.interoperability.transfers+json;version=3' }, 3001],
+  ['Accept version 1.2', { accept: 'application/vnd.interoperability.transfers+json;version=1.2' }, 3001],
+  ['Accept listing 3 and 2.1', { accept: 'application/vnd.interoperability.transfers+json;version=3,application/vnd.interoperability.transfers+json;version=2.1' }, 3001],
   ['Accept listing 2.0 and 1', { accept: 'application/vnd.interoperability.transfers+json;version=2.0, application/vnd.interoperability.transfers+json;version=1' }, null],
   ['Date missing', { date: undefined }, 3102],
   ['Date not a date', { date: 'yesterday' }, 3101],
@@ -80,8 +84,8 @@ test('headers: Accept, Date and Content-Type are checked in Mojaloop\'s order, s
 });
 
 test('headers: an unsupported version lists the supported ones', () => {
-  const found = checkContentType('application/vnd.interoperability.transfers+json;version=2.0', 'transfers');
-  assert.deepEqual(found.supportedVersions, ['1.0', '1.1']);
+  const found = checkContentType('application/vnd.interoperability.transfers+json;version=2.1', 'transfers');
+  assert.deepEqual(found.supportedVersions, ['1.0', '1.1', '2.0']);
   assert.equal(checkAccept('application/vnd.interoperability.transfers+json;version=3', 'transfers').code, 3001);
 });
 
@@ -170,13 +174,13 @@ test('edge: the path ID must be a CorrelationId', () => {
 });
 
 test('edge: an unsupported version answers 406 with the versions in the extension list', () => {
-  const headers = validHeaders({ 'content-type': 'application/vnd.interoperability.transfers+json;version=2.0' });
+  const headers = validHeaders({ 'content-type': 'application/vnd.interoperability.transfers+json;version=3.0' });
   const { failure } = postTransfer({ headers, params: {}, payload: payload(transfer()) });
   assert.equal(failure.httpStatus, 406);
-  assert.deepEqual(failure.body.errorInformation.extensionList.extension, [{ key: '1', value: '0' }, { key: '1', value: '1' }]);
+  assert.deepEqual(failure.body.errorInformation.extensionList.extension, [{ key: '1', value: '0' }, { key: '1', value: '1' }, { key: '2', value: '0' }]);
 });
 
 test('edge: a route that is not in the specification is a programming error', () => {
-  assert.throws(() => createRequestValidator({ resource: 'transfers', method: 'DELETE', path: '/transfers/{ID}' }), /no DELETE/);
+  assert.throws(() => createRequestValidator({ resource: 'transfers', method: 'DELETE', path: '/transfers/{ID}' }), /has DELETE \/transfers\/{ID}/);
   assert.throws(() => createRequestValidator({ resource: 'transfers', method: 'GET', path: '/transfers/{ID}', pathSchemas: { Id: 'CorrelationId' } }), /no path parameter Id/);
 });
