@@ -5,9 +5,8 @@
 // base URL). Which FXPs are named is decided in domain/fxp-discovery.js on what the ledger's
 // participant directory reads (ledger/ports/participant-directory.js). The resource exists in
 // v2.0 only, so these routes speak version 2.0 alone (platform/fspiop/versions.js; 406 with
-// 3001 to any other), and the answer goes out in 2.0.
+// 3001 to any other), and the answer, in the version it was asked in, is 2.0.
 import { fspiopRoute, notImplementedRoute } from '../platform/fspiop/edge.js';
-import { defaultVersionOf } from '../platform/fspiop/versions.js';
 import { currencyPairFailure, decideFxpProviders } from './domain/fxp-discovery.js';
 import { hubEvent } from './callbacks.js';
 import { refuseUnknownSource } from './edge-flow.js';
@@ -38,10 +37,10 @@ export function serviceRoutes({ respond, directory, findFxps, hubName }) {
     const requester = accepted.headers['fspiop-source'];
     const body = decideFxpProviders({ candidates: await findFxps(pair ?? {}), ...pair, hubName, requester });
     const event = hubEvent({
-      id: `${requester} ${answerPath(pair)}`, action: 'answer', hubName, to: requester, endpointType: SERVICES_ENDPOINT,
-      templateParams: {}, resource: 'services', body, at: accepted.receivedAt,
+      id: `${requester} ${answerPath(pair)}`, action: 'answer', hubName, accepted, endpointType: SERVICES_ENDPOINT,
+      templateParams: {}, resource: 'services', body,
     });
-    return { events: [{ ...event, callback: { ...event.callback, path: answerPath(pair), version: defaultVersionOf('services') } }] };
+    return { events: [{ ...event, callback: { ...event.callback, path: answerPath(pair) } }] };
   };
 
   const route = (path, decide) => fspiopRoute({
