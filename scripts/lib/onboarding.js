@@ -38,6 +38,21 @@ export function standardEndpoints(base) {
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT', `${base}/participants/{{requestId}}`],
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR', `${base}/participants/{{requestId}}/error`],
     ['FSPIOP_CALLBACK_URL_QUOTES', base],
+    ...conversionEndpoints(base),
+  ];
+}
+
+/**
+ * The endpoints API v2.0's currency conversion adds: fx quotes and FXP discovery answers go to
+ * base URLs (the resource path is appended, as for quotes), fx transfers to Mojaloop's templates.
+ */
+export function conversionEndpoints(base) {
+  return [
+    ['FSPIOP_CALLBACK_URL_FX_QUOTES', base],
+    ['FSPIOP_CALLBACK_URL_FX_TRANSFER_POST', `${base}/fxTransfers`],
+    ['FSPIOP_CALLBACK_URL_FX_TRANSFER_PUT', `${base}/fxTransfers/{{commitRequestId}}`],
+    ['FSPIOP_CALLBACK_URL_FX_TRANSFER_ERROR', `${base}/fxTransfers/{{commitRequestId}}/error`],
+    ['FSPIOP_CALLBACK_URL_SERVICES', base],
   ];
 }
 
