@@ -450,6 +450,7 @@ test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6
   const runnerEnv = Object.fromEntries(testRun.spec.runner.env.map((e) => [e.name, e.value]));
   assert.equal(runnerEnv.TPS, '120');
   assert.equal(runnerEnv.TRANSFERS, '500000');
+  assert.equal(runnerEnv.WARMUP_SECONDS, '15', 'a warm-up ramp before the measured rate');
   assert.deepEqual(JSON.parse(runnerEnv.PAYER_WORKERS_JSON), payerWorkersOf(dfspNames(3), 3), 'each payer at the bridge of the process that takes its callbacks');
   assert.deepEqual(JSON.parse(runnerEnv.PAIRS_JSON), allPairs(dfspNames(3), 10000), 'the pairs perf/provision.js provisions');
   const script = named(objects, 'ConfigMap', testRun.spec.script.configMap.name).data[testRun.spec.script.configMap.file];
@@ -458,6 +459,8 @@ test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6
   assert.equal(job.metadata.annotations['helm.sh/hook'], 'post-install,post-upgrade');
   assert.ok(Number(job.metadata.annotations['helm.sh/hook-weight']) < Number(testRun.metadata.annotations['helm.sh/hook-weight']), 'provisioning first');
   assert.ok(job.spec.template.spec.containers[0].command.includes('--dfsps=3'));
+  // Funds for the measured run and the most a 15-s ramp from 1/s to 120/s can start (perf/run.js).
+  assert.ok(job.spec.template.spec.containers[0].command.includes(`--transfers=${500000 + Math.ceil((121 / 2) * 15) + 120}`));
   assert.ok(job.spec.template.spec.containers[0].command.includes('--sim-workers=3'), 'endpoints on the port of the owning process');
   const service = named(objects, 'Service', 'sw-fspiop-switch-loadtest-simulators');
   assert.deepEqual(service.spec.ports.map((p) => p.port).sort(), [7000, 7001, 7002, 7100, 7101, 7102]);

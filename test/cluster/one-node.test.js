@@ -83,13 +83,20 @@ async function assertPodsRun(tag) {
   for (const pod of switchPods) assert.equal(pod.spec.containers[0].image, `localhost/fspiop-switch:${tag}`, pod.metadata.name);
 }
 
-/** `completed=… failed=… dropped_iterations=…` of a k6 summary line (perf/k6/transfers.js handleSummary). */
+/** `completed=… failed=… dropped_iterations=… warmup_completed=… warmup_failed=…` of a k6 summary line (perf/k6/transfers.js handleSummary). */
 function k6Counts(output) {
   const line = output.split('\n').find((text) => /\bcompleted=\d+ failed=\d+/.test(text));
   assert.ok(line, `no k6 summary line in:\n${output.slice(-2000)}`);
-  const [, completed, failed] = line.match(/\bcompleted=(\d+) failed=(\d+)/);
-  const dropped = Number(line.match(/\bdropped_iterations=(\d+)/)?.[1] ?? 0);
-  return { line, completed: Number(completed), failed: Number(failed), dropped };
+  const count = (name) => Number(line.match(new RegExp(`\\b${name}=(\\d+)`))?.[1] ?? 0);
+  return { line, completed: count('completed'), failed: count('failed'), dropped: count('dropped_iterations'),
+    warmupCompleted: count('warmup_completed'), warmupFailed: count('warmup_failed') };
+}
+
+/** The install's k6 Job: its counts, every payment it completed (the warm-up's too) added to the run's. */
+async function countInstallRun() {
+  const k6 = k6Counts(await kubectl(['logs', `job/${FULL}-loadtest`]));
+  completedInRun += k6.completed + k6.warmupCompleted;
+  return k6;
 }
 
 async function assertGatePasses() {
@@ -105,8 +112,10 @@ test('install in dev mode: Deployments available, setup Jobs complete, the in-cl
   await run(bin('kubectl'), ['delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait'], { timeoutMs: 300_000 });
   await helm(['install', RELEASE, chart, '--create-namespace', ...chartValues(IMAGE_TAG), '--wait', '--wait-for-jobs', ...helmTimeout], { timeoutMs: 1_300_000 })
     .catch(async (error) => {
-      // A failed hook Job says why only in its log, which the cluster's teardown removes.
+      // A failed hook Job says why only in its log, which the cluster's teardown removes. The
+      // payments it made still count for the later tests' gates.
       const k6 = await kubectl(['logs', `job/${FULL}-loadtest`, '--tail', '60']).catch((logError) => logError.message);
+      await countInstallRun().catch(() => {});
       throw new Error(`${error.message}\nk6's log:\n${k6}`, { cause: error });
     });
   assertRolledOut(await items('deployments'), IMAGE_TAG);
@@ -115,11 +124,12 @@ test('install in dev mode: Deployments available, setup Jobs complete, the in-cl
   for (const name of [`${FULL}-migrate-1`, `${FULL}-topics-1`, `${FULL}-loadtest-provision`, `${FULL}-loadtest`]) {
     assert.ok(jobs[name]?.succeeded >= 1, `${name} completed: ${JSON.stringify(jobs[name])}`);
   }
-  const k6 = k6Counts(await kubectl(['logs', `job/${FULL}-loadtest`]));
+  const k6 = await countInstallRun();
   assert.equal(k6.failed, 0, k6.line);
+  assert.equal(k6.warmupFailed, 0, k6.line);
+  assert.ok(k6.warmupCompleted > 0, `the run warmed up first: ${k6.line}`);
   // constant-arrival-rate may start one iteration more than rate × duration.
   assert.ok(k6.completed + k6.dropped >= loadTest.transfers, k6.line);
-  completedInRun += k6.completed;
   await assertGatePasses();
 });
 
