@@ -6,10 +6,11 @@ import { privateKeyFromPem, signFspiopMessage } from '../../platform/fspiop/jws.
 
 const media = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
 
-export function dfspHeaders(resource, source, destination, { accept = true } = {}) {
+/** `version` is the `major.minor` sent (1.1 unless told; /fxQuotes, /fxTransfers and /services exist in 2.0 only); Accept names its major. */
+export function dfspHeaders(resource, source, destination, { accept = true, version = '1.1' } = {}) {
   return {
-    'content-type': media(resource, '1.1'),
-    ...(accept ? { accept: media(resource, '1') } : {}),
+    'content-type': media(resource, version),
+    ...(accept ? { accept: media(resource, version.split('.')[0]) } : {}),
     date: new Date().toUTCString(),
     'fspiop-source': source,
     ...(destination ? { 'fspiop-destination': destination } : {}),
