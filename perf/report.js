@@ -257,16 +257,22 @@ const mb = (bytes) => (bytes / 1024 / 1024).toFixed(0);
 const countOf = (summary, name) => summary.metrics[name]?.values.count ?? 0;
 
 /**
- * The iterations that cost the run's CPU: the completed ones, the warm-up's included (CPU is
- * sampled over the whole k6 run).
+ * The iterations that cost the run's CPU: the completed ones, the warm-up's and the
+ * conversion payments included (CPU is sampled over the whole k6 run); every payment the gate
+ * counts as completed.
  */
 export function paidIterations(summary) {
-  return countOf(summary, 'completed_transactions') + countOf(summary, 'warmup_completed');
+  return countOf(summary, 'completed_transactions') + countOf(summary, 'warmup_completed') + countOf(summary, 'conversion_completed');
 }
 
-/** The iterations that failed, the warm-up's included: what the gate must account for. */
+/** The iterations that failed, the warm-up's and the conversion payments' included: what the gate must account for. */
 export function failedIterations(summary) {
-  return countOf(summary, 'failed_transactions') + countOf(summary, 'warmup_failed');
+  return countOf(summary, 'failed_transactions') + countOf(summary, 'warmup_failed') + countOf(summary, 'conversion_failed');
+}
+
+/** The conversion payments that completed (perf/k6/transfers.js, CONVERSION_SHARE), the warm-up's not told apart. */
+export function conversionIterations(summary) {
+  return countOf(summary, 'conversion_completed');
 }
 
 /**

@@ -182,6 +182,7 @@ async function conversionPayment(context, { payer, payee, msisdn, amount, curren
     payer, payee: payeeFsp, transferId, amount: transferAmount.amount, currency: transferAmount.currency, ilpPacket, condition, version,
   }));
   if (failedOutcome(transferred)) return failedIn('transfer', transferred);
+  context.counters.conversionsCompleted += 1;
   return {
     body: { transferId, commitRequestId, transferState: transferred.body.transferState, sourceAmount: conversionTerms.sourceAmount, targetAmount: conversionTerms.targetAmount },
     phasesMs,

@@ -16,9 +16,10 @@ const config = readConfig(process.env);
 const worker = Number(process.env.SIM_WORKER_INDEX ?? 0);
 const correlator = createCorrelator({ maxWaiting: config.maxWaiting });
 const faults = createFaultSwitch();
-// What the payers did beyond one request per phase (bridge.js), for the validity gate, and
-// the switch's PATCHes to the FXPs by conversionState (a conversion's end, told to its FXP).
-const counters = { resent: 0, asked: 0, failedTransfers: [], fxPatches: {} };
+// What the payers did beyond one request per phase (bridge.js), for the validity gate; the
+// conversion payments completed (the warm-up's too, which k6 does not tell apart), and the
+// switch's PATCHes to the FXPs by conversionState (a conversion's end, told to its FXP).
+const counters = { resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {} };
 const context = { config, worker, correlator, counters };
 // Callbacks that settled nothing: late ones (their waiter had timed out), those addressed to
 // a payee (a PATCH's answer, say), or a registration that points at the wrong process.
