@@ -38,10 +38,11 @@ export const MODES = Object.keys(NOTIFICATION_RATIO);
 // A conversion payment makes two prepare-topic records (its fx transfer and its payment) and,
 // by mode, these notification-topic messages: its fx transfer 2 (the prepare to the FXP, the
 // FXP's reservation to the payer), its payment 2 and the PATCH COMMITTED to the FXP; through
-// the quoting service (modes full and quote-transfer) also its fx quote's 2 and its quote's 2.
-// FXP discovery, like a party lookup, makes none.
+// the quoting service (modes full and quote-transfer) also its fx quote's 2 and its quote's 2;
+// and in mode full the hub's answer to its FXP discovery (account-lookup produces the
+// /services answers to the notification topic, unlike its /parties calls).
 export const CONVERSION_PREPARES = 2;
-export const CONVERSION_NOTIFICATIONS = Object.freeze({ transfer: 5, 'quote-transfer': 9, full: 9 });
+export const CONVERSION_NOTIFICATIONS = Object.freeze({ transfer: 5, 'quote-transfer': 9, full: 10 });
 
 /** The gate's expected notification messages per prepare-topic record, `conversions` of the `payments` being conversion payments. */
 export function notificationRatio(mode, payments, conversions) {

@@ -42,13 +42,23 @@ test('a conversion share: conversion payments complete beside plain ones, commit
   const conversions = count('conversion_completed');
   const plain = count('completed_transactions');
   t.diagnostic(`plain ${plain}, conversions ${conversions}; gate ${result.gate.pass ? 'PASS' : result.gate.reasons.join('; ')}`);
-  assert.ok(plain + conversions >= result.run.transfers * 0.9, lines.join('\n'));
-  assert.ok(conversions >= result.run.transfers * SHARE * 0.4, `${conversions} conversion payments of ${result.run.transfers}\n${lines.join('\n')}`);
+  // Every iteration k6 started completes; on a busy machine k6 may drop some (no VU free in
+  // time: dropped_iterations), which says nothing about the switch.
   assert.equal(count('failed_transactions') + count('conversion_failed'), 0, lines.join('\n'));
+  assert.ok(plain + conversions + count('dropped_iterations') >= result.run.transfers - 1, lines.join('\n'));
+  assert.ok(conversions >= result.run.transfers * SHARE * 0.3, `${conversions} conversion payments of ${result.run.transfers}\n${lines.join('\n')}`);
+  assert.ok(plain >= result.run.transfers * (1 - SHARE) * 0.3, `${plain} plain payments of ${result.run.transfers}`);
   assert.ok(metrics.conversion_e2e_time?.values['p(95)'] > 0, 'the conversion payments are timed');
   assert.match(lines.join('\n'), new RegExp(`completed=${plain} .* conversion_completed=${conversions} `), 'the summary line counts both kinds');
   assert.equal(result.payerRetries.conversionsCompleted, conversions, 'the payers completed as many conversion payments as k6 counted');
   assert.deepEqual(result.payerRetries.fxPatches, { COMMITTED: conversions }, 'the FXP was told of each conversion\'s commit, and of nothing else');
+  // The gate is given every payment, and its Kafka counts expect the conversions' messages.
+  // Its transfer and money checks take a conversion's own record (kind FX_TRANSFER, FX_PREPARE
+  // and FX_COMMIT position changes) for a payment's until they tell the kinds apart: those
+  // reasons, and only those, may be given.
+  const beforeFx = /^(committed in MySQL \d+ ≠ k6 completed|payers' net position change|payees' commits)/;
+  assert.deepEqual(result.gate.reasons.filter((reason) => !beforeFx.test(reason)), [], 'the gate finds nothing else');
+  assert.match(lines.join('\n'), new RegExp(`≠ k6 completed ${plain + conversions}$|GATE PASS`, 'm'), 'the gate counts plain and conversion payments as completed');
 
   const runIds = `__${result.runTag}-%`;
   const rows = await target.db('transfer').where('transfer_id', 'like', runIds).select('kind', 'state', 'currency').count({ n: '*' }).groupBy('kind', 'state', 'currency');
