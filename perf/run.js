@@ -451,7 +451,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const markdown = await writeReport(dir, { ...meta, run });
   log(markdown);
   return {
-    dir, run, runTag, gate, summary, payerRetries, toldOtherwise, cpu: measured.cpu, resources: measured.resources, startedAt: measured.startedAt, faults: measured.faults, k6Output: measured.k6Output,
+    dir, run, runTag, gate, summary, payerRetries, simPort, toldOtherwise, cpu: measured.cpu, resources: measured.resources, startedAt: measured.startedAt, faults: measured.faults, k6Output: measured.k6Output,
   };
 }
 

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshTarget, runPerf } from '../../perf/run.js';
 import { adminClient } from '../../scripts/lib/onboarding.js';
-import { FXP_NAME, dfspNames } from '../../perf/provision.js';
+import { FXP_NAME, conversionPayeeNames, dfspNames, provision } from '../../perf/provision.js';
 import { convertAmount } from '../../perf/simulators/fxp.js';
 import { formatAmount, parseAmount } from '../../ledger/domain/money.js';
 
@@ -78,4 +78,15 @@ test('a conversion share: conversion payments complete beside plain ones, commit
   let usdPayers = 0n;
   for (const name of dfspNames(result.run.dfsps)) usdPayers += parseAmount((await positionsOf(request, name)).USD, { allowNegative: true });
   assert.equal(formatAmount(usdPayers), times('1', conversions), 'the USD DFSPs together paid out exactly the conversions\' source amounts');
+
+  // Provisioning again as the run did changes nothing: no second deposit, pair or account.
+  const names = [...dfspNames(result.run.dfsps), FXP_NAME, ...conversionPayeeNames(1)];
+  const accountsOf = async () => Promise.all(names.map(async (name) => (await request('GET', `/participants/${name}/accounts`)).body));
+  const accounts = await accountsOf();
+  await provision({
+    adminUrl: target.adminUrl, adminToken: target.adminToken, simBase: `http://127.0.0.1:${result.simPort}`, simWorkers: result.run.simWorkers, dfsps: result.run.dfsps,
+    msisdns: result.run.msisdns, transfers: result.run.transfers, dbEnv: target.dbEnv, jwsAlg: result.run.jwsAlg, tlsDir: target.tlsDir, conversion: true,
+  });
+  assert.deepEqual(await accountsOf(), accounts, 'provisioning again moved nothing');
+  assert.deepEqual((await request('GET', `/participants/${FXP_NAME}/currencyPairs`)).body.map(({ sourceCurrency, targetCurrency }) => `${sourceCurrency}/${targetCurrency}`), ['USD/EUR']);
 });
