@@ -403,8 +403,10 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const { pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies } = await provision({
     adminUrl: target.adminUrl, adminToken: target.adminToken, simBase: `http://127.0.0.1:${simPort}`, simWorkers: settings.simWorkers, dfsps: settings.dfsps,
     msisdns: settings.msisdns, dbEnv: target.dbEnv, loadParties: settings.mode === 'full',
-    // Caps and cover for the payments between two settlements (three intervals' worth), or for the whole run.
-    transfers: settles ? settings.tps * settings.settleEverySeconds * 3 : settings.transfers + warmupTransfersMax(settings),
+    // Caps and cover for the payments between two settlements (three intervals' worth), or for
+    // the whole run. The schedule settles USD only, so a run with conversions (whose EUR
+    // positions it never settles) has caps and cover for the whole run.
+    transfers: settles && !(settings.conversionShare > 0) ? settings.tps * settings.settleEverySeconds * 3 : settings.transfers + warmupTransfersMax(settings),
     // Unsigned runs keep ES256 keys registered: the switch's verification is off for them.
     jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, tlsDir: target.tlsDir, conversion: settings.conversionShare > 0, log,
   });
