@@ -7,6 +7,7 @@
 // FXP's USD and EUR positions and the EUR payee's, and that the gate is given every payment.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { freshTarget, runPerf } from '../../perf/run.js';
 import { adminClient } from '../../scripts/lib/onboarding.js';
 import { FXP_NAME, conversionPayeeNames, dfspNames, provision } from '../../perf/provision.js';
@@ -50,6 +51,7 @@ test('a conversion share: conversion payments complete beside plain ones, commit
   assert.ok(plain >= result.run.transfers * (1 - SHARE) * 0.3, `${plain} plain payments of ${result.run.transfers}`);
   assert.ok(metrics.conversion_e2e_time?.values['p(95)'] > 0, 'the conversion payments are timed');
   assert.match(lines.join('\n'), new RegExp(`completed=${plain} .* conversion_completed=${conversions} `), 'the summary line counts both kinds');
+  assert.match(readFileSync(`${result.dir}/summary.md`, 'utf8'), new RegExp(`${conversions} completed, 0 failed[^]*\\| conversion_e2e_time \\| \\d+`), 'the report shows them');
   assert.equal(result.payerRetries.conversionsCompleted, conversions, 'the payers completed as many conversion payments as k6 counted');
   assert.deepEqual(result.payerRetries.fxPatches, { COMMITTED: conversions }, 'the FXP was told of each conversion\'s commit, and of nothing else');
   // The gate is given every payment, and its Kafka counts expect the conversions' messages.
