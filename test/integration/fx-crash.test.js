@@ -84,7 +84,7 @@ async function positionValues() {
   return new Map(rows.map((row) => [`${row.name} ${row.currency}`, amountFromColumn(row.value)]));
 }
 
-test('SIGKILL of the position handler between the reservations and the commits of conversion payments: all final, nothing applied twice, each currency conserved, each payment ends with its conversion', { timeout: 240_000 }, async () => {
+test('SIGKILL of the position handler between the reservations and the commits of conversion payments: all final, nothing applied twice, each currency conserved, each payment ends with its conversion', { timeout: 240_000 }, async (t) => {
   const outcomes = [];
   const killed = killPositionMidStream();
   for (let index = 0; index < PAYMENTS; index += 1) {
@@ -97,10 +97,12 @@ test('SIGKILL of the position handler between the reservations and the commits o
   assert.ok(atKill.payments > 0, 'the kill came while payments were reserved and not committed');
   assert.ok(atKill.conversionStates.every((state) => state === 'RECEIVED_FULFIL_DEPENDENT'), `their conversions wait for them: ${atKill.conversionStates}`);
   await Promise.all(outcomes);
+  t.diagnostic(`at the kill ${atKill.payments} payments held reservations, their conversions ${atKill.conversionStates.join(', ')}`);
 
   const rows = await waitAllFinal(flows.flatMap((flow) => [flow.transferId, flow.commitRequestId]), 90_000);
   const committed = flows.filter((flow) => rows.get(flow.transferId).state === 'COMMITTED');
   committedFlows = committed;
+  t.diagnostic(`${committed.length} of ${PAYMENTS} conversion payments committed`);
   assert.ok(committed.length >= PAYMENTS * 0.95, `most payments commit (${committed.length} of ${PAYMENTS})`);
   for (const flow of flows) {
     const [payment, conversion] = [rows.get(flow.transferId), rows.get(flow.commitRequestId)];

@@ -37,7 +37,7 @@ async function conversionPayments(amounts) {
     assert.equal(told.body.transferState, 'COMMITTED', JSON.stringify(told.body));
     return flow;
   }));
-  const rejected = await payThroughFxp(scene, conversionPayment(scene.payee, { payeeBehaviour: 'reject', sourceAmount: '1000', targetAmount: '900' }));
+  const rejected = await payThroughFxp(scene, conversionPayment(scene.payee, { payeeBehaviour: 'reject', sourceAmount: '10', targetAmount: '9' }));
   assert.equal(rejected.body.errorInformation.errorCode, '5104', 'a payment that never committed is in no window');
   return paid;
 }
