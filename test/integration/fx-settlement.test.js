@@ -96,6 +96,46 @@ async function moveAllAccounts(settlement, state) {
   return answer.body;
 }
 
+/**
+ * Takes `settlement` through every step to SETTLED: each of its accounts' position falls by
+ * its net, back to zero (no other payment moved them), and its settlement account rises by it.
+ */
+async function settleAll(settlement, nets) {
+  const settled = (name, currency) => nets.has(positionAccountId(name, currency));
+  const before = await balances();
+  let moved = settlement;
+  for (const state of SETTLEMENT_STEPS) moved = await moveAllAccounts(moved, state);
+  const after = await balances();
+  for (const [name, currency] of ACCOUNTS.filter(([name, currency]) => settled(name, currency))) {
+    const net = nets.get(positionAccountId(name, currency));
+    const [was, is] = [before.get(`${name} ${currency}`), after.get(`${name} ${currency}`)];
+    assert.equal(is.POSITION, was.POSITION - net, `${name}'s ${currency} position falls by its net`);
+    assert.equal(is.POSITION, 0n, `${name}'s ${currency} position is back where it started`);
+    assert.equal(is.SETTLEMENT, was.SETTLEMENT + net, `${name}'s ${currency} settlement account moves by its net`);
+  }
+  for (const [name, currency] of ACCOUNTS.filter(([name, currency]) => !settled(name, currency))) {
+    assert.deepEqual(after.get(`${name} ${currency}`), before.get(`${name} ${currency}`), `${name}'s ${currency} accounts are another settlement's`);
+  }
+}
+
+function assertNets(settlement, expected) {
+  const accounts = accountsOf(settlement);
+  assert.deepEqual([...accounts.keys()].sort((a, b) => a - b), [...expected.keys()].sort((a, b) => a - b), 'one account per participant and currency');
+  for (const [name, currency] of ACCOUNTS.filter(([name, currency]) => expected.has(positionAccountId(name, currency)))) {
+    const account = accounts.get(positionAccountId(name, currency));
+    assert.deepEqual([account.currency, account.amountText], [currency, formatAmount(expected.get(positionAccountId(name, currency)))], `${name}'s net in ${currency}`);
+  }
+  for (const currency of new Set([...accounts.values()].map((account) => account.currency))) {
+    const total = [...accounts.values()].filter((account) => account.currency === currency).reduce((sum, account) => sum + account.net, 0n);
+    assert.equal(total, 0n, `the ${currency} nets sum to zero`);
+  }
+  return accounts;
+}
+
+const createSettlement = (settlementModel, windowId) => settlementApi('POST', '/v2/settlements', {
+  settlementModel, reason: 'conversion payments', settlementWindows: [{ id: windowId }],
+});
+
 test('a settlement over conversion payments nets each currency on its own, the FXP in both, and settling resets every position', async () => {
   const flows = await conversionPayments([['100', '90'], ['25.5', '23.25'], ['7.01', '6.3']]);
   const windowId = await closeOpenWindow();
@@ -108,33 +148,35 @@ test('a settlement over conversion payments nets each currency on its own, the F
     'every committed conversion in USD and its payment in EUR, once each',
   );
 
-  const created = await settlementApi('POST', '/v2/settlements', { settlementModel: DEFAULT_MODEL, reason: 'conversion payments', settlementWindows: [{ id: windowId }] });
+  const created = await createSettlement(DEFAULT_MODEL, windowId);
   assert.equal(created.status, 200, created.text);
-  const accounts = accountsOf(created.body);
   const expected = expectedNets(flows);
-  assert.deepEqual([...accounts.keys()].sort((a, b) => a - b), [...expected.keys()].sort((a, b) => a - b), 'one account per participant and currency');
-  for (const [name, currency] of ACCOUNTS) {
-    const account = accounts.get(positionAccountId(name, currency));
-    assert.deepEqual([account.currency, account.amountText], [currency, formatAmount(expected.get(positionAccountId(name, currency)))], `${name}'s net in ${currency}`);
-  }
+  const accounts = assertNets(created.body, expected);
   const fxpParticipant = accounts.get(positionAccountId(FXP, 'USD')).participantId;
   assert.equal(accounts.get(positionAccountId(FXP, 'EUR')).participantId, fxpParticipant, 'the FXP settles both its accounts under one participant');
   assert.ok(accounts.get(positionAccountId(FXP, 'USD')).net < 0n && accounts.get(positionAccountId(FXP, 'EUR')).net > 0n, 'the FXP received USD and paid EUR');
-  for (const currency of ['USD', 'EUR']) {
-    const total = [...accounts.values()].filter((account) => account.currency === currency).reduce((sum, account) => sum + account.net, 0n);
-    assert.equal(total, 0n, `the ${currency} nets sum to zero`);
-  }
-
-  const before = await balances();
-  let settlement = created.body;
-  for (const state of SETTLEMENT_STEPS) settlement = await moveAllAccounts(settlement, state);
-  const settled = await balances();
-  for (const [name, currency] of ACCOUNTS) {
-    const net = expected.get(positionAccountId(name, currency));
-    const [was, is] = [before.get(`${name} ${currency}`), settled.get(`${name} ${currency}`)];
-    assert.equal(is.POSITION, was.POSITION - net, `${name}'s ${currency} position falls by its net`);
-    assert.equal(is.POSITION, 0n, `${name}'s ${currency} position is back where it started`);
-    assert.equal(is.SETTLEMENT, was.SETTLEMENT + net, `${name}'s ${currency} settlement account moves by its net`);
-  }
+  await settleAll(created.body, expected);
   assert.equal((await settlementApi('GET', `/v2/settlementWindows/${windowId}`)).body.state, 'SETTLED');
+});
+
+test('with a deferred net model per currency, the two legs of conversion payments settle apart: USD between payer and FXP, EUR between FXP and payee', async () => {
+  for (const currency of ['USD', 'EUR']) {
+    const model = await scene.sw.admin.request('POST', '/settlementModels', {
+      name: `DEFERREDNET${currency}`, settlementGranularity: 'NET', settlementInterchange: 'MULTILATERAL', settlementDelay: 'DEFERRED', currency,
+      requireLiquidityCheck: true, ledgerAccountType: 'POSITION', settlementAccountType: 'SETTLEMENT', autoPositionReset: true,
+    });
+    assert.equal(model.status, 201, model.text);
+  }
+  const flows = await conversionPayments([['40', '36.8'], ['12.34', '11.11']]);
+  const windowId = await closeOpenWindow();
+  const expected = expectedNets(flows);
+  const ofCurrency = (currency) => new Map([...expected].filter(([accountId]) => ACCOUNTS.some(([name, of]) => of === currency && positionAccountId(name, of) === accountId)));
+  assert.equal((await createSettlement(DEFAULT_MODEL, windowId)).status, 400, 'the window\'s currencies closed under their own models');
+  for (const currency of ['USD', 'EUR']) {
+    const created = await createSettlement(`DEFERREDNET${currency}`, windowId);
+    assert.equal(created.status, 200, created.text);
+    assertNets(created.body, ofCurrency(currency));
+    await settleAll(created.body, ofCurrency(currency));
+  }
+  assert.equal((await settlementApi('GET', `/v2/settlementWindows/${windowId}`)).body.state, 'SETTLED', 'both currencies settled, the window with them');
 });
