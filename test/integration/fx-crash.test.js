@@ -59,11 +59,12 @@ async function killPositionMidStream() {
   }
   await scene.sw.kill('position', 0);
   // With the position handler gone nothing commits or reserves: what is reserved now was reserved at the kill.
-  const payments = await db('transfer').where({ kind: 'PAYMENT' }).whereIn('state', HOLDING).select('transfer_id', 'commit_request_id');
+  const payments = await db('transfer').where({ kind: 'PAYMENT' }).whereIn('state', HOLDING).select('state', 'commit_request_id');
   const conversions = await db('transfer').whereIn('transfer_id', payments.map((row) => row.commit_request_id)).select('state');
   await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
   await scene.sw.start('position', 0);
-  return { payments: payments.length, conversionStates: conversions.map((row) => row.state) };
+  const fulfilled = payments.filter((row) => row.state === 'RECEIVED_FULFIL').length;
+  return { payments: payments.length, fulfilled, conversionStates: conversions.map((row) => row.state) };
 }
 
 async function waitAllFinal(ids, timeoutMs) {
@@ -95,9 +96,9 @@ test('SIGKILL of the position handler between the reservations and the commits o
   }
   const atKill = await killed;
   assert.ok(atKill.payments > 0, 'the kill came while payments were reserved and not committed');
-  assert.ok(atKill.conversionStates.every((state) => state === 'RECEIVED_FULFIL_DEPENDENT'), `their conversions wait for them: ${atKill.conversionStates}`);
+  assert.ok(atKill.conversionStates.every((state) => state === 'RECEIVED_FULFIL_DEPENDENT'), `their conversions wait for them: ${atKill.conversionStates.join(', ')}`);
   await Promise.all(outcomes);
-  t.diagnostic(`at the kill ${atKill.payments} payments held reservations, their conversions ${atKill.conversionStates.join(', ')}`);
+  t.diagnostic(`at the kill ${atKill.payments} payments held reservations, ${atKill.fulfilled} of them fulfilled by the payee and waiting for their commit`);
 
   const rows = await waitAllFinal(flows.flatMap((flow) => [flow.transferId, flow.commitRequestId]), 90_000);
   const committed = flows.filter((flow) => rows.get(flow.transferId).state === 'COMMITTED');
