@@ -4,6 +4,7 @@
 // DFSP. The rules are every relayed resource's, as for quotes (relay.js); what is an fx
 // quote's own is here: the conversion's checks and what is kept of its request.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
+import { keptMessage } from './batch.js';
 import { decideRelayBatch, relayKind } from './relay.js';
 
 /** The event type the /fxQuotes edge produces (quoting/routes.js); every other quoting event is a quote's. */
@@ -42,8 +43,7 @@ export function conversionFailure(terms, { from, to }, participants) {
 function requestRecord(event) {
   const terms = event.body.conversionTerms;
   return {
-    headers: event.headers ?? {},
-    rawBody: event.rawBody ?? JSON.stringify(event.body),
+    ...keptMessage(event),
     sourceCurrency: terms.sourceAmount.currency,
     targetCurrency: terms.targetAmount.currency,
   };

@@ -4,6 +4,7 @@
 // request or answer, who may answer, GET from the stored quote) are every relayed resource's
 // (relay.js); what is a quote's own is here: which DFSPs are checked and what is kept.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
+import { keptMessage } from './batch.js';
 import {
   QUOTE_ACTION, QUOTE_OUTCOME, QUOTE_STATE, decideRelayBatch, relayKind,
 } from './relay.js';
@@ -27,8 +28,7 @@ function requestRecord(event) {
   const { body } = event;
   const expiresAtMs = Date.parse(body.expiration);
   return {
-    headers: event.headers ?? {},
-    rawBody: event.rawBody ?? JSON.stringify(body),
+    ...keptMessage(event),
     transactionId: body.transactionId ?? null,
     amount: body.amount?.amount ?? null,
     currency: body.amount?.currency ?? null,
