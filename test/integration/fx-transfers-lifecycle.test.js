@@ -57,6 +57,15 @@ test('expiry, FXP silent: a reserved conversion the FXP never answers expires, t
   });
   assert.deepEqual(await scene.allPositions(), before, 'the payer\'s USD released, nothing else moved');
   assert.deepEqual(await storedStates(flow), { conversion: 'EXPIRED_RESERVED' });
+
+  // The FXP's fulfilment after the expiry comes too late: 3303 to the FXP, nothing else.
+  await scene.answerConversion(flow);
+  await scene.expectCalls(flow, {
+    payer: ['PUT /fxTransfers/{commitRequestId}/error 3303'],
+    fxp: ['POST /fxTransfers', 'PUT /fxTransfers/{commitRequestId}/error 3303', 'PUT /fxTransfers/{commitRequestId}/error 3303'],
+  });
+  assert.deepEqual(await scene.allPositions(), before);
+  assert.deepEqual(await storedStates(flow), { conversion: 'EXPIRED_RESERVED' });
 });
 
 test('expiry, no payment: a conversion its FXP fulfilled expires without a payment, the payer hears 3303 and the FXP is PATCHed ABORTED', async () => {
@@ -74,6 +83,15 @@ test('expiry, no payment: a conversion its FXP fulfilled expires without a payme
   assert.equal(patched.body.extensionList?.extension?.some((entry) => entry.value.includes('3303')), true, `the PATCH names the expiry: ${patched.rawBody}`);
   assert.deepEqual(await scene.allPositions(), before);
   assert.deepEqual(await storedStates(flow), { conversion: 'EXPIRED_RESERVED' });
+
+  // The payment, sent after its conversion expired, is refused and moves nothing.
+  await scene.postPayment(flow);
+  await scene.expectCalls(flow, {
+    payer: ['PUT /fxTransfers/{commitRequestId} RESERVED', 'PUT /fxTransfers/{commitRequestId}/error 3303', 'PUT /transfers/{transferId}/error 3100'],
+    fxp: ['POST /fxTransfers', 'PATCH /fxTransfers/{commitRequestId} ABORTED'],
+  });
+  assert.deepEqual(await scene.allPositions(), before);
+  assert.deepEqual(await storedStates(flow), { conversion: 'EXPIRED_RESERVED', payment: 'INVALID' });
 });
 
 test('expiry, payee silent: a payment reserved against the FXP\'s EUR expires, both reservations are released, the FXP is PATCHed ABORTED and payer and payee hear 3303', async () => {
@@ -98,7 +116,8 @@ test('an FXP fulfilment that does not match the conversion\'s condition: payer a
   const flow = conversionPayment(payee);
   await scene.postConversion(flow);
   await scene.conversionAtFxp(flow);
-  await scene.answerConversion(flow, { body: reservedBody(randomBytes(32).toString('base64url')) });
+  const wrongAnswer = reservedBody(randomBytes(32).toString('base64url'));
+  await scene.answerConversion(flow, { body: wrongAnswer });
 
   await scene.expectCalls(flow, {
     payer: ['PUT /fxTransfers/{commitRequestId}/error 3100'],
@@ -106,6 +125,16 @@ test('an FXP fulfilment that does not match the conversion\'s condition: payer a
   });
   assert.deepEqual(await scene.allPositions(), before);
   assert.deepEqual(await storedStates(flow), { conversion: 'ABORTED_ERROR' });
+
+  // Once released, the same answer again is told the final state, and the right fulfilment
+  // after a wrong one is a changed answer (3106): the payer is neither told nor reserved again.
+  await scene.answerConversion(flow, { body: wrongAnswer });
+  await scene.answerConversion(flow);
+  await scene.expectCalls(flow, {
+    payer: ['PUT /fxTransfers/{commitRequestId}/error 3100'],
+    fxp: ['POST /fxTransfers', 'PUT /fxTransfers/{commitRequestId}/error 3100', 'PUT /fxTransfers/{commitRequestId} ABORTED', 'PUT /fxTransfers/{commitRequestId}/error 3106'],
+  });
+  assert.deepEqual(await scene.allPositions(), before);
 });
 
 test('a payee fulfilment that does not match: every reservation is released and the FXP is PATCHed ABORTED', async () => {
@@ -164,10 +193,12 @@ test('duplicates: each request again is answered from the hub\'s state, a change
   await scene.fxp.waitFor((call) => call.method === 'PATCH' && call.path === `/fxTransfers/${flow.commitRequestId}`);
   await scene.postConversion(flow);
   await scene.postPayment(flow);
+  await scene.postConversion(flow, { body: { ...flow.conversion, targetAmount: { currency: 'EUR', amount: '91' } } });
   await scene.expectCalls(flow, {
     payer: [
       'PUT /fxTransfers/{commitRequestId} RESERVED', 'PUT /fxTransfers/{commitRequestId} RESERVED', 'PUT /fxTransfers/{commitRequestId}/error 3106',
       'PUT /transfers/{transferId} COMMITTED', 'PUT /fxTransfers/{commitRequestId} COMMITTED', 'PUT /transfers/{transferId} COMMITTED',
+      'PUT /fxTransfers/{commitRequestId}/error 3106',
     ],
     fxp: ['POST /fxTransfers', 'PUT /fxTransfers/{commitRequestId}/error 3106', 'PATCH /fxTransfers/{commitRequestId} COMMITTED'],
     payee: ['POST /transfers'],
