@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { conversionPayment, reservedBody, startFxScene, waitUntil } from '../support/fx-switch.js';
+import { conversionPayment, fxHeaders, reservedBody, startFxScene, waitUntil } from '../support/fx-switch.js';
 import { fspiopHeaders, fulfilmentFor } from '../support/test-dfsp.js';
 
 let scene;
@@ -228,6 +228,18 @@ test('impostors: only the FXP answers a conversion and only its payer sends the 
   for (const refused of [toOther, toPayee]) {
     assert.match(refused.body.errorInformation.errorDescription, /not the counterparty FSP/, 'refused as not the conversion\'s FXP');
   }
+  // Nor may the third DFSP end it with an error or read it, and a conversion is no transfer:
+  // the FXP's PUT /transfers under its id finds nothing (3208).
+  const error = { errorInformation: { errorCode: '5100', errorDescription: 'not mine to refuse' } };
+  const aborted = await scene.send(`/fxTransfers/${flow.commitRequestId}/error`, 'PUT', fxHeaders('otherfsp', 'payerfsp', { accept: false }), error);
+  assert.equal(aborted.status, 200, aborted.text);
+  const read = await scene.send(`/fxTransfers/${flow.commitRequestId}`, 'GET', fxHeaders('otherfsp', 'fxp1'));
+  assert.equal(read.status, 202, read.text);
+  const asTransfer = await scene.send(`/transfers/${flow.commitRequestId}`, 'PUT', fspiopHeaders('fxp1', 'payerfsp', { accept: false }), {
+    fulfilment: flow.fxFulfilment, completedTimestamp: new Date().toISOString(), transferState: 'COMMITTED',
+  });
+  assert.equal(asTransfer.status, 200, asTransfer.text);
+  await scene.fxp.waitFor((call) => call.path === `/transfers/${flow.commitRequestId}/error`);
   assert.deepEqual(await storedStates(flow), { conversion: 'RESERVED' }, 'nothing changed');
 
   // The real FXP still answers; a payment under the determining id from another DFSP is refused and not stored.
@@ -243,9 +255,12 @@ test('impostors: only the FXP answers a conversion and only its payer sends the 
   await scene.postPayment(flow);
   await scene.expectCalls(flow, {
     payer: ['PUT /fxTransfers/{commitRequestId} RESERVED', 'PUT /transfers/{transferId} COMMITTED'],
-    fxp: ['POST /fxTransfers', 'PATCH /fxTransfers/{commitRequestId} COMMITTED'],
+    fxp: ['POST /fxTransfers', 'PUT /transfers/{commitRequestId}/error 3208', 'PATCH /fxTransfers/{commitRequestId} COMMITTED'],
     payee: ['POST /transfers', 'PUT /fxTransfers/{commitRequestId}/error 3100'],
-    otherfsp: ['PUT /fxTransfers/{commitRequestId}/error 3100', 'PUT /transfers/{transferId}/error 3100'],
+    otherfsp: [
+      'PUT /fxTransfers/{commitRequestId}/error 3100', 'PUT /fxTransfers/{commitRequestId}/error 3100', 'PUT /fxTransfers/{commitRequestId}/error 3208',
+      'PUT /transfers/{transferId}/error 3100',
+    ],
   });
   assert.deepEqual(await scene.allPositions(), movedBy(before, { payerUsd: 100, fxpUsd: -100, fxpEur: 90, payeeEur: -90 }));
   assert.deepEqual(await scene.positions('otherfsp'), otherBefore, 'the impostor moved nothing');
