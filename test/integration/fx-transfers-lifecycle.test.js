@@ -111,6 +111,20 @@ test('expiry, payee silent: a payment reserved against the FXP\'s EUR expires, b
   assert.deepEqual(await storedStates(flow), { conversion: 'ABORTED_ERROR', payment: 'EXPIRED_RESERVED' });
 });
 
+test('a payment refused at prepare releases the conversion waiting for it at once: the payer\'s USD, with the FXP PATCHed ABORTED', async () => {
+  const before = await scene.allPositions();
+  const flow = conversionPayment(payee);
+  await scene.reservedConversion(flow);
+  await scene.postPayment(flow, { body: { ...flow.payment, amount: { amount: '91', currency: 'EUR' } } });
+
+  await scene.expectCalls(flow, {
+    payer: ['PUT /fxTransfers/{commitRequestId} RESERVED', 'PUT /transfers/{transferId}/error 3100'],
+    fxp: ['POST /fxTransfers', 'PATCH /fxTransfers/{commitRequestId} ABORTED'],
+  });
+  assert.deepEqual(await scene.allPositions(), before, 'the payer\'s USD released; the FXP\'s EUR never reserved');
+  assert.deepEqual(await storedStates(flow), { conversion: 'ABORTED_ERROR', payment: 'INVALID' });
+});
+
 test('an FXP fulfilment that does not match the conversion\'s condition: payer and FXP hear 3100 and the payer is released', async () => {
   const before = await scene.allPositions();
   const flow = conversionPayment(payee);

@@ -124,6 +124,9 @@ function sceneHelpers(scene) {
     await sleep(settleMs);
     const all = received();
     for (const role of Object.keys(dfsps)) assert.deepEqual(all[role], [...(expected[role] ?? [])].sort(), `the calls ${role} received`);
+    const unsigned = Object.values(dfsps).flatMap((dfsp) => callsAbout(dfsp, flow).filter((call) => call.signatureProblem)
+      .map((call) => `${dfsp.name}: ${call.method} ${call.path} from ${call.headers['fspiop-source']}: ${call.signatureProblem}`));
+    assert.deepEqual(unsigned, [], 'every call verifies with its sender\'s key');
   }
 
   return { send, positions, allPositions, postConversion, answerConversion, conversionAtFxp, reservedConversion, postPayment, expectCalls };
@@ -133,14 +136,18 @@ export function reservedBody(fulfilment) {
   return { conversionState: 'RESERVED', fulfilment, completedTimestamp: new Date().toISOString() };
 }
 
+/** The calls `dfsp` received about the conversion or the payment of a flow. */
+function callsAbout(dfsp, { commitRequestId, transferId }) {
+  return dfsp.received.filter((call) => call.path.includes(commitRequestId) || call.path.includes(transferId)
+    || call.body?.commitRequestId === commitRequestId || call.body?.transferId === transferId);
+}
+
 /**
  * What `dfsp` received about `flow`, sorted, one line a call: method, path with the ids
  * written {commitRequestId} and {transferId}, then the error code or the state it carried.
  */
 export function callSummaries(dfsp, { commitRequestId, transferId }) {
-  const about = (call) => call.path.includes(commitRequestId) || call.path.includes(transferId)
-    || call.body?.commitRequestId === commitRequestId || call.body?.transferId === transferId;
-  return dfsp.received.filter(about).map((call) => {
+  return callsAbout(dfsp, { commitRequestId, transferId }).map((call) => {
     const path = call.path.replace(commitRequestId, '{commitRequestId}').replace(transferId, '{transferId}');
     const carried = call.body?.errorInformation?.errorCode ?? call.body?.conversionState ?? call.body?.transferState;
     return carried ? `${call.method} ${path} ${carried}` : `${call.method} ${path}`;
