@@ -39,6 +39,14 @@ async function storedStates(flow) {
   return Object.fromEntries(rows.map((row) => [row.transfer_id === flow.commitRequestId ? 'conversion' : 'payment', row.state]));
 }
 
+/** The payee's PUT /transfers/{ID}, sent by the test for a payee told to stay silent. */
+async function fulfilAsPayee(flow) {
+  const fulfilled = await scene.send(`/transfers/${flow.transferId}`, 'PUT', fspiopHeaders('payeefsp', 'payerfsp', { accept: false }), {
+    fulfilment: fulfilmentFor(payee.secret, flow.payment.ilpPacket), completedTimestamp: new Date().toISOString(), transferState: 'COMMITTED',
+  });
+  assert.equal(fulfilled.status, 200, fulfilled.text);
+}
+
 const errorAt = (dfsp, flow, resource = 'fxTransfers') => {
   const id = resource === 'fxTransfers' ? flow.commitRequestId : flow.transferId;
   return dfsp.waitFor((call) => call.method === 'PUT' && call.path === `/${resource}/${id}/error`, 20_000);
@@ -199,11 +207,7 @@ test('duplicates: each request again is answered from the hub\'s state, a change
   assert.deepEqual(await scene.allPositions(), movedBy(before, { payerUsd: 100, fxpEur: 90 }), 'the FXP reserved once');
 
   // The payee commits; then the conversion and the payment again, each answered with its final state.
-  const fulfilment = fulfilmentFor(payee.secret, flow.payment.ilpPacket);
-  const fulfilled = await scene.send(`/transfers/${flow.transferId}`, 'PUT', fspiopHeaders('payeefsp', 'payerfsp', { accept: false }), {
-    fulfilment, completedTimestamp: new Date().toISOString(), transferState: 'COMMITTED',
-  });
-  assert.equal(fulfilled.status, 200, fulfilled.text);
+  await fulfilAsPayee(flow);
   await scene.fxp.waitFor((call) => call.method === 'PATCH' && call.path === `/fxTransfers/${flow.commitRequestId}`);
   await scene.postConversion(flow);
   await scene.postPayment(flow);
@@ -222,6 +226,41 @@ test('duplicates: each request again is answered from the hub\'s state, a change
   assert.deepEqual(hubAnswers.map((call) => call.path).sort(), [`/fxTransfers/${flow.commitRequestId}`, `/transfers/${flow.transferId}`].sort(), 'the duplicates after the end are answered by the hub');
   assert.equal(hubAnswers.find((call) => call.path.startsWith('/fxTransfers')).body.fulfilment, flow.fxFulfilment);
   assert.deepEqual(await scene.allPositions(), movedBy(before, { payerUsd: 100, fxpUsd: -100, fxpEur: 90, payeeEur: -90 }), 'payer → FXP in USD, FXP → payee in EUR, once');
+  assert.deepEqual(await storedStates(flow), { conversion: 'COMMITTED', payment: 'COMMITTED' });
+});
+
+test('duplicates at once: the same POST /fxTransfers and the same POST /transfers sent twice together each reserve once', async () => {
+  const before = await scene.allPositions();
+  // The payee answers once, whatever it is sent: a second answer would be a changed one (3106).
+  const flow = conversionPayment(payee, { payeeBehaviour: 'late' });
+  await Promise.all([scene.postConversion(flow), scene.postConversion(flow)]);
+  await scene.conversionAtFxp(flow);
+  await waitUntil(async () => (await storedStates(flow)).conversion === 'RESERVED');
+  await scene.answerConversion(flow);
+  await scene.payer.waitFor((call) => call.method === 'PUT' && call.path === `/fxTransfers/${flow.commitRequestId}`);
+  await Promise.all([scene.postPayment(flow), scene.postPayment(flow)]);
+  await payee.waitFor((call) => call.method === 'POST' && call.path === '/transfers' && call.body?.transferId === flow.transferId);
+  await waitUntil(async () => (await storedStates(flow)).payment === 'RESERVED');
+  await fulfilAsPayee(flow);
+  await scene.fxp.waitFor((call) => call.method === 'PATCH' && call.path === `/fxTransfers/${flow.commitRequestId}`);
+  await scene.payer.waitFor((call) => call.method === 'PUT' && call.path === `/transfers/${flow.transferId}`);
+
+  // A duplicate caught while its first is still on its way to the position handler is
+  // decided there again, which forwards the request again: the FXP and the payee may each
+  // see theirs twice, identical, and nothing else.
+  const forwarded = (dfsp, path) => dfsp.received.filter((call) => call.method === 'POST' && call.path === path
+    && (call.body.commitRequestId === flow.commitRequestId || call.body.transferId === flow.transferId));
+  for (const [dfsp, path] of [[scene.fxp, '/fxTransfers'], [payee, '/transfers']]) {
+    const calls = forwarded(dfsp, path);
+    assert.ok(calls.length >= 1 && calls.length <= 2 && calls.every((call) => call.rawBody === calls[0].rawBody), `${dfsp.name}: ${calls.length} forwards`);
+  }
+  const posts = (dfsp, path) => Array(forwarded(dfsp, path).length).fill(`POST ${path}`);
+  await scene.expectCalls(flow, {
+    payer: ['PUT /fxTransfers/{commitRequestId} RESERVED', 'PUT /transfers/{transferId} COMMITTED'],
+    fxp: [...posts(scene.fxp, '/fxTransfers'), 'PATCH /fxTransfers/{commitRequestId} COMMITTED'],
+    payee: [...posts(payee, '/transfers')],
+  });
+  assert.deepEqual(await scene.allPositions(), movedBy(before, { payerUsd: 100, fxpUsd: -100, fxpEur: 90, payeeEur: -90 }), 'each currency moved once');
   assert.deepEqual(await storedStates(flow), { conversion: 'COMMITTED', payment: 'COMMITTED' });
 });
 
