@@ -23,7 +23,7 @@ before(async () => {
 after(() => scene?.stop());
 
 /** Short enough for the expiry tests, long enough for a loaded machine to get a step done before it. */
-const SHORT_EXPIRY_MS = 4_000;
+const SHORT_EXPIRY_MS = 5_000;
 
 /** `before` with `moved` added: { payer: { USD }, fxp: { USD, EUR }, payee: { EUR } }. */
 function movedBy(before, { payerUsd = 0, fxpUsd = 0, fxpEur = 0, payeeEur = 0 }) {
@@ -104,7 +104,7 @@ test('expiry, no payment: a conversion its FXP fulfilled expires without a payme
 
 test('expiry, payee silent: a payment reserved against the FXP\'s EUR expires, both reservations are released, the FXP is PATCHed ABORTED and payer and payee hear 3303', async () => {
   const before = await scene.allPositions();
-  const flow = conversionPayment(payee, { payeeBehaviour: 'late', expiresInMs: SHORT_EXPIRY_MS + 1_000 });
+  const flow = conversionPayment(payee, { payeeBehaviour: 'late', expiresInMs: SHORT_EXPIRY_MS + 2_000 });
   await scene.reservedConversion(flow);
   await scene.postPayment(flow);
   await payee.waitFor((call) => call.method === 'POST' && call.path === '/transfers' && call.body?.transferId === flow.transferId);
