@@ -3,52 +3,34 @@
 // The payer asks the FXP to convert (POST /fxTransfers), the FXP reserves it, the payer sends
 // the payment in EUR, and the payee's fulfil commits both: payer → FXP in USD, FXP → payee in
 // EUR, with the FXP PATCHed. An FXP error and a payee error each release every reservation.
-// The api-adapter, every handler as its own process, real Kafka and MariaDB, DFSPs over HTTP.
+// The api-adapter, every handler as its own process, real Kafka and MariaDB, DFSPs over HTTP
+// (the scene: test/support/fx-switch.js).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  FXP, PAYER, conversionPayment as conversionPaymentOf, fxHeaders, positionsOf, postPayment as postPaymentOf, reserveConversion, sendToSwitch, startConversionSwitch,
-} from '../support/conversion-payments.js';
+import { conversionPayment, fxHeaders, startFxScene, waitUntil } from '../support/fx-switch.js';
 
 let scene;
-let sw;
 let payer;
 let fxp;
 let payee;
 
 before(async () => {
-  scene = await startConversionSwitch();
-  ({ sw, payer, fxp, payee } = scene);
+  scene = await startFxScene();
+  ({ payer, fxp, payee } = scene);
 });
 
 after(() => scene?.stop());
 
-const send = (path, method, headers, body) => sendToSwitch(sw, path, method, headers, body);
-
-/** The conversion and the payment it is for: USD 100 from the payer becomes EUR 90 for the payee. */
-const conversionPayment = (options) => conversionPaymentOf(payee, options);
-
-const positions = (name) => positionsOf(sw, name);
-
-async function allPositions() {
-  return { payer: await positions('payerfsp'), fxp: await positions('fxp1'), payee: await positions('payeefsp') };
-}
-
+const send = (...args) => scene.send(...args);
+const positions = (name) => scene.positions(name);
+const allPositions = () => scene.allPositions();
+const reservedConversion = (flow) => scene.reservedConversion(flow);
+const postPayment = (flow) => scene.postPayment(flow);
 const callTo = (dfsp, method, path) => dfsp.waitFor((call) => call.method === method && call.path === path);
-
-/** The payer's conversion, reserved by the FXP and forwarded to the payer. */
-async function reservedConversion(flow) {
-  const { atFxp, atPayer } = await reserveConversion(scene, flow);
-  assert.equal(atFxp.headers['fspiop-source'], PAYER, 'the payer\'s request is forwarded as it sent it');
-  assert.equal(atPayer.body.conversionState, 'RESERVED');
-  assert.equal(atPayer.headers['fspiop-source'], FXP, 'the FXP\'s answer is forwarded as it sent it');
-}
-
-const postPayment = (flow) => postPaymentOf(sw, flow);
 
 test('a conversion payment: the FXP reserves, the payee commits, both currencies move exactly and the FXP is PATCHed COMMITTED', async () => {
   const before = await allPositions();
-  const flow = conversionPayment();
+  const flow = conversionPayment(payee);
   await reservedConversion(flow);
   assert.deepEqual((await positions('payerfsp')).USD, before.payer.USD + 100, 'the payer is reserved in the source currency');
   await postPayment(flow);
@@ -65,13 +47,13 @@ test('a conversion payment: the FXP reserves, the payee commits, both currencies
     fxp: { USD: before.fxp.USD - 100, EUR: before.fxp.EUR + 90 },
     payee: { EUR: before.payee.EUR - 90 },
   }, 'payer → FXP in USD, FXP → payee in EUR');
-  const [rows] = await sw.admin.db.raw('SELECT transfer_id, state FROM transfer WHERE transfer_id IN (?, ?)', [flow.transferId, flow.commitRequestId]);
+  const [rows] = await scene.sw.admin.db.raw('SELECT transfer_id, state FROM transfer WHERE transfer_id IN (?, ?)', [flow.transferId, flow.commitRequestId]);
   assert.deepEqual(rows.map((row) => row.state), ['COMMITTED', 'COMMITTED']);
 });
 
 test('the FXP\'s error releases the payer\'s reservation and reaches the payer', async () => {
   const before = await allPositions();
-  const flow = conversionPayment();
+  const flow = conversionPayment(payee);
   const posted = await send('/fxTransfers', 'POST', fxHeaders('payerfsp', 'fxp1'), flow.conversion);
   assert.equal(posted.status, 202, posted.text);
   await fxp.waitFor((call) => call.method === 'POST' && call.body?.commitRequestId === flow.commitRequestId);
@@ -86,7 +68,7 @@ test('the FXP\'s error releases the payer\'s reservation and reaches the payer',
 
 test('the payee\'s error releases the FXP\'s target and the payer\'s source reservations, and the FXP is PATCHed ABORTED', async () => {
   const before = await allPositions();
-  const flow = conversionPayment({ payeeBehaviour: 'reject' });
+  const flow = conversionPayment(payee, { payeeBehaviour: 'reject' });
   await reservedConversion(flow);
   await postPayment(flow);
   const rejected = await callTo(payer, 'PUT', `/transfers/${flow.transferId}/error`);
@@ -95,12 +77,3 @@ test('the payee\'s error releases the FXP\'s target and the payer\'s source rese
   assert.equal(patched.body.conversionState, 'ABORTED');
   assert.deepEqual(await allPositions(), before, 'every reservation released, in both currencies');
 });
-
-async function waitUntil(condition, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('condition not met in time');
-}
