@@ -12,12 +12,12 @@
 // setting), the DFSPs serve their callback endpoints over HTTPS and require it.
 import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
-import { closeAndSettle, deferredNetModel } from './lib/settlement.js';
+import { closeAndSettle, deferredNetModel, settleCurrency } from './lib/settlement.js';
 import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
 import { dfspHeaders } from './lib/fspiop-headers.js';
 import { call, discover, registerParty, requestQuote } from './lib/demo-dfsp-calls.js';
-import { CONVERSION_DFSPS, checkConversion, onboardConversion, payWithConversion } from './lib/demo-conversion.js';
+import { CONVERSION_DFSPS, TARGET_CURRENCY, checkConversion, onboardConversion, payWithConversion } from './lib/demo-conversion.js';
 import { dfspKeyPairFiles } from '../tools/lib/jws-key-files.js';
 import { ensureClientCertificate, ensureServerCertificate } from './lib/scheme-certs.js';
 import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
@@ -218,17 +218,24 @@ async function accountRows(request) {
 
 /**
  * The scheme settles: the open window is closed and every closed window settled under the
- * deferred net model; each DFSP's net amount and its position and settlement account before
- * and after are printed.
+ * deferred net model of USD, then the conversion's EUR under EUR's (where EUR is settled
+ * deferred net: a scheme that settles it gross has none, and its sweep settled it already);
+ * each DFSP's net amount and its position and settlement account before and after are printed.
  */
 async function settle(request, before) {
   const settlementRequest = adminClient(SETTLEMENT_URL, { token: operatorTokensFromEnv().readWrite });
   const modelName = await deferredNetModel(request, CURRENCY);
   const settled = await closeAndSettle(settlementRequest, { modelName, reason: 'demo settlement' });
-  if (!settled) {
-    console.log('\nSettlement: no committed transfer waits to be settled');
-    return;
-  }
+  if (!settled) console.log('\nSettlement: no committed transfer waits to be settled');
+  else await printSettlement(request, before, settled, modelName);
+  const targetModelName = await deferredNetModel(request, TARGET_CURRENCY, { ownOnly: true });
+  if (!targetModelName) return;
+  const settledTarget = await settleCurrency(settlementRequest, { modelName: targetModelName, currency: TARGET_CURRENCY, reason: 'demo settlement' });
+  if (settledTarget) await printSettlement(request, before, settledTarget, targetModelName);
+}
+
+/** A settlement's accounts: each DFSP's net amount, its position and settlement account before and after. */
+async function printSettlement(request, before, settled, modelName) {
   const after = await accountRows(request);
   const valueOf = (rows, id) => rows.find((row) => row.account === id)?.value ?? '';
   const nameOf = (id) => before.find((row) => row.account === id)?.participant ?? String(id);

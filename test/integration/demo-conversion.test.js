@@ -57,7 +57,7 @@ const positionOf = (result, participant, currency) => result.positions.find((row
 test('onboarding the conversion twice leaves the FXP with accounts in both currencies, its pair once, and the payee in EUR', async () => {
   const { request } = sw.admin;
   const pairs = (await request('GET', `/participants/${FXP.name}/currencyPairs`)).body;
-  assert.deepEqual(pairs, [{ sourceCurrency: 'USD', targetCurrency: 'EUR' }]);
+  assert.deepEqual(pairs.map(({ sourceCurrency, targetCurrency }) => `${sourceCurrency}/${targetCurrency}`), ['USD/EUR']);
   const accounts = (await request('GET', `/participants/${FXP.name}/accounts`)).body;
   assert.deepEqual([...new Set(accounts.map((account) => account.currency))].sort(), ['EUR', 'USD']);
   const positions = (await request('GET', `/participants/${PAYEE.name}/positions`)).body;
