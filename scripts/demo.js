@@ -1,8 +1,10 @@
-// `make demo`: onboards the hub and four demo DFSPs through the admin API (as a scheme
-// operator would, with central-ledger's requests), serves the four DFSPs' simulators, lets
-// each payee register its customer's MSISDN, then runs payments through the switch as a
-// DFSP would, each one discovery → quote → transfer (with the failures a DFSP meets), and
-// prints every step, what each payer was told, and the positions. Safe to run again.
+// `make demo`: onboards the hub and four demo DFSPs in USD through the admin API (as a scheme
+// operator would, with central-ledger's requests), an FXP in USD and EUR and a DFSP in EUR,
+// serves the six DFSPs' simulators, lets each payee register its customer's MSISDN, then runs
+// payments through the switch as a DFSP would, each one discovery → quote → transfer (with
+// the failures a DFSP meets), and one with currency conversion (FSPIOP v2.0, lib/demo-
+// conversion.js), and prints every step, what each payer was told, and the positions; then it
+// settles USD, and EUR where EUR is settled deferred net. Safe to run again.
 // Every DFSP signs what it sends with its own key pair (kept in DFSP_JWS_KEYS_DIR and
 // registered at onboarding) and checks every callback it gets with the sender's published key.
 // When the edges serve HTTPS (TLS_CERT_PATH, set by scripts/env.sh with CLIENT_IDENTITY=

@@ -44,7 +44,8 @@ export async function onboardConversion(request, { endpointBaseOf, jwsPublicKeyO
   for (const dfsp of CONVERSION_DFSPS) {
     await ensureDfspInCurrencies(request, { ...dfsp, endpointBase: endpointBaseOf(dfsp.name), jwsPublicKey: jwsPublicKeyOf(dfsp.name) });
     const pairs = (dfsp.pairs ?? []).map(([source, target]) => `${source}→${target}`);
-    log(`${dfsp.name}: participant in ${dfsp.currencies.join(' and ')}, net debit cap ${dfsp.netDebitCap} and funds in ${dfsp.fundsIn} in each${pairs.length ? `, converts ${pairs.join(', ')} (currencyPairs)` : ''}`);
+    const each = dfsp.currencies.length > 1 ? ' in each' : '';
+    log(`${dfsp.name}: participant in ${dfsp.currencies.join(' and ')}, net debit cap ${dfsp.netDebitCap} and funds in ${dfsp.fundsIn}${each}, callbacks → ${endpointBaseOf(dfsp.name)}${pairs.length ? `, converts ${pairs.join(', ')} (currencyPairs)` : ''}`);
   }
 }
 
