@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { amountFromColumn, parseAmount } from '../../ledger/domain/money.js';
 import { ownedId } from '../../perf/simulators/correlator.js';
 import { printGate, runGate } from '../../perf/gate.js';
-import { FXP, PAYEE, PAYER, conversionPayment, payThroughFxp, startConversionSwitch } from '../support/conversion-payments.js';
+import { FXP, PAYEE, PAYER, conversionPayment, startFxScene } from '../support/fx-switch.js';
 
 const PAYMENTS = 40;
 const STARTED_EVERY_MS = 60;
@@ -31,7 +31,7 @@ const flows = [];
 let committedFlows = [];
 
 before(async () => {
-  scene = await startConversionSwitch({ netDebitCap: '1000000', fundsIn: '1000000' });
+  scene = await startFxScene({ netDebitCap: '1000000', fundsIn: '1000000' });
   db = scene.sw.admin.db;
   scene.payee.delayMs = PAYEE_DELAY_MS;
 });
@@ -91,7 +91,7 @@ test('SIGKILL of the position handler between the reservations and the commits o
   for (let index = 0; index < PAYMENTS; index += 1) {
     const flow = nextFlow(index);
     flows.push(flow);
-    outcomes.push(payThroughFxp(scene, flow, { timeoutMs: 90_000 }));
+    outcomes.push(scene.payThroughFxp(flow, { timeoutMs: 90_000 }));
     await new Promise((resolve) => setTimeout(resolve, STARTED_EVERY_MS));
   }
   const atKill = await killed;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { formatAmount, parseAmount } from '../../ledger/domain/money.js';
 import { balancesOf, operatorClient } from '../support/settlement-api.js';
 import { TRANSFER_COMPONENTS } from '../support/switch.js';
-import { FXP, PAYEE, PAYER, conversionPayment, payThroughFxp, startConversionSwitch } from '../support/conversion-payments.js';
+import { FXP, PAYEE, PAYER, conversionPayment, startFxScene } from '../support/fx-switch.js';
 
 const DEFAULT_MODEL = 'DEFERREDNETDEFAULT';
 const SETTLEMENT_STEPS = ['PS_TRANSFERS_RECORDED', 'PS_TRANSFERS_RESERVED', 'PS_TRANSFERS_COMMITTED', 'SETTLED'];
@@ -20,7 +20,7 @@ let adminApi;
 
 before(async () => {
   // One deferred net model with no currency of its own settles USD and EUR together.
-  scene = await startConversionSwitch({ components: [...TRANSFER_COMPONENTS, 'settlement-api'], defaultNetModel: true });
+  scene = await startFxScene({ components: [...TRANSFER_COMPONENTS, 'settlement-api'], defaultNetModel: true });
   settlementApi = operatorClient(scene.sw.urlOf('settlement-api'));
   adminApi = operatorClient(scene.sw.admin.baseUrl);
 });
@@ -33,11 +33,11 @@ const positionAccountId = (name, currency) => scene.accounts.get(`${name} ${curr
 async function conversionPayments(amounts) {
   const paid = await Promise.all(amounts.map(async ([sourceAmount, targetAmount]) => {
     const flow = conversionPayment(scene.payee, { sourceAmount, targetAmount });
-    const told = await payThroughFxp(scene, flow);
+    const told = await scene.payThroughFxp(flow);
     assert.equal(told.body.transferState, 'COMMITTED', JSON.stringify(told.body));
     return flow;
   }));
-  const rejected = await payThroughFxp(scene, conversionPayment(scene.payee, { payeeBehaviour: 'reject', sourceAmount: '10', targetAmount: '9' }));
+  const rejected = await scene.payThroughFxp(conversionPayment(scene.payee, { payeeBehaviour: 'reject', sourceAmount: '10', targetAmount: '9' }));
   assert.equal(rejected.body.errorInformation.errorCode, '5104', 'a payment that never committed is in no window');
   return paid;
 }
