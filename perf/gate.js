@@ -1,21 +1,26 @@
 // The validity gate after every run: a run's numbers are only worth publishing when the
 // switch really did what k6 says it did. It prints PASS or FAIL with reasons:
-//   1. committed transfers of the run in MySQL = k6's completed_transactions;
-//   2. no transfer of the run left non-final after its expiry (plus a grace period);
-//   3. money conserved: the run's position changes sum to zero, the payers' net change and
-//      the payees' commits both equal the committed amount, and every position account's
-//      position equals the sum of its journal;
-//   4. settlement: every committed transfer of the run is recorded in exactly one settlement
-//      window, and every settlement's journal entries sum to zero; when the run settled on a
-//      schedule, every window holding the run's transfers ended SETTLED;
-//   5. Kafka high-water marks moved consistently: fulfil ≈ prepare, notification ≈ the
+//   1. committed payments of the run in MySQL = k6's completed_transactions;
+//   2. no payment or conversion (fx transfer) of the run left non-final after its expiry
+//      (plus a grace period);
+//   3. money conserved in each currency on its own: the run's position changes in it sum to
+//      zero, the payers' net change and the payees' commits both equal what committed in it
+//      (a conversion in its source currency, its payment in the target one), and every
+//      position account's position equals the sum of its journal;
+//   4. a payment and its conversion end together: every committed payment naming a
+//      conversion (commitRequestId) has it COMMITTED, and every COMMITTED conversion its payment;
+//   5. settlement: every committed payment and conversion of the run is recorded in exactly
+//      one settlement window, and every settlement's journal entries sum to zero; when the run
+//      settled on a schedule, every window holding the run's transfers ended SETTLED;
+//   6. Kafka high-water marks moved consistently: fulfil ≈ prepare, notification ≈ the
 //      expected multiple of prepare (Mojaloop's whitepaper gate: within 2 %); in a fault run
 //      (perf/chaos.js) no fewer, as redelivery may produce a record twice (never apply it
 //      twice: checks 1 and 3 hold exactly).
-// The run's transfers are recognised by their id (perf/simulators/correlator.js ownedId:
-// characters 3–8 are the run tag).
+// The run's payments and conversions are recognised by their id (perf/simulators/correlator.js
+// ownedId: characters 3–8 are the run tag).
 import Kafka from 'node-rdkafka';
 import { TOPIC, topicDefinitions } from '../platform/kafka/topics.js';
+import { amountFromColumn, formatAmount } from '../ledger/domain/money.js';
 
 const FINAL = ['COMMITTED', 'ABORTED_REJECTED', 'ABORTED_ERROR', 'INVALID', 'EXPIRED_PREPARED', 'EXPIRED_RESERVED'];
 const EXPIRY_GRACE_MS = 5_000;
@@ -51,33 +56,95 @@ export async function waitForFinality(db, runTag, timeoutMs) {
   }
 }
 
-async function transferChecks(db, runTag, completed) {
-  const reasons = [];
-  const rows = await db('transfer').where('transfer_id', 'like', runPattern(runTag)).select('state').count({ n: '*' }).sum({ amount: 'amount' }).groupBy('state');
-  const byState = Object.fromEntries(rows.map((row) => [row.state, { n: Number(row.n), amount: String(row.amount) }]));
-  const committed = byState.COMMITTED?.n ?? 0;
-  if (committed !== completed) reasons.push(`committed in MySQL ${committed} ≠ k6 completed ${completed}`);
-  const [stuck] = await db('transfer').where('transfer_id', 'like', runPattern(runTag)).whereNotIn('state', FINAL)
-    .where('expires_at', '<', new Date(Date.now() - EXPIRY_GRACE_MS)).count({ n: '*' });
-  if (Number(stuck.n) > 0) reasons.push(`${stuck.n} transfers still non-final after their expiry`);
-  return { reasons, byState, committedAmount: byState.COMMITTED?.amount ?? '0' };
+const FX_TRANSFER = 'FX_TRANSFER';
+const PAYMENT = 'PAYMENT';
+
+/** Scaled BigInt sums by key, from rows of `{ key…, total }` (a SUM column, as exact decimal text). */
+function sumsBy(rows, keyOf) {
+  const sums = new Map();
+  for (const row of rows) sums.set(keyOf(row), (sums.get(keyOf(row)) ?? 0n) + amountFromColumn(row.total ?? '0'));
+  return sums;
 }
 
-async function moneyChecks(db, runTag, committedAmount) {
+/**
+ * The run's payments by state (what k6 counted), the committed amount per currency of both
+ * kinds (a conversion commits in its source currency, its payment in the target one), and
+ * whatever was left non-final past its expiry, payments and conversions named apart.
+ */
+async function transferChecks(db, runTag, completed) {
   const reasons = [];
-  const sums = await db('position_change').where('transfer_id', 'like', runPattern(runTag)).select('reason').sum({ total: 'change' }).groupBy('reason');
-  const by = Object.fromEntries(sums.map((row) => [row.reason, Number(row.total)]));
-  const total = Object.values(by).reduce((sum, value) => sum + value, 0);
-  const expected = Number(committedAmount);
-  const payerNet = (by.PREPARE ?? 0) + (by.ABORT ?? 0) + (by.TIMEOUT ?? 0);
-  if (Math.abs(total) > 1e-6) reasons.push(`the run's position changes sum to ${total}, not 0`);
-  if (Math.abs(payerNet - expected) > 1e-6) reasons.push(`payers' net position change ${payerNet} ≠ committed amount ${expected}`);
-  if (Math.abs(-(by.COMMIT ?? 0) - expected) > 1e-6) reasons.push(`payees' commits ${-(by.COMMIT ?? 0)} ≠ committed amount ${expected}`);
+  const ofRun = () => db('transfer').where('transfer_id', 'like', runPattern(runTag));
+  const rows = await ofRun().select('kind', 'state', 'currency').count({ n: '*' }).sum({ total: 'amount' }).groupBy('kind', 'state', 'currency');
+  const byState = {};
+  for (const row of rows.filter((candidate) => candidate.kind !== FX_TRANSFER)) {
+    const state = byState[row.state] ?? { n: 0, amount: 0n };
+    byState[row.state] = { n: state.n + Number(row.n), amount: state.amount + amountFromColumn(row.total) };
+  }
+  for (const state of Object.values(byState)) state.amount = formatAmount(state.amount);
+  const committed = byState.COMMITTED?.n ?? 0;
+  if (committed !== completed) reasons.push(`committed in MySQL ${committed} ≠ k6 completed ${completed}`);
+  const committedRows = rows.filter((row) => row.state === 'COMMITTED');
+  const stuck = await ofRun().whereNotIn('state', FINAL).where('expires_at', '<', new Date(Date.now() - EXPIRY_GRACE_MS)).select('kind').count({ n: '*' }).groupBy('kind');
+  for (const { kind, n } of stuck) reasons.push(`${n} ${kind === FX_TRANSFER ? 'conversions' : 'transfers'} still non-final after their expiry`);
+  return {
+    reasons,
+    byState,
+    committedByCurrency: sumsBy(committedRows, (row) => row.currency),
+    committedRecords: committedRows.reduce((sum, row) => sum + Number(row.n), 0),
+  };
+}
+
+// What a payer's reservation and its release move (a payment's payer account, or a
+// conversion's source account), and what a commit credits (payee, or the FXP's source).
+const RESERVATION_REASONS = ['PREPARE', 'ABORT', 'TIMEOUT', 'FX_PREPARE', 'FX_ABORT', 'FX_TIMEOUT'];
+const COMMIT_REASONS = ['COMMIT', 'FX_COMMIT'];
+
+/**
+ * Money is conserved in each currency on its own: the run's position changes in it sum to
+ * zero, the reservations left standing equal what committed in it, and so do the commits'
+ * credits. Every position account's position equals the sum of its journal.
+ */
+export async function moneyChecks(db, runTag, committedByCurrency) {
+  const reasons = [];
+  const rows = await db('position_change as c').join('account as a', 'a.id', 'c.account_id').where('c.transfer_id', 'like', runPattern(runTag))
+    .select('a.currency', 'c.reason').sum({ total: 'c.change' }).groupBy('a.currency', 'c.reason');
+  const byCurrency = sumsBy(rows, (row) => row.currency);
+  const reserved = sumsBy(rows.filter((row) => RESERVATION_REASONS.includes(row.reason)), (row) => row.currency);
+  const credited = sumsBy(rows.filter((row) => COMMIT_REASONS.includes(row.reason)), (row) => row.currency);
+  for (const currency of new Set([...byCurrency.keys(), ...committedByCurrency.keys()])) {
+    const expected = committedByCurrency.get(currency) ?? 0n;
+    const total = byCurrency.get(currency) ?? 0n;
+    const payerNet = reserved.get(currency) ?? 0n;
+    const payeeNet = -(credited.get(currency) ?? 0n);
+    if (total !== 0n) reasons.push(`${currency}: the run's position changes sum to ${formatAmount(total)}, not 0`);
+    if (payerNet !== expected) reasons.push(`${currency}: payers' net position change ${formatAmount(payerNet)} ≠ committed amount ${formatAmount(expected)}`);
+    if (payeeNet !== expected) reasons.push(`${currency}: payees' commits ${formatAmount(payeeNet)} ≠ committed amount ${formatAmount(expected)}`);
+  }
   const drift = await db('position as p')
     .leftJoin(db('position_change').select('account_id').sum({ journal: 'change' }).groupBy('account_id').as('j'), 'j.account_id', 'p.account_id')
     .whereRaw('p.value <> COALESCE(j.journal, 0)').select('p.account_id', 'p.value', 'j.journal');
   for (const row of drift) reasons.push(`account ${row.account_id}: position ${row.value} ≠ journal ${row.journal ?? 0}`);
-  return { reasons, changes: by };
+  const changes = Object.fromEntries(rows.map((row) => [`${row.currency} ${row.reason}`, formatAmount(amountFromColumn(row.total))]));
+  return { reasons, changes };
+}
+
+/**
+ * A payment and its conversion end together: every committed payment of the run that names
+ * a conversion has it COMMITTED, and every COMMITTED conversion of the run has its payment
+ * (the one naming it) COMMITTED.
+ */
+export async function conversionChecks(db, runTag) {
+  const reasons = [];
+  const payments = await db('transfer as p').leftJoin('transfer as c', 'c.transfer_id', 'p.commit_request_id')
+    .where('p.transfer_id', 'like', runPattern(runTag)).where({ 'p.kind': PAYMENT, 'p.state': 'COMMITTED' }).whereNotNull('p.commit_request_id')
+    .where((unmatched) => unmatched.whereNull('c.state').orWhereNot('c.state', 'COMMITTED')).select('p.transfer_id', 'p.commit_request_id', 'c.state');
+  for (const row of payments) reasons.push(`payment ${row.transfer_id} is COMMITTED but its conversion ${row.commit_request_id} is ${row.state ?? 'missing'}`);
+  const conversions = await db('transfer as c').leftJoin('transfer as p', function byConversion() {
+    this.on('p.commit_request_id', 'c.transfer_id').andOnVal('p.kind', PAYMENT);
+  }).where('c.transfer_id', 'like', runPattern(runTag)).where({ 'c.kind': FX_TRANSFER, 'c.state': 'COMMITTED' })
+    .where((unmatched) => unmatched.whereNull('p.state').orWhereNot('p.state', 'COMMITTED')).select('c.transfer_id', 'c.determining_transfer_id', 'p.state');
+  for (const row of conversions) reasons.push(`conversion ${row.transfer_id} is COMMITTED but its payment ${row.determining_transfer_id} is ${row.state ?? 'missing'}`);
+  return { reasons };
 }
 
 /**
@@ -112,7 +179,7 @@ function kafkaChecks(before, after, expectedNotificationRatio, { resent = 0, ask
 async function settlementChecks(db, runTag, committed, settled) {
   const reasons = [];
   const [{ n: recorded }] = await db('settlement_window_transfer').where('transfer_id', 'like', runPattern(runTag)).count({ n: '*' });
-  if (Number(recorded) !== committed) reasons.push(`${recorded} of the run's ${committed} committed transfers are recorded in a settlement window`);
+  if (Number(recorded) !== committed) reasons.push(`${recorded} of the run's ${committed} committed payments and conversions are recorded in a settlement window`);
   const unbalanced = await db('position_change').whereIn('reason', ['SETTLEMENT_POSITION', 'SETTLEMENT_FUNDS', 'GROSS_SETTLEMENT']).select('transfer_id').sum({ total: 'change' })
     .groupBy('transfer_id').havingRaw('SUM(`change`) <> 0');
   for (const row of unbalanced) reasons.push(`settlement entries ${row.transfer_id} sum to ${row.total}, not 0`);
@@ -128,11 +195,14 @@ async function settlementChecks(db, runTag, committed, settled) {
 /** Runs every check; `{ pass, reasons, details }`. */
 export async function runGate({ db, runTag, completed, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled }) {
   const transfers = await transferChecks(db, runTag, completed);
-  const money = await moneyChecks(db, runTag, transfers.committedAmount);
-  const settlement = await settlementChecks(db, runTag, transfers.byState.COMMITTED?.n ?? 0, settled);
+  const money = await moneyChecks(db, runTag, transfers.committedByCurrency);
+  const conversions = await conversionChecks(db, runTag);
+  const settlement = await settlementChecks(db, runTag, transfers.committedRecords, settled);
   // Without high-water marks (a run made elsewhere, see main) there is nothing to compare.
   const kafka = marksAfter ? kafkaChecks(marksBefore, marksAfter, expectedNotificationRatio, payerRetries, failed, duplicatesAllowed) : { reasons: [], delta: null };
-  const reasons = [...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...settlement.reasons, ...kafka.reasons];
+  const reasons = [
+    ...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...conversions.reasons, ...settlement.reasons, ...kafka.reasons,
+  ];
   return { pass: reasons.length === 0, reasons, details: { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta } };
 }
 

@@ -1,8 +1,10 @@
-// `make demo`: onboards the hub and four demo DFSPs through the admin API (as a scheme
-// operator would, with central-ledger's requests), serves the four DFSPs' simulators, lets
-// each payee register its customer's MSISDN, then runs payments through the switch as a
-// DFSP would, each one discovery → quote → transfer (with the failures a DFSP meets), and
-// prints every step, what each payer was told, and the positions. Safe to run again.
+// `make demo`: onboards the hub and four demo DFSPs in USD through the admin API (as a scheme
+// operator would, with central-ledger's requests), an FXP in USD and EUR and a DFSP in EUR,
+// serves the six DFSPs' simulators, lets each payee register its customer's MSISDN, then runs
+// payments through the switch as a DFSP would, each one discovery → quote → transfer (with
+// the failures a DFSP meets), and one with currency conversion (FSPIOP v2.0, lib/demo-
+// conversion.js), and prints every step, what each payer was told, and the positions; then it
+// settles USD, and EUR where EUR is settled deferred net. Safe to run again.
 // Every DFSP signs what it sends with its own key pair (kept in DFSP_JWS_KEYS_DIR and
 // registered at onboarding) and checks every callback it gets with the sender's published key.
 // When the edges serve HTTPS (TLS_CERT_PATH, set by scripts/env.sh with CLIENT_IDENTITY=
@@ -12,10 +14,12 @@
 // setting), the DFSPs serve their callback endpoints over HTTPS and require it.
 import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
-import { closeAndSettle, deferredNetModel } from './lib/settlement.js';
+import { closeAndSettle, deferredNetModel, settleCurrency } from './lib/settlement.js';
 import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
-import { dfspHeaders, fetchSigned } from './lib/fspiop-headers.js';
+import { dfspHeaders } from './lib/fspiop-headers.js';
+import { call, discover, registerParty, requestQuote } from './lib/demo-dfsp-calls.js';
+import { CONVERSION_DFSPS, TARGET_CURRENCY, checkConversion, onboardConversion, payWithConversion } from './lib/demo-conversion.js';
 import { dfspKeyPairFiles } from '../tools/lib/jws-key-files.js';
 import { ensureClientCertificate, ensureServerCertificate } from './lib/scheme-certs.js';
 import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
@@ -34,15 +38,18 @@ const TLS_DIR = process.env.SCHEME_TLS_DIR ?? new URL('../.run/tls', import.meta
 const HUB_NAME = process.env.HUB_NAME ?? 'Hub';
 // The DFSPs require the hub's client certificate where the switch presents it.
 const CALLBACK_SCHEME = process.env.CALLBACK_TLS_CERT_PATH ? 'https' : 'http';
-// Each DFSP's simulator listens on SIMULATOR_PORT_BASE + its index (4101…4104 by default).
+// Each DFSP's simulator listens on SIMULATOR_PORT_BASE + its index (4101…4106 by default).
 const SIMULATOR_PORT_BASE = Number(process.env.DEMO_SIMULATOR_PORT_BASE ?? 4101 + OFFSET);
-const DEMO_DFSPS = [
+// The four DFSPs in USD, then the FXP (USD and EUR) and the DFSP in EUR of the conversion.
+const USD_DFSPS = [
   { name: 'payerfsp', netDebitCap: '10000', fundsIn: '5000', msisdn: '27710000001', customer: 'Thandi Payer' },
   { name: 'payeefsp', netDebitCap: '10000', fundsIn: '5000', msisdn: '27710000002', customer: 'Sipho Payee' },
   { name: 'greenbank', netDebitCap: '25000', fundsIn: '20000', msisdn: '27710000003', customer: 'Amara Green' },
   { name: 'mobilemoney', netDebitCap: '2000', fundsIn: '1500', msisdn: '27710000004', customer: 'Kofi Mobile' },
-].map((dfsp, index) => ({ ...dfsp, simulatorPort: SIMULATOR_PORT_BASE + index }));
+].map((dfsp) => ({ ...dfsp, currencies: [CURRENCY] }));
+const DEMO_DFSPS = [...USD_DFSPS, ...CONVERSION_DFSPS].map((dfsp, index) => ({ ...dfsp, simulatorPort: SIMULATOR_PORT_BASE + index }));
 const msisdnOf = (name) => DEMO_DFSPS.find((dfsp) => dfsp.name === name).msisdn;
+const CONVERSION_PAYMENT = { payerName: 'payerfsp', payeeMsisdn: msisdnOf('eurobank'), sourceAmount: '50' };
 
 function table(rows) {
   const widths = Object.keys(rows[0]).map((key) => Math.max(key.length, ...rows.map((row) => String(row[key]).length)));
@@ -54,12 +61,13 @@ async function onboard(request) {
   console.log(`Onboarding through the admin API at ${ADMIN_URL}\n`);
   await ensureHub(request, CURRENCY);
   console.log(`hub: HUB_RECONCILIATION and HUB_MULTILATERAL_SETTLEMENT accounts in ${CURRENCY}, a default settlement model`);
-  for (const dfsp of DEMO_DFSPS) {
-    const jwsPublicKey = dfspKeyPairFiles(KEYS_DIR, dfsp.name).publicKey;
-    const endpointBase = `${CALLBACK_SCHEME}://127.0.0.1:${dfsp.simulatorPort}`;
-    await ensureDfsp(request, { ...dfsp, currency: CURRENCY, endpointBase, jwsPublicKey });
-    console.log(`${dfsp.name}: participant, net debit cap ${dfsp.netDebitCap}, funds in ${dfsp.fundsIn}, callbacks → ${endpointBase}, JWS key ${KEYS_DIR}/${dfsp.name}.pem`);
+  const endpointBaseOf = (name) => `${CALLBACK_SCHEME}://127.0.0.1:${DEMO_DFSPS.find((dfsp) => dfsp.name === name).simulatorPort}`;
+  const jwsPublicKeyOf = (name) => dfspKeyPairFiles(KEYS_DIR, name).publicKey;
+  for (const dfsp of USD_DFSPS) {
+    await ensureDfsp(request, { ...dfsp, currency: CURRENCY, endpointBase: endpointBaseOf(dfsp.name), jwsPublicKey: jwsPublicKeyOf(dfsp.name) });
+    console.log(`${dfsp.name}: participant, net debit cap ${dfsp.netDebitCap}, funds in ${dfsp.fundsIn}, callbacks → ${endpointBaseOf(dfsp.name)}, JWS key ${KEYS_DIR}/${dfsp.name}.pem`);
   }
+  await onboardConversion(request, { endpointBaseOf, jwsPublicKeyOf });
 }
 
 const DEMO_TRANSFERS = [
@@ -82,42 +90,13 @@ function publishedKeys(request) {
   };
 }
 
-/** Sends a DFSP's request, signed with its key (over the empty payload when it has no body), with its client certificate over HTTPS. */
-async function call(sender, url, method, headers, body) {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  const response = await fetchSigned(url, { method, headers, body: text, privateKey: sender.privateKey, tls: sender.tlsFor(url) });
-  if (![200, 202].includes(response.status)) throw new Error(`${method} ${url} answered ${response.status}: ${await response.text()}`);
-}
-
-/** Each payee registers its customer's MSISDN with the switch, as a DFSP would. */
+/** Each payee registers its customer's MSISDN with the switch, as a DFSP would, in its currency. */
 async function registerParties(simulators) {
-  for (const dfsp of DEMO_DFSPS) {
-    const simulator = simulators.get(dfsp.name);
-    simulator.parties.set(`MSISDN/${dfsp.msisdn}`, { name: dfsp.customer });
-    await call(simulator, `${PARTIES_URL}/participants/MSISDN/${dfsp.msisdn}`, 'POST', dfspHeaders('participants', dfsp.name), { fspId: dfsp.name, currency: CURRENCY });
-    await simulator.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/participants/MSISDN/${dfsp.msisdn}`), 20000);
-    console.log(`${dfsp.name} registered MSISDN ${dfsp.msisdn} (${dfsp.customer}) with the switch's oracle`);
+  for (const dfsp of DEMO_DFSPS.filter((candidate) => candidate.msisdn)) {
+    const [currency] = dfsp.currencies;
+    await registerParty(simulators.get(dfsp.name), { msisdn: dfsp.msisdn, customer: dfsp.customer, currency, supportedCurrencies: dfsp.currencies });
+    console.log(`${dfsp.name} registered MSISDN ${dfsp.msisdn} (${dfsp.customer}, receives in ${currency}) with the switch's oracle`);
   }
-}
-
-/** Discovery: GET /parties from the payer; the answer (or 3204) comes back as a PUT. */
-async function discover(payer, msisdn) {
-  await call(payer, `${PARTIES_URL}/parties/MSISDN/${msisdn}`, 'GET', dfspHeaders('parties', payer.name));
-  const answer = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/parties/MSISDN/${msisdn}`) && seen.at >= payer.mark, 20000);
-  return answer.body.errorInformation ? { error: answer.body.errorInformation } : { party: answer.body.party };
-}
-
-async function quote(payer, payeeFsp, msisdn, amount) {
-  const quoteId = randomUUID();
-  const transactionId = randomUUID();
-  await call(payer, `${QUOTES_URL}/quotes`, 'POST', dfspHeaders('quotes', payer.name, payeeFsp), {
-    quoteId, transactionId, amountType: 'SEND', amount: { amount, currency: CURRENCY },
-    payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdn, fspId: payeeFsp } },
-    payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdnOf(payer.name), fspId: payer.name } },
-    transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' },
-  });
-  const answer = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/quotes/${quoteId}`), 20000);
-  return { quoteId, transactionId, ...answer.body };
 }
 
 async function transfer(payer, payee, quoted, payeeBehaviour) {
@@ -151,7 +130,7 @@ async function pay(simulators, { from, to, amount, msisdn = msisdnOf(to), payeeB
     return;
   }
   console.log(`  1. discovery: ${msisdn} is ${found.party.name} at ${found.party.partyIdInfo.fspId}`);
-  const quoted = await quote(payer, found.party.partyIdInfo.fspId, msisdn, amount);
+  const quoted = await requestQuote(payer, { payeeFsp: found.party.partyIdInfo.fspId, payeeMsisdn: msisdn, payerMsisdn: msisdnOf(from), amount, currency: CURRENCY });
   console.log(`  2. quote ${quoted.quoteId.slice(0, 8)}…: ${quoted.transferAmount.amount} ${CURRENCY}, condition ${quoted.condition.slice(0, 10)}… from the payee's secret`);
   const result = await transfer(payer, simulators.get(found.party.partyIdInfo.fspId), quoted, payeeBehaviour);
   console.log(`  3. transfer ${result.transferId.slice(0, 8)}…: payer told ${describeOutcome(result)}`);
@@ -190,6 +169,14 @@ function clientTls(name) {
   return ensureClientCertificate(TLS_DIR, name).tls;
 }
 
+/** The payment with currency conversion, its steps and then its positions before and after. */
+async function payConverted(request, simulators) {
+  const result = await payWithConversion({ request, simulators, payerMsisdn: msisdnOf(CONVERSION_PAYMENT.payerName), ...CONVERSION_PAYMENT });
+  console.log(`\n  Positions of ${CONVERSION_PAYMENT.payerName}, ${result.fxp} and ${result.payeeFsp} in both currencies (POSITION > 0: owed to the scheme):\n`);
+  console.log(table(result.positions).replace(/^/gm, '  '));
+  console.log(`\nConversion: ${checkConversion(result)}`);
+}
+
 async function runPayments(request) {
   const simulators = new Map();
   const urls = { transfers: TRANSFERS_URL, quotes: QUOTES_URL, parties: PARTIES_URL };
@@ -200,12 +187,13 @@ async function runPayments(request) {
     for (const dfsp of DEMO_DFSPS) {
       const privateKey = privateKeyFromPem(dfspKeyPairFiles(KEYS_DIR, dfsp.name).privateKey);
       simulators.set(dfsp.name, await startTestDfsp({
-        name: dfsp.name, urls, port: dfsp.simulatorPort, privateKey, publicKeysOf, tls: clientTls(dfsp.name), serverTls: callbackTls,
+        name: dfsp.name, urls, port: dfsp.simulatorPort, privateKey, publicKeysOf, tls: clientTls(dfsp.name), serverTls: callbackTls, fxRates: dfsp.fxRates,
       }));
     }
     console.log('');
     await registerParties(simulators);
     for (const payment of DEMO_TRANSFERS) await pay(simulators, payment);
+    await payConverted(request, simulators);
     reportSignatures(simulators);
     reportMutualTls(simulators);
   } finally {
@@ -218,12 +206,12 @@ async function accountRows(request) {
   const rows = [];
   for (const name of ['Hub', ...DEMO_DFSPS.map((dfsp) => dfsp.name)]) {
     const accounts = (await request('GET', `/participants/${name}/accounts`)).body;
-    const limits = name === 'Hub' ? [] : (await request('GET', `/participants/${name}/limits?currency=${CURRENCY}`)).body;
+    const limits = name === 'Hub' ? [] : (await request('GET', `/participants/${name}/limits`)).body;
     for (const account of accounts) {
       rows.push({
         participant: name, account: account.id, type: account.ledgerAccountType, currency: account.currency,
         active: account.isActive ? 'yes' : 'no', value: account.value,
-        netDebitCap: account.ledgerAccountType === 'POSITION' ? limits[0]?.limit.value ?? '' : '',
+        netDebitCap: account.ledgerAccountType === 'POSITION' ? limits.find((limit) => limit.currency === account.currency)?.limit.value ?? '' : '',
       });
     }
   }
@@ -232,17 +220,24 @@ async function accountRows(request) {
 
 /**
  * The scheme settles: the open window is closed and every closed window settled under the
- * deferred net model; each DFSP's net amount and its position and settlement account before
- * and after are printed.
+ * deferred net model of USD, then the conversion's EUR under EUR's (where EUR is settled
+ * deferred net: a scheme that settles it gross has none, and its sweep settled it already);
+ * each DFSP's net amount and its position and settlement account before and after are printed.
  */
 async function settle(request, before) {
   const settlementRequest = adminClient(SETTLEMENT_URL, { token: operatorTokensFromEnv().readWrite });
   const modelName = await deferredNetModel(request, CURRENCY);
   const settled = await closeAndSettle(settlementRequest, { modelName, reason: 'demo settlement' });
-  if (!settled) {
-    console.log('\nSettlement: no committed transfer waits to be settled');
-    return;
-  }
+  if (!settled) console.log('\nSettlement: no committed transfer waits to be settled');
+  else await printSettlement(request, before, settled, modelName);
+  const targetModelName = await deferredNetModel(request, TARGET_CURRENCY, { ownOnly: true });
+  if (!targetModelName) return;
+  const settledTarget = await settleCurrency(settlementRequest, { modelName: targetModelName, currency: TARGET_CURRENCY, reason: 'demo settlement' });
+  if (settledTarget) await printSettlement(request, before, settledTarget, targetModelName);
+}
+
+/** A settlement's accounts: each DFSP's net amount, its position and settlement account before and after. */
+async function printSettlement(request, before, settled, modelName) {
   const after = await accountRows(request);
   const valueOf = (rows, id) => rows.find((row) => row.account === id)?.value ?? '';
   const nameOf = (id) => before.find((row) => row.account === id)?.participant ?? String(id);

@@ -29,6 +29,17 @@ async function readPrepareState(tx, payments, fxPrepares) {
     ...payments.flatMap((event) => [event.body?.payerFsp, event.body?.payeeFsp]),
     ...fxPrepares.map((event) => event.body?.initiatingFsp), ...fxpNames,
   ]);
+  // The conversions are read for every payment, not only for those that look like part of a
+  // conversion, because none can be told from its message: a POST /transfers names no
+  // conversion, it is a conversion's dependent transfer only by having the id a stored
+  // conversion names as its determiningTransferId (and a duplicate of a stored dependent
+  // payment needs its conversion for its reservation). Skipping the read for a batch
+  // without fx messages would prepare such a payment against its payer's account instead of
+  // the FXP's. So the read is made as cheap as it can be instead: one statement for the whole
+  // batch, a range read on the determining_transfer_id index (which only conversions fill,
+  // so a plain payment's id finds no entry), sent in the same round trip as the transfers and
+  // participants; selectConversionsFor leaves it out when no id can match (a batch of fx
+  // prepares naming no determining transfer).
   const [transferRows, conversionRows, participantRows, pairRows] = await tx.read(
     selectTransfers([...payments, ...fxPrepares].map((event) => event.id).concat(determiningIds)),
     selectConversionsFor([...payments.map((event) => event.id), ...determiningIds]),

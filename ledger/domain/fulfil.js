@@ -4,17 +4,13 @@
 // judged at the edge's receipt of the fulfil, not at this handler's clock (see fulfilTooLate).
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { withConversion } from './conversions.js';
-import { fulfilmentMatchesCondition } from './ilp.js';
+import { completedAtOf, fulfilTooLate, fulfilmentProblem } from './fulfilment.js';
 import { tell } from './outcomes.js';
-import { receivedAtOf } from './received-at.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
 import { TRANSFER_KIND, TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 const COMPLETIONS = new Set(['commit', 'reserve', 'reject', 'abort']);
-// The timeout handler has taken the transfer (RESERVED_TIMEOUT) or released it: its payer
-// is told, or about to be told, that it was aborted.
-const TIMED_OUT = new Set([S.reservedTimeout, S.expiredReserved]);
 
 /**
  * `events`: fulfil-topic events in consumption order. `transfers`: transferId → transfer
@@ -65,16 +61,17 @@ function decideCompletion(event, transfer, now) {
     if (transfer.completionHash !== hash) return refuse(event, FAILURE.modifiedRequest, `transfer ${event.id} was already completed with different content`);
     return replayCompletion(event, transfer);
   }
-  if (fulfilTooLate(event, transfer, now)) return refuse(event, FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}`);
+  // The payee's error is never too late (fulfilment.js fulfilTooLate).
+  if (event.action !== 'abort' && fulfilTooLate(event, transfer, now)) return refuse(event, FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()}`);
   // A completion for a transfer that cannot take the step (not RESERVED) is the payee's
   // mistake or a race with the timeout handler: an expected failure, refused, not asserted.
   const requestedState = event.action === 'abort' ? S.receivedError : S.receivedFulfil;
   if (!canTransition(transfer.kind, transfer.state, requestedState)) return refuse(event, FAILURE.validation, `transfer is ${transfer.state}, not RESERVED`);
   if (event.action === 'reject') return refuse(event, FAILURE.validation, 'a payee rejects a transfer with PUT /transfers/{ID}/error');
   if (event.action === 'abort') return payeeAbort(event, transfer, hash);
-  const fulfilmentProblem = checkFulfilment(event.body.fulfilment, transfer.ilpCondition);
-  if (fulfilmentProblem) {
-    const invalid = failure(FAILURE.validation, fulfilmentProblem);
+  const problem = fulfilmentProblem(event.body.fulfilment, transfer.ilpCondition);
+  if (problem) {
+    const invalid = failure(FAILURE.validation, problem);
     return {
       outcomes: [],
       update: { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedError), completionHash: hash, failure: invalid },
@@ -86,37 +83,10 @@ function decideCompletion(event, transfer, now) {
     outcomes: [],
     update: {
       transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedFulfil), completionHash: hash,
-      fulfilment: event.body.fulfilment, completedAt: completedAt(event.body.completedTimestamp, now),
+      fulfilment: event.body.fulfilment, completedAt: completedAtOf(event.body.completedTimestamp, now),
     },
     positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action },
   };
-}
-
-/**
- * What is wrong with a payee's fulfilment, in central-ledger's words (its error's detail and
- * the cause DFSPs' tooling matches), or null when it fulfils the condition. A fulfil without
- * one is accepted at the edge, as Mojaloop accepts it (the API makes the element optional),
- * and aborts the transfer here like a wrong one.
- */
-function checkFulfilment(fulfilment, condition) {
-  if (fulfilment === undefined) return 'missing fulfilment';
-  return fulfilmentMatchesCondition(fulfilment, condition) ? null : 'invalid fulfilment';
-}
-
-/**
- * Whether a fulfil (commit, reserve or reject; not the payee's error) comes too late: 3303,
- * with no state change. It is in time when the edge received it before the expiry, however
- * late this handler gets to it, as long as the transfer is still RESERVED. Once the timeout
- * handler has taken the transfer it is too late whenever it was received: the two handlers
- * lock the transfer row, the first to lock it decides, and the transition table lets neither
- * RECEIVED_FULFIL nor RESERVED_TIMEOUT become the other, so a transfer whose payer is told
- * ABORTED never commits. Expiry is reported before the state, so a fulfil that comes too
- * late gets 3303 whether or not the timeout handler has released the transfer yet.
- */
-function fulfilTooLate(event, transfer, now) {
-  if (event.action === 'abort') return false;
-  if (TIMED_OUT.has(transfer.state)) return true;
-  return transfer.state === S.reserved && transfer.expiresAt.getTime() <= receivedAtOf(event, now).getTime();
 }
 
 /**
@@ -147,11 +117,6 @@ function payeeAbort(event, transfer, hash) {
     },
     positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event },
   };
-}
-
-function completedAt(timestamp, now) {
-  const ms = Date.parse(timestamp);
-  return Number.isNaN(ms) ? now : new Date(ms);
 }
 
 /**

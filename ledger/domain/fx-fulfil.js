@@ -6,16 +6,14 @@
 // the conversion waits, RECEIVED_FULFIL_DEPENDENT, for its dependent transfer, and the payer
 // gets the FXP's answer. A wrong one, or the FXP's error, releases the payer's reservation.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { fulfilmentMatchesCondition } from './ilp.js';
+import { completedAtOf, fulfilTooLate, fulfilmentProblem } from './fulfilment.js';
 import { tellFx } from './outcomes.js';
-import { receivedAtOf } from './received-at.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
 import { TRANSFER_KIND, TRANSFER_STATE, canTransition, isFinal, transition } from './transfer-states.js';
 
 const S = TRANSFER_STATE;
 const FULFILMENTS = new Set(['fx-reserve', 'fx-commit']);
 const COMPLETIONS = new Set([...FULFILMENTS, 'fx-reject', 'fx-abort']);
-const TIMED_OUT = new Set([S.reservedTimeout, S.expiredReserved]);
 
 /**
  * `events`: fx fulfil events (`id` = commitRequestId) in consumption order. `transfers`:
@@ -67,7 +65,9 @@ function decideCompletion(event, conversion, now) {
     if (conversion.completionHash !== hash) return refuse(event, FAILURE.modifiedRequest, `fx transfer ${event.id} was already answered with different content`);
     return replayCompletion(event, conversion);
   }
-  if (answerTooLate(event, conversion, now)) return refuse(event, FAILURE.transferExpired, `fx transfer expired at ${conversion.expiresAt.toISOString()}`);
+  // The FXP's fulfilment is judged at the edge's receipt, as a payee's is; its error is
+  // never too late: it only releases the payer sooner.
+  if (event.action !== 'fx-abort' && fulfilTooLate(event, conversion, now)) return refuse(event, FAILURE.transferExpired, `fx transfer expired at ${conversion.expiresAt.toISOString()}`);
   const requestedState = event.action === 'fx-abort' ? S.receivedError : S.receivedFulfilDependent;
   if (!canTransition(conversion.kind, conversion.state, requestedState)) return refuse(event, FAILURE.validation, `fx transfer is ${conversion.state}, not RESERVED`);
   if (event.action === 'fx-reject') return refuse(event, FAILURE.validation, 'an FXP rejects a conversion with PUT /fxTransfers/{ID}/error');
@@ -77,27 +77,17 @@ function decideCompletion(event, conversion, now) {
     return { outcomes: [], update: toState(S.receivedError, { payeeError: { errorCode, errorDescription } }), positionEvent: releaseEvent(conversion, event) };
   }
   const fulfilment = event.body.fulfilment;
-  if (!fulfilmentMatchesCondition(fulfilment, conversion.ilpCondition)) {
-    const invalid = failure(FAILURE.validation, fulfilment === undefined ? 'missing fulfilment' : 'invalid fulfilment');
+  const problem = fulfilmentProblem(fulfilment, conversion.ilpCondition);
+  if (problem) {
+    const invalid = failure(FAILURE.validation, problem);
     return { outcomes: [], update: toState(S.receivedError, { failure: invalid }), positionEvent: releaseEvent(conversion, event, invalid) };
   }
   // Nothing moves yet: the payer hears the FXP's answer, and the conversion commits with
   // the payment that depends on it.
   return {
     outcomes: [tellFx.forwardFulfil(conversion.transferId, conversion.payerFsp, event)],
-    update: toState(S.receivedFulfilDependent, { fulfilment, completedAt: completedAt(event.body.completedTimestamp, now) }),
+    update: toState(S.receivedFulfilDependent, { fulfilment, completedAt: completedAtOf(event.body.completedTimestamp, now) }),
   };
-}
-
-/**
- * An FXP's fulfilment received at or after the expiry, or once the timeout handler has
- * taken the conversion, comes too late (3303), as a payee's fulfil does (fulfil.js). Its
- * error is never too late: it only releases the payer sooner.
- */
-function answerTooLate(event, conversion, now) {
-  if (event.action === 'fx-abort') return false;
-  if (TIMED_OUT.has(conversion.state)) return true;
-  return conversion.state === S.reserved && conversion.expiresAt.getTime() <= receivedAtOf(event, now).getTime();
 }
 
 /**
@@ -111,9 +101,4 @@ function replayCompletion(event, conversion) {
   if (conversion.state === S.receivedFulfilDependent) return { outcomes: [tellFx.forwardFulfil(conversion.transferId, conversion.payerFsp, event)] };
   if (conversion.state === S.receivedError) return { outcomes: [], positionEvent: releaseEvent(conversion, event, conversion.failure) };
   return { outcomes: [] };
-}
-
-function completedAt(timestamp, now) {
-  const ms = Date.parse(timestamp);
-  return Number.isNaN(ms) ? now : new Date(ms);
 }

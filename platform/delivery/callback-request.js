@@ -3,7 +3,7 @@
 // forward or of a hub-originated call, and the body bytes. Pure: no I/O, the clock is passed in.
 import { boundedMemo } from '../bounded-memo.js';
 import { createDfspVersions } from './dfsp-versions.js';
-import { contentVersionOf } from '../fspiop/versions.js';
+import { contentVersionOf, interopContentType } from '../fspiop/versions.js';
 
 // GET forwards a party lookup (GET /parties) to the DFSP that serves the party.
 export const CALLBACK_METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH']);
@@ -73,10 +73,7 @@ export function callbackUrl(template, callback) {
   return new URL(rendered);
 }
 
-/** Mojaloop's versioned media type for a resource, e.g. `transfers`. */
-export function interopContentType(resource, version = '1.1') {
-  return `application/vnd.interoperability.${resource}+json;version=${version}`;
-}
+export { interopContentType };
 
 /** True when the event forwards a DFSP's request (it carries that DFSP's headers). */
 export function isForward(event) {

@@ -8,7 +8,7 @@ import { TextDecoder } from 'node:util';
 import { FSPIOP_ERRORS, errorInformation, schemaKeywordCode } from './errors.js';
 import { HEADER_WORDING, checkFspiopHeaders, pickForwardedHeaders } from './headers.js';
 import { describeOperation, fspiopSpec, hasOperation } from './openapi.js';
-import { contentVersionOf, supportedVersionsExtensionList, versionsOf } from './versions.js';
+import { answerContentTypeOf, contentVersionOf, supportedVersionsExtensionList, versionsOf } from './versions.js';
 import { JSON_DEPTH_MAX, checkBodyLimits, exceedsJsonDepth, limitedFieldsOf } from './input-limits.js';
 import { PAYLOAD_BYTES_MAX } from '../http/server.js';
 import { senderOf } from './sender.js';
@@ -166,10 +166,22 @@ export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesM
       if (result.failure) return fspiopErrorResponse(h, result.failure);
       return handle({ ...result, receivedAt: request.info.received, sender: senderOf(request) }, h, request);
     },
+    ext: { onPreResponse: { method: (request, h) => statingVersion(request, h, resource) } },
   };
   // hapi refuses payload settings on GET; every other FSPIOP method may carry a body.
   if (method !== 'GET') options.payload = { parse: false, output: 'data', maxBytes: payloadBytesMax };
   return { method, path, options };
+}
+
+/**
+ * Every answer with a body (an error, whichever part of the server wrote it) states the
+ * resource and version it speaks, as the API definition asks of a server (§3.3.4); an empty
+ * 202 has no content to type.
+ */
+function statingVersion(request, h, resource) {
+  const { response } = request;
+  if (response.isBoom || response.source === null || response.source === undefined) return h.continue;
+  return response.type(answerContentTypeOf(request.headers, resource));
 }
 
 /** A route the switch knows but does not serve: 501 with 2002, as Mojaloop answers. */

@@ -30,6 +30,22 @@ export const SCHEME_VERSION_DEFAULT = '1.1';
 
 const VERSION_PARAMETER = /;\s?version=(\d+(?:\.\d+)?)\s*(?:[;,]|$)/i;
 
+/** Mojaloop's versioned media type for a resource, e.g. `transfers`. */
+export function interopContentType(resource, version = SCHEME_VERSION_DEFAULT) {
+  return `application/vnd.interoperability.${resource}+json;version=${version}`;
+}
+
+/**
+ * The Content-Type of the switch's synchronous answer to a request about `resource` (§3.3.4:
+ * the server states `major.minor`): the version the client sent in or its Accept takes
+ * (answerVersionOf), else, for a request whose version the switch does not speak, the newest
+ * the resource is served in.
+ */
+export function answerContentTypeOf(headers, resource) {
+  const versions = versionsOf(resource);
+  return interopContentType(resource, answerVersionOf(headers, resource) ?? versions[versions.length - 1]);
+}
+
 /** The versions a resource is served in, oldest first; throws for a resource the table lacks. */
 export function versionsOf(resource) {
   const versions = RESOURCE_VERSIONS[resource];

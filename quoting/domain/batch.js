@@ -37,11 +37,13 @@ export function decideBatch({ events, records, deciders, context, idOf }) {
 // acceptance time; a DFSP's resend is a new record accepted later.
 export const isRedelivery = (event, at) => typeof event.at === 'number' && event.at === at;
 
-/** An answer as kept when answers are persisted: the DFSP's headers and body text, byte for byte. */
+/** A DFSP's message as kept when messages are persisted: its headers and body text, byte for byte. */
+export const keptMessage = (event) => ({ headers: event.headers ?? {}, rawBody: event.rawBody ?? JSON.stringify(event.body) });
+
+/** An answer as kept when answers are persisted: the DFSP's message, with its condition and error code. */
 export function answerRecord(event) {
   return {
-    headers: event.headers ?? {},
-    rawBody: event.rawBody ?? JSON.stringify(event.body),
+    ...keptMessage(event),
     condition: event.body?.condition ?? null,
     errorCode: event.body?.errorInformation?.errorCode ?? null,
   };

@@ -4,19 +4,23 @@
 // FSPIOP_CALLBACK_URL_FX_QUOTES: both are base URLs, plus the resource path.
 import { carriedBody, encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
-import { QUOTE_OUTCOME } from '../domain/quotes.js';
+import { QUOTE_KIND, QUOTE_OUTCOME } from '../domain/quotes.js';
+import { FX_QUOTE_KIND } from '../domain/fx-quotes.js';
 import { senderVersionsOf } from '../../platform/fspiop/versions.js';
 
 /**
- * The two relayed resources: `resource` names the path and media type, `idOf(outcome)` the
- * record's id, `templateKey` its template parameter; `version` is the API version of
- * every hub answer about the resource, where it has one (/fxQuotes is served in 2.0 alone).
+ * A relayed resource as its callbacks name it: `resource` names the path and media type, the
+ * kind's id field (quoting/domain/relay.js) the record's id and template parameter;
+ * `endpointType` is the DFSPs' callback endpoint and `version` the API version of every hub
+ * answer about the resource, where it has one (/fxQuotes is served in 2.0 alone).
  */
+const deliveredAs = (kind, delivery) => Object.freeze({
+  resource: kind.resource, templateKey: kind.idField, idOf: (outcome) => outcome[kind.idField], ...delivery,
+});
+
 const RESOURCES = Object.freeze({
-  quotes: { resource: 'quotes', endpointType: 'FSPIOP_CALLBACK_URL_QUOTES', templateKey: 'quoteId', idOf: (outcome) => outcome.quoteId },
-  fxQuotes: {
-    resource: 'fxQuotes', endpointType: 'FSPIOP_CALLBACK_URL_FX_QUOTES', templateKey: 'conversionRequestId', idOf: (outcome) => outcome.conversionRequestId, version: '2.0',
-  },
+  quotes: deliveredAs(QUOTE_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_QUOTES' }),
+  fxQuotes: deliveredAs(FX_QUOTE_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_FX_QUOTES', version: '2.0' }),
 });
 
 /** `callback.version` of a hub call: the resource's own version, else the one its receiver sent in. */

@@ -6,7 +6,11 @@ import { privateKeyFromPem, signFspiopMessage } from '../../platform/fspiop/jws.
 
 const media = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
 
-/** `version` is the `major.minor` sent (1.1 unless told; /fxQuotes, /fxTransfers and /services exist in 2.0 only); Accept names its major. */
+/**
+ * `version` (`major.minor`) is the version the message is sent in and, by its major, the one
+ * asked for in Accept: 1.1 unless a resource that exists from 2.0 on (/fxQuotes, /fxTransfers,
+ * /services) or a 2.0 field (a party's supportedCurrencies) needs 2.0.
+ */
 export function dfspHeaders(resource, source, destination, { accept = true, version = '1.1' } = {}) {
   return {
     'content-type': media(resource, version),

@@ -117,3 +117,13 @@ export async function ensureDfsp(request, { name, currency = 'USD', netDebitCap 
   }
   return { positionAccountId: accountId('POSITION'), settlementAccountId: accountId('SETTLEMENT') };
 }
+
+/**
+ * Registers a currency pair an FXP converts (source → target), as POST /participants/{name}/
+ * currencyPairs does; a pair already registered is left as it is. The FXP must hold accounts
+ * in both currencies first.
+ */
+export async function ensureCurrencyPair(request, name, [sourceCurrency, targetCurrency]) {
+  const result = await request('POST', `/participants/${name}/currencyPairs`, { sourceCurrency, targetCurrency });
+  if (!alreadyThere(result)) expect(result, [201], `currency pair ${sourceCurrency}/${targetCurrency} of ${name}`);
+}

@@ -10,12 +10,17 @@ function expect(response, statuses, what) {
   return response;
 }
 
-/** The active deferred net model for `currency` (its own, else the default), by the admin API. */
-export async function deferredNetModel(adminRequest, currency) {
+/**
+ * The active deferred net model for `currency` (its own, else the default), by the admin API.
+ * With `ownOnly`, only a model of that currency, and null rather than an error without one (a
+ * currency settled gross has none).
+ */
+export async function deferredNetModel(adminRequest, currency, { ownOnly = false } = {}) {
   const models = expect(await adminRequest('GET', '/settlementModels'), [200], 'settlement models').body;
   const net = models.filter((model) => model.isActive !== false && model.isActive !== 0
     && model.settlementGranularity === 'NET' && model.settlementDelay === 'DEFERRED');
-  const model = net.find((candidate) => candidate.currency === currency) ?? net.find((candidate) => !candidate.currency);
+  const model = net.find((candidate) => candidate.currency === currency) ?? (ownOnly ? undefined : net.find((candidate) => !candidate.currency));
+  if (!model && ownOnly) return null;
   if (!model) throw new Error(`no active deferred net settlement model for ${currency}`);
   return model.name;
 }
@@ -57,7 +62,28 @@ async function moveAccounts(request, settlement, state, reason) {
  */
 export async function closeAndSettle(request, { modelName, reason }) {
   await closeOpenWindow(request, reason);
-  const windowIds = await settleableWindowIds(request);
+  return settleWindows(request, { modelName, reason, windowIds: await settleableWindowIds(request) });
+}
+
+/**
+ * Settles `currency` under `modelName` over every window still holding content of that
+ * currency to settle (CLOSED or ABORTED content), whatever the window's own state: a window
+ * another currency's settlement took is PENDING_SETTLEMENT until each of its currencies is
+ * settled. Closes nothing. Returns what closeAndSettle returns.
+ */
+export async function settleCurrency(request, { modelName, currency, reason }) {
+  const ids = [];
+  for (const state of ['CLOSED', 'ABORTED', 'PENDING_SETTLEMENT']) {
+    const found = await request('GET', `/settlementWindows?state=${state}`);
+    if (found.status !== 200) continue;
+    const holding = found.body.filter((window) => (window.content ?? []).some((content) => content.currencyId === currency && ['CLOSED', 'ABORTED'].includes(content.state)));
+    ids.push(...holding.map((window) => window.settlementWindowId));
+  }
+  return settleWindows(request, { modelName, reason, windowIds: ids.sort((a, b) => a - b) });
+}
+
+/** One settlement over `windowIds` under `modelName`, moved all the way to SETTLED; null when there is nothing to settle. */
+async function settleWindows(request, { modelName, reason, windowIds }) {
   if (windowIds.length === 0) return null;
   const created = await request('POST', '/settlements', { settlementModel: modelName, reason, settlementWindows: windowIds.map((id) => ({ id })) });
   if (created.status === 400 && /Inapplicable windows/.test(created.text)) return null;

@@ -18,7 +18,7 @@ let fxp;
 let other;
 let reverse;
 
-/** Onboards `dfsp` in each of `currencies` (an account set per currency) with the pairs it converts and its fx quote endpoint. */
+/** Onboards `dfsp` in each of `currencies` (an account set per currency) with the pairs it converts; onboarding registers its fx quote endpoint with the others. */
 async function onboard(dfsp, currencies, pairs = []) {
   const { request } = sw.admin;
   const [first, ...more] = currencies;
@@ -31,8 +31,6 @@ async function onboard(dfsp, currencies, pairs = []) {
   for (const [sourceCurrency, targetCurrency] of pairs) {
     assert.equal((await request('POST', `/participants/${dfsp.name}/currencyPairs`, { sourceCurrency, targetCurrency })).status, 201);
   }
-  const endpoint = await request('POST', `/participants/${dfsp.name}/endpoints`, { type: 'FSPIOP_CALLBACK_URL_FX_QUOTES', value: dfsp.url });
-  assert.equal(endpoint.status, 201, endpoint.text);
 }
 
 before(async () => {

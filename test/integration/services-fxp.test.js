@@ -49,8 +49,6 @@ before(async () => {
     dfsps.push(await startPartyDfsp({ name: 'payerfsp', switchUrl: sw.urlOf('account-lookup') }));
     [payer] = dfsps;
     await onboardDfsp(request, { name: 'payerfsp', endpointBase: payer.url });
-    const endpoint = await request('POST', '/participants/payerfsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_SERVICES', value: payer.url });
-    assert.equal(endpoint.status, 201, endpoint.text);
     await onboardFxp('fxpbeta', [['USD', 'EUR']]);
     await onboardFxp('fxpalpha', [['USD', 'EUR'], ['EUR', 'USD']]);
     await onboardFxp('fxpinactive', [['USD', 'EUR']]);
@@ -63,7 +61,6 @@ before(async () => {
     dfsps.push(await startPartyDfsp({ name: 'formerfsp', switchUrl: sw.urlOf('account-lookup') }));
     former = dfsps[1];
     await onboardDfsp(request, { name: 'formerfsp', endpointBase: former.url });
-    assert.equal((await request('POST', '/participants/formerfsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_SERVICES', value: former.url })).status, 201);
     assert.equal((await request('PUT', '/participants/formerfsp', { isActive: false })).status, 200);
   });
 });

@@ -41,5 +41,5 @@ export function localRuntimePorts({ replicas = 4 } = {}) {
     .filter((line) => line.trim() && !line.startsWith('#'))
     .map((line) => Number(line.trim().split(/\s+/)[2]));
   const replicaPorts = services.flatMap((base) => Array.from({ length: replicas }, (_, index) => base + index));
-  return new Set([...replicaPorts, 4003, 3307, 9192, 9193, 4101, 4102, 4103, 4104]);
+  return new Set([...replicaPorts, 4003, 3307, 9192, 9193, 4101, 4102, 4103, 4104, 4105, 4106]);
 }

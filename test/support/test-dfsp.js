@@ -6,12 +6,15 @@
 // How it answers a prepare is chosen per transfer (setBehaviour), so that tests sharing a
 // payee never depend on what another test asked of it.
 // `urls` says where its answers go: { transfers, quotes, parties } base URLs of the switch.
+// Given `fxRates` ({ 'USD/EUR': '0.9' }) it is also an FXP (fxp-simulator.js): it answers
+// POST /fxQuotes at those rates and POST /fxTransfers by reserving the conversion.
 import { createHash } from 'node:crypto';
 import { fulfilmentFor, quoteIlp } from '../../perf/simulators/payee-ilp.js';
 import { startRecordingServer } from './recording-server.js';
 import { dfspHeaders, fetchSigned } from '../../scripts/lib/fspiop-headers.js';
 import { jwsKeyPair, testPublicKeysOf } from './jws-keys.js';
 import { testClientTlsFor } from './scheme-tls.js';
+import { answerFxQuote, answerFxTransfer } from './fxp-simulator.js';
 
 /** A DFSP's headers for /transfers (the resource most tests use). */
 export function fspiopHeaders(source, destination, options) {
@@ -43,10 +46,11 @@ const DEFAULT_BEHAVIOUR = 'fulfil';
  */
 export async function startTestDfsp({
   name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0, privateKey = jwsKeyPair(name).privateKey, publicKeysOf = testPublicKeysOf, tls, serverTls,
+  fxRates = {},
 }) {
   const behaviours = new Map();
   const dfsp = {
-    name, secret, privateKey, sent: [], delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls },
+    name, secret, privateKey, sent: [], delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls }, fxRates: new Map(Object.entries(fxRates)),
     tlsFor: (url) => tls ?? testClientTlsFor(url, name),
     setBehaviour(transferId, behaviour) {
       if (!PAYEE_BEHAVIOURS.has(behaviour)) throw new Error(`unknown payee behaviour ${behaviour}; one of ${[...PAYEE_BEHAVIOURS].join(', ')}`);
@@ -63,6 +67,8 @@ export async function startTestDfsp({
       if (call.method === 'POST' && call.path === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, dfsp.urls.transfers), dfsp.delayMs);
       if (call.method === 'POST' && call.path === '/quotes') answerQuote(dfsp, call).catch(() => {});
       if (call.method === 'GET' && call.path.startsWith('/parties/')) answerParty(dfsp, call).catch(() => {});
+      if (call.method === 'POST' && call.path === '/fxQuotes' && dfsp.fxRates.size > 0) answerFxQuote(dfsp, call, send).catch(() => {});
+      if (call.method === 'POST' && call.path === '/fxTransfers' && dfsp.fxRates.size > 0) answerFxTransfer(dfsp, call, send).catch(() => {});
     },
   });
   return Object.assign(dfsp, server);
@@ -99,18 +105,26 @@ async function send(dfsp, url, method, headers, body) {
   }
 }
 
-/** GET /parties/{Type}/{ID}: the party it holds (PUT), or 3204 (PUT …/error). */
+/**
+ * GET /parties/{Type}/{ID}: the party it holds (PUT), or 3204 (PUT …/error). Asked in v2.0
+ * (Accept version 2), it answers in v2.0 with the currencies the party receives in
+ * (`supportedCurrencies`, a 2.0 field), when its record names them.
+ */
 async function answerParty(dfsp, call) {
   const [, , type, id] = call.path.split('/');
   const party = dfsp.parties.get(`${type}/${id}`);
   const url = `${dfsp.urls.parties}/parties/${type}/${id}`;
-  const headers = dfspHeaders('parties', dfsp.name, call.headers['fspiop-source'], { accept: false });
+  const version = /version=2\b/.test(call.headers.accept ?? '') ? '2.0' : '1.1';
+  const headers = dfspHeaders('parties', dfsp.name, call.headers['fspiop-source'], { accept: false, version });
   if (!party) {
     await send(dfsp, `${url}/error`, 'PUT', headers, { errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } });
     return;
   }
   await send(dfsp, url, 'PUT', headers, {
-    party: { partyIdInfo: { partyIdType: type, partyIdentifier: id, fspId: dfsp.name }, name: party.name },
+    party: {
+      partyIdInfo: { partyIdType: type, partyIdentifier: id, fspId: dfsp.name }, name: party.name,
+      ...(version === '2.0' && party.supportedCurrencies ? { supportedCurrencies: party.supportedCurrencies } : {}),
+    },
   });
 }
 

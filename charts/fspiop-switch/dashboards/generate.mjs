@@ -207,7 +207,46 @@ const settlement = () => dashboard('fspiop-settlement', 'fspiop-switch / Settlem
   ], { unit: 'ops', description: 'Continuous gross settlement: each committed transfer settled on its own.' }),
 ]);
 
-const boards = [['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp], ['settlement', settlement]];
+// Currency conversion (FSPIOP v2.0) has no metrics of its own: its messages travel the
+// transfer and quote topics and are decided by the same handlers, and what sets them apart is
+// already a label: the position handler's reasons FX_PREPARE, FX_COMMIT, FX_ABORT and
+// FX_TIMEOUT (a conversion's own position changes), the edges' route templates (/fxTransfers…,
+// /fxQuotes…, /services/FXP…) and the callbacks' endpoint types (FSPIOP_CALLBACK_URL_FX_*,
+// FSPIOP_CALLBACK_URL_SERVICES). transfers_finished_total counts a conversion with the
+// payments: it has no label for the kind.
+const FX_REASONS = 'reason=~"FX_.*"';
+const FX_CALLBACKS = 'endpoint_type=~"FSPIOP_CALLBACK_URL_FX_.*|FSPIOP_CALLBACK_URL_SERVICES"';
+const edgeRequests = (service, route) =>
+  `sum by (method, route, status) (rate(http_request_duration_seconds_count{${ns}, service="${service}", route=~"${route}"}[$__rate_interval]))`;
+
+const fx = () => dashboard('fspiop-fx', 'fspiop-switch / Currency conversion', [
+  panel('Fx transfers by outcome (position changes of conversions)', [
+    [`sum by (reason) (rate(position_changes_total{${ns}, ${FX_REASONS}}[$__rate_interval]))`, '{{reason}}'],
+  ], { unit: 'ops', description: 'FX_PREPARE: a conversion reserved on the payer\'s source currency; FX_COMMIT: committed with its payment (the FXP\'s source position); FX_ABORT and FX_TIMEOUT: released (the FXP\'s error or a wrong fulfilment, the payment\'s end, the expiry).' }),
+  panel('Fx transfers committed of those reserved', [
+    [`sum(rate(position_changes_total{${ns}, reason="FX_COMMIT"}[$__rate_interval])) / sum(rate(position_changes_total{${ns}, reason="FX_PREPARE"}[$__rate_interval]))`, 'committed'],
+  ], { unit: 'percentunit', description: 'Below 100% while conversions are released (FX_ABORT, FX_TIMEOUT) or still wait for their payment.' }),
+  panel('Fx transfer requests at the edge by route and status', [
+    [edgeRequests('api-adapter', '/fxTransfers.*'), '{{method}} {{route}} {{status}}'],
+  ], { unit: 'reqps', description: 'POST /fxTransfers from payer DFSPs, PUT /fxTransfers/{ID} (and …/error) from FXPs, GET from either.' }),
+  panel('Fx quotes at the edge by route and status', [
+    [edgeRequests('quoting', '/fxQuotes.*'), '{{method}} {{route}} {{status}}'],
+  ], { unit: 'reqps', description: 'POST /fxQuotes from payer DFSPs, PUT /fxQuotes/{ID} (and …/error) from FXPs.' }),
+  panel('FXP discovery requests (GET /services/FXP)', [
+    [edgeRequests('account-lookup', '/services.*'), '{{method}} {{route}} {{status}}'],
+  ], { unit: 'reqps' }),
+  panel('Conversion callbacks by endpoint type and outcome', [
+    [`sum by (endpoint_type, outcome) (rate(callbacks_total{${ns}, ${FX_CALLBACKS}}[$__rate_interval]))`, '{{outcome}} {{endpoint_type}}'],
+  ], { unit: 'ops', description: 'Fx quotes and their answers (FX_QUOTES), fx transfers, the FXP\'s answers and the hub\'s PATCH to the FXP (FX_TRANSFER_*), FXP discovery answers (SERVICES).' }),
+  panel('Conversion callback latency p95 by endpoint type', [
+    [quantile(0.95, 'callback_duration_seconds', 'endpoint_type').replace(`{${ns}}`, `{${ns}, ${FX_CALLBACKS}}`), '{{endpoint_type}}'],
+  ], { unit: 's' }),
+  panel('Failed conversion callbacks by DFSP', [
+    [`sum by (fsp, endpoint_type) (rate(callbacks_total{${ns}, ${FX_CALLBACKS}, outcome!="delivered"}[$__rate_interval])) or 0 * sum by (fsp, endpoint_type) (rate(callbacks_total{${ns}, ${FX_CALLBACKS}}[$__rate_interval]))`, '{{fsp}} {{endpoint_type}}'],
+  ], { unit: 'ops', description: 'Zero while every conversion callback is delivered.' }),
+]);
+
+const boards = [['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp], ['settlement', settlement], ['fx', fx]];
 for (const [file, make] of boards) {
   writeFileSync(join(here, `${file}.json`), `${JSON.stringify(make(), null, 2)}\n`);
 }
