@@ -30,7 +30,7 @@ import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { adminClient, ensureDfsp, ensureHub, standardEndpoints } from '../scripts/lib/onboarding.js';
+import { adminClient, ensureCurrencyPair, ensureDfsp, ensureHub, standardEndpoints } from '../scripts/lib/onboarding.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 import { ensureKeyPairFiles } from '../tools/lib/jws-key-files.js';
 import { ensureClientCertificate } from '../scripts/lib/scheme-certs.js';
@@ -228,13 +228,6 @@ async function ensurePerfDfsp(request, { name, currencies, endpointBase, keysDir
   return changes;
 }
 
-/** Registers the currency pair `source` → `target` with FXP `name` unless it is registered already. */
-async function ensureCurrencyPair(request, name, sourceCurrency, targetCurrency) {
-  const pairs = expectStatus(await request('GET', `/participants/${name}/currencyPairs`), [200], `currency pairs of ${name}`);
-  if (pairs.some((pair) => pair.sourceCurrency === sourceCurrency && pair.targetCurrency === targetCurrency)) return;
-  expectStatus(await request('POST', `/participants/${name}/currencyPairs`, { sourceCurrency, targetCurrency }), [201], `currency pair ${sourceCurrency}/${targetCurrency} of ${name}`);
-}
-
 /**
  * The simulated DFSPs of a run: the USD DFSPs (payers and payees), and with `conversion` the
  * FXP and the EUR payees, each with its currencies, MSISDN range (none for the FXP) and the
@@ -267,7 +260,7 @@ export async function provision({
     changed.endpoints ||= changes.endpoints;
     changed.keys ||= changes.keys;
   }
-  if (conversion) await ensureCurrencyPair(request, FXP_NAME, SOURCE_CURRENCY, TARGET_CURRENCY);
+  if (conversion) await ensureCurrencyPair(request, FXP_NAME, [SOURCE_CURRENCY, TARGET_CURRENCY]);
   if (loadParties) {
     for (const { name, msisdnFrom } of all.filter((dfsp) => dfsp.msisdnFrom !== undefined)) {
       log(await loadOracle({ name, from: msisdnFrom, count: msisdns, env: dbEnv }));

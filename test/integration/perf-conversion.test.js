@@ -4,7 +4,7 @@
 // across currencies (discovery → FXP discovery → fx quote → quote → fx transfer → transfer,
 // API v2.0) beside plain USD payments, for ~15 s. It proves the conversion payments complete,
 // that each committed both its conversion and its payment, and that they moved exactly the
-// FXP's USD and EUR positions and the EUR payee's, and that the gate is given every payment.
+// FXP's USD and EUR positions and the EUR payee's, and that the gate passes on every payment.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -45,7 +45,7 @@ test('a conversion share: conversion payments complete beside plain ones, commit
   const count = (name) => metrics[name]?.values.count ?? 0;
   const conversions = count('conversion_completed');
   const plain = count('completed_transactions');
-  t.diagnostic(`mode ${MODE}, plain ${plain}, conversions ${conversions}; gate ${result.gate.pass ? 'PASS' : result.gate.reasons.join('; ')}`);
+  t.diagnostic(`mode ${MODE}, plain ${plain}, conversions ${conversions}`);
   // Every iteration k6 started completes; on a busy machine k6 may drop some (no VU free in
   // time: dropped_iterations), which says nothing about the switch.
   assert.equal(count('failed_transactions') + count('conversion_failed'), 0, lines.join('\n'));
@@ -57,13 +57,10 @@ test('a conversion share: conversion payments complete beside plain ones, commit
   assert.match(readFileSync(`${result.dir}/summary.md`, 'utf8'), new RegExp(`${conversions} completed, 0 failed[^]*\\| conversion_e2e_time \\| \\d+`), 'the report shows them');
   assert.equal(result.payerRetries.conversionsCompleted, conversions, 'the payers completed as many conversion payments as k6 counted');
   assert.deepEqual(result.payerRetries.fxPatches, { COMMITTED: conversions }, 'the FXP was told of each conversion\'s commit, and of nothing else');
-  // The gate is given every payment, and its Kafka counts expect the conversions' messages.
-  // Its transfer and money checks take a conversion's own record (kind FX_TRANSFER, FX_PREPARE
-  // and FX_COMMIT position changes) for a payment's until they tell the kinds apart: those
-  // reasons, and only those, may be given.
-  const beforeFx = /^(committed in MySQL \d+ ≠ k6 completed|payers' net position change|payees' commits)/;
-  assert.deepEqual(result.gate.reasons.filter((reason) => !beforeFx.test(reason)), [], 'the gate finds nothing else');
-  assert.match(lines.join('\n'), new RegExp(`≠ k6 completed ${plain + conversions}$|GATE PASS`, 'm'), 'the gate counts plain and conversion payments as completed');
+  // The gate counts every payment, a conversion payment's conversion apart, and its Kafka
+  // counts expect the conversions' messages.
+  assert.ok(result.gate.pass, `gate: ${result.gate.reasons.join('; ')}`);
+  assert.equal(result.gate.details.states.COMMITTED?.n, plain + conversions, 'the gate counts plain and conversion payments as completed');
 
   const runIds = `__${result.runTag}-%`;
   const rows = await target.db('transfer').where('transfer_id', 'like', runIds).select('kind', 'state', 'currency').count({ n: '*' }).groupBy('kind', 'state', 'currency');
