@@ -16,14 +16,21 @@
 // returns, so the run's first requests do not meet the old ones. With `tlsDir` (the scheme's
 // certificates, for edges with mutual TLS) each DFSP's client certificate is made there too,
 // before the simulators start.
+//
+// With `conversion` (--conversion) it also provisions currency conversion (handlers/README.md,
+// "Currency conversion"): an FXP, perffxp1, holding USD and EUR positions with the pair
+// USD → EUR registered, and `conversionPayees` EUR payees, perffspeur1.., whose MSISDN ranges
+// (from EUR_MSISDN_BASE) are in the oracle; the returned `conversionPairs` are every USD
+// payer with every EUR payee through the FXP. The FXP's and the EUR payees' caps and cover are
+// topped up as the payers' are: the FXP's EUR position rises by every conversion payment.
 //   node perf/provision.js --dfsps 4 --msisdns 100000 --transfers 100000 [--sim-base URL] [--sim-workers N]
-//     [--jws-alg RS256|ES256] [--load-parties=false]
+//     [--jws-alg RS256|ES256] [--load-parties=false] [--conversion] [--conversion-payees 1]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { adminClient, ensureDfsp, ensureHub, standardEndpoints } from '../scripts/lib/onboarding.js';
+import { adminClient, ensureCurrencyPair, ensureDfsp, ensureHub, standardEndpoints } from '../scripts/lib/onboarding.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 import { ensureKeyPairFiles } from '../tools/lib/jws-key-files.js';
 import { ensureClientCertificate } from '../scripts/lib/scheme-certs.js';
@@ -31,6 +38,12 @@ import { ensureClientCertificate } from '../scripts/lib/scheme-certs.js';
 const ROOT = new URL('..', import.meta.url).pathname;
 export const MSISDN_BASE = 2_000_000_000;
 export const MSISDN_STRIDE = 10_000_000;
+// The EUR payees' ranges lie apart from the USD DFSPs', so a run with more USD DFSPs than the
+// last never finds an EUR payee's MSISDNs registered to a USD one, nor the other way round.
+export const EUR_MSISDN_BASE = 3_000_000_000;
+export const FXP_NAME = 'perffxp1';
+export const SOURCE_CURRENCY = 'USD';
+export const TARGET_CURRENCY = 'EUR';
 
 /** Where the simulated DFSPs' key pairs live: DFSP_JWS_KEYS_DIR (scripts/env.sh) or .run/jws/dfsps. */
 export const DFSP_KEYS_DIR = process.env.DFSP_JWS_KEYS_DIR ?? `${ROOT}.run/jws/dfsps`;
@@ -56,6 +69,15 @@ export function allPairs(names, msisdnCount) {
     if (payer !== payee) pairs.push({ payer, payee, weight: 1, msisdnFrom: MSISDN_BASE + index * MSISDN_STRIDE, msisdnCount });
   }));
   return pairs;
+}
+
+export const conversionPayeeNames = (count) => Array.from({ length: count }, (_, index) => `perffspeur${index + 1}`);
+
+/** Every USD payer with every EUR payee through `fxp`, equal weights, with the payee's MSISDN range. */
+export function conversionPairs(payers, payees, fxp, msisdnCount) {
+  return payers.flatMap((payer) => payees.map((payee, index) => ({
+    payer, payee, fxp, targetCurrency: TARGET_CURRENCY, weight: 1, msisdnFrom: EUR_MSISDN_BASE + index * MSISDN_STRIDE, msisdnCount,
+  })));
 }
 
 /** The simulator process that owns each DFSP as payer: `{ name: index }`, DFSP i → i mod workers. */
@@ -187,9 +209,41 @@ async function waitForAdmin(adminUrl, timeoutMs = 60_000) {
   }
 }
 
+/**
+ * Onboards one simulated DFSP in each of `currencies` (an account set per currency, the
+ * endpoints and key with the first), tops each currency up to `headroom`, and returns whether
+ * its endpoints or keys changed.
+ */
+async function ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, log }) {
+  const { publicKey } = ensureKeyPairFiles({ privateKeyPath: join(keysDirectory, `${name}.key`), publicKeyPath: join(keysDirectory, `${name}.pem`), type: JWS_KEY_TYPES[jwsAlg] });
+  if (tlsDir) ensureClientCertificate(tlsDir, name);
+  const changes = await registrationChanges(request, name, endpointBase, publicKey);
+  for (const [index, currency] of currencies.entries()) {
+    // The first deposit has a fixed id (a second onboarding is a duplicate of it) and so a
+    // fixed amount; what a longer run needs beyond it comes from the top-up.
+    const registration = index === 0 ? { endpointBase, jwsPublicKey: publicKey } : {};
+    await ensureDfsp(request, { name, currency, netDebitCap: INITIAL_FUNDS, fundsIn: INITIAL_FUNDS, ...registration });
+    await topUp(request, { name, currency, headroom, log });
+  }
+  return changes;
+}
+
+/**
+ * The simulated DFSPs of a run: the USD DFSPs (payers and payees), and with `conversion` the
+ * FXP and the EUR payees, each with its currencies, MSISDN range (none for the FXP) and the
+ * simulator process its endpoints are on (the USD DFSPs first, so that a payer's process is
+ * the one payerWorkersOf names).
+ */
+function perfDfsps({ dfsps, simWorkers, conversion, conversionPayees }) {
+  const usd = dfspNames(dfsps).map((name, index) => ({ name, currencies: [SOURCE_CURRENCY], msisdnFrom: MSISDN_BASE + index * MSISDN_STRIDE }));
+  const eur = conversion ? conversionPayeeNames(conversionPayees).map((name, index) => ({ name, currencies: [TARGET_CURRENCY], msisdnFrom: EUR_MSISDN_BASE + index * MSISDN_STRIDE })) : [];
+  const fxp = conversion ? [{ name: FXP_NAME, currencies: [SOURCE_CURRENCY, TARGET_CURRENCY] }] : [];
+  return [...usd, ...fxp, ...eur].map((dfsp, index) => ({ ...dfsp, worker: index % simWorkers }));
+}
+
 export async function provision({
-  adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, simWorkers = 1, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1', currency = 'USD',
-  dbEnv = {}, loadParties = true, jwsAlg = 'RS256', keysBase = DFSP_KEYS_DIR, tlsDir, log = () => {},
+  adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, simWorkers = 1, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1',
+  dbEnv = {}, loadParties = true, jwsAlg = 'RS256', keysBase = DFSP_KEYS_DIR, tlsDir, conversion = false, conversionPayees = 1, log = () => {},
 }) {
   await waitForAdmin(adminUrl);
   const request = adminClient(adminUrl, { token: adminToken });
@@ -198,22 +252,18 @@ export async function provision({
   const headroom = fundsFor({ transfers, amount });
   const keysDirectory = keysDirectoryFor(jwsAlg, keysBase);
   const changed = { endpoints: false, keys: false };
-  await ensureHub(request, currency);
-  for (const name of names) {
-    const endpointBase = `${endpointBaseOf(simBase, payerWorkers[name])}/fsp/${name}`;
-    const { publicKey } = ensureKeyPairFiles({ privateKeyPath: join(keysDirectory, `${name}.key`), publicKeyPath: join(keysDirectory, `${name}.pem`), type: JWS_KEY_TYPES[jwsAlg] });
-    if (tlsDir) ensureClientCertificate(tlsDir, name);
-    const changes = await registrationChanges(request, name, endpointBase, publicKey);
+  const all = perfDfsps({ dfsps, simWorkers, conversion, conversionPayees });
+  for (const currency of new Set(all.flatMap((dfsp) => dfsp.currencies))) await ensureHub(request, currency);
+  for (const { name, currencies, worker } of all) {
+    const endpointBase = `${endpointBaseOf(simBase, worker)}/fsp/${name}`;
+    const changes = await ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, log });
     changed.endpoints ||= changes.endpoints;
     changed.keys ||= changes.keys;
-    // The first deposit has a fixed id (a second onboarding is a duplicate of it) and so a
-    // fixed amount; what a longer run needs beyond it comes from the top-up.
-    await ensureDfsp(request, { name, currency, netDebitCap: INITIAL_FUNDS, fundsIn: INITIAL_FUNDS, endpointBase, jwsPublicKey: publicKey });
-    await topUp(request, { name, currency, headroom, log });
   }
+  if (conversion) await ensureCurrencyPair(request, FXP_NAME, [SOURCE_CURRENCY, TARGET_CURRENCY]);
   if (loadParties) {
-    for (const [index, name] of names.entries()) {
-      log(await loadOracle({ name, from: MSISDN_BASE + index * MSISDN_STRIDE, count: msisdns, env: dbEnv }));
+    for (const { name, msisdnFrom } of all.filter((dfsp) => dfsp.msisdnFrom !== undefined)) {
+      log(await loadOracle({ name, from: msisdnFrom, count: msisdns, env: dbEnv }));
     }
   }
   const waitMs = cacheWaitMs(changed);
@@ -221,7 +271,11 @@ export async function provision({
     log(`the DFSPs' ${[changed.endpoints && 'endpoints', changed.keys && 'JWS keys'].filter(Boolean).join(' and ')} changed: waiting ${waitMs / 1000} s for the switch's caches`);
     await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
-  return { names, pairs: allPairs(names, msisdns), payerWorkers, keysDirectory };
+  return {
+    names, pairs: allPairs(names, msisdns), payerWorkers, keysDirectory,
+    conversionPairs: conversion ? conversionPairs(names, conversionPayeeNames(conversionPayees), FXP_NAME, msisdns) : [],
+    dfspCurrencies: Object.fromEntries(all.map(({ name, currencies }) => [name, currencies])),
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -233,10 +287,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     'sim-workers': { type: 'string', default: '1' }, 'jws-alg': { type: 'string', default: 'RS256' },
     // Discovery needs the MSISDNs in the oracle only when it goes through the switch (mode full).
     'load-parties': { type: 'string', default: 'true' },
+    conversion: { type: 'boolean', default: false }, 'conversion-payees': { type: 'string', default: '1' },
   } });
   const result = await provision({
     adminUrl: values['admin-url'], simBase: values['sim-base'], simWorkers: Number(values['sim-workers']), dfsps: Number(values.dfsps), msisdns: Number(values.msisdns),
-    transfers: Number(values.transfers), jwsAlg: values['jws-alg'], loadParties: values['load-parties'] !== 'false', log: (line) => console.log(line),
+    transfers: Number(values.transfers), jwsAlg: values['jws-alg'], loadParties: values['load-parties'] !== 'false',
+    conversion: values.conversion, conversionPayees: Number(values['conversion-payees']), log: (line) => console.log(line),
   });
-  console.log(JSON.stringify({ names: result.names, payerWorkers: result.payerWorkers }));
+  console.log(JSON.stringify({ names: result.names, payerWorkers: result.payerWorkers, conversionPairs: result.conversionPairs }));
 }

@@ -257,16 +257,22 @@ const mb = (bytes) => (bytes / 1024 / 1024).toFixed(0);
 const countOf = (summary, name) => summary.metrics[name]?.values.count ?? 0;
 
 /**
- * The iterations that cost the run's CPU: the completed ones, the warm-up's included (CPU is
- * sampled over the whole k6 run).
+ * The iterations that cost the run's CPU: the completed ones, the warm-up's and the
+ * conversion payments included (CPU is sampled over the whole k6 run); every payment the gate
+ * counts as completed.
  */
 export function paidIterations(summary) {
-  return countOf(summary, 'completed_transactions') + countOf(summary, 'warmup_completed');
+  return countOf(summary, 'completed_transactions') + countOf(summary, 'warmup_completed') + countOf(summary, 'conversion_completed');
 }
 
-/** The iterations that failed, the warm-up's included: what the gate must account for. */
+/** The iterations that failed, the warm-up's and the conversion payments' included: what the gate must account for. */
 export function failedIterations(summary) {
-  return countOf(summary, 'failed_transactions') + countOf(summary, 'warmup_failed');
+  return countOf(summary, 'failed_transactions') + countOf(summary, 'warmup_failed') + countOf(summary, 'conversion_failed');
+}
+
+/** The conversion payments that completed (perf/k6/transfers.js, CONVERSION_SHARE), the warm-up's not told apart. */
+export function conversionIterations(summary) {
+  return countOf(summary, 'conversion_completed');
 }
 
 /**
@@ -309,7 +315,9 @@ function overTimeRows(stretches) {
  */
 export function summaryMarkdown({ run, summary, gate, cpu, resources, stretches = [] }) {
   const metric = (name) => summary.metrics[name]?.values ?? {};
-  const rows = ['discovery_time', 'quote_time', 'transfer_time', 'e2e_time'].map((name) => {
+  // A run with conversion payments (perf/k6/transfers.js CONVERSION_SHARE) has their phases too.
+  const conversions = metric('conversion_completed').count > 0 || metric('conversion_failed').count > 0 ? ['fx_quote_time', 'fx_transfer_time', 'conversion_e2e_time'] : [];
+  const rows = ['discovery_time', 'quote_time', 'transfer_time', 'e2e_time', ...conversions].map((name) => {
     const values = metric(name);
     return `| ${name} | ${ms(values.med)} | ${ms(values['p(95)'])} | ${ms(values['p(99)'])} | ${ms(values.max)} |`;
   });
@@ -318,6 +326,8 @@ export function summaryMarkdown({ run, summary, gate, cpu, resources, stretches 
   return [`# Run ${run.name}`, '', `profile ${run.profile}, target ${run.tps}/s × ${run.transfers}, mode ${run.mode}`, '', ...setting,
     `completed ${completed}, failed ${metric('failed_transactions').count ?? 0}, success rate ${metric('success_rate').rate}, `
       + `dropped iterations ${metric('dropped_iterations').count ?? 0}, achieved ${(completed / Math.ceil(run.transfers / run.tps)).toFixed(1)}/s`,
+    ...(conversions.length > 0 ? ['', `conversion payments (USD → EUR through an FXP, a share of ${run.conversionShare}): `
+      + `${metric('conversion_completed').count ?? 0} completed, ${metric('conversion_failed').count ?? 0} failed (the plain figures above leave them out)`] : []),
     ...(run.warmupSeconds > 0 ? ['', `after a warm-up ramp of ${run.warmupSeconds} s: ${metric('warmup_completed').count ?? 0} payments completed, `
       + `${metric('warmup_failed').count ?? 0} failed (in the gate and the CPU figures, not in the latencies and rates)`] : []),
     '', '| phase | p50 ms | p95 ms | p99 ms | max ms |', '|---|---|---|---|---|', ...rows, '',

@@ -6,10 +6,12 @@
 // CPU (every 2 s) and RSS (every 10 s) of every component are sampled from /proc. Against
 // the switch `make up` runs:
 //   node perf/run.js --profile load --tps 45 --transfers 5400 [--mode full|quote-transfer|transfer]
-//     [--jws-alg ES256|RS256|none] [--dashboard]
+//     [--jws-alg ES256|RS256|none] [--dashboard] [--conversion-share 0.2]
 // (--skip-discovery-quote is --mode transfer; --jws-alg none is SIM_JWS_SIGN=false, for a
 // switch with JWS_VERIFICATION=off; --dashboard turns k6's live web dashboard on, which costs
-// k6 about a third more CPU.)
+// k6 about a third more CPU; --conversion-share provisions currency conversion, an FXP and
+// EUR payees, and makes that share of the payments cross-currency, USD → EUR, the gate
+// counting them with the rest.)
 // The smoke test (test/integration/perf-smoke.test.js) calls runPerf with its own switch.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -33,6 +35,22 @@ const ROOT = new URL('..', import.meta.url).pathname;
 // none: account-lookup sends the GET to the payee and the PUT back to the payer itself.
 export const NOTIFICATION_RATIO = Object.freeze({ transfer: 2, 'quote-transfer': 4, full: 4 });
 export const MODES = Object.keys(NOTIFICATION_RATIO);
+// A conversion payment makes two prepare-topic records (its fx transfer and its payment) and,
+// by mode, these notification-topic messages: its fx transfer 2 (the prepare to the FXP, the
+// FXP's reservation to the payer), its payment 2 and the PATCH COMMITTED to the FXP; through
+// the quoting service (modes full and quote-transfer) also its fx quote's 2 and its quote's 2;
+// and in mode full the hub's answer to its FXP discovery (account-lookup produces the
+// /services answers to the notification topic, unlike its /parties calls).
+export const CONVERSION_PREPARES = 2;
+export const CONVERSION_NOTIFICATIONS = Object.freeze({ transfer: 5, 'quote-transfer': 9, full: 10 });
+
+/** The gate's expected notification messages per prepare-topic record, `conversions` of the `payments` being conversion payments. */
+export function notificationRatio(mode, payments, conversions) {
+  const plain = Math.max(0, payments - conversions);
+  const prepares = plain + CONVERSION_PREPARES * conversions;
+  if (conversions === 0 || prepares === 0) return NOTIFICATION_RATIO[mode];
+  return (NOTIFICATION_RATIO[mode] * plain + CONVERSION_NOTIFICATIONS[mode] * conversions) / prepares;
+}
 
 export const PROFILES = Object.freeze({
   smoke: { tps: 10, transfers: 250, dfsps: 4, msisdns: 1000, simWorkers: 2, expirationMs: 30_000, callbackWaitMs: 15_000 },
@@ -300,12 +318,14 @@ async function committedButToldOtherwise(db, failedTransfers) {
 
 /** The payers' resends and GETs over every bridge process (`/stats`), for the gate's Kafka counts. */
 async function bridgeCounters(bridgePort, workers) {
-  const totals = { resent: 0, asked: 0, failedTransfers: [] };
+  const totals = { resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {} };
   for (let index = 0; index < workers; index += 1) {
     const stats = await (await fetch(`http://127.0.0.1:${bridgePort + index}/stats`, { signal: AbortSignal.timeout(5000) })).json();
     totals.resent += stats.resent ?? 0;
     totals.asked += stats.asked ?? 0;
     totals.failedTransfers.push(...(stats.failedTransfers ?? []));
+    totals.conversionsCompleted += stats.conversionsCompleted ?? 0;
+    for (const [state, count] of Object.entries(stats.fxPatches ?? {})) totals.fxPatches[state] = (totals.fxPatches[state] ?? 0) + count;
   }
   return totals;
 }
@@ -315,7 +335,7 @@ export function runName(profile, tps) {
 }
 
 /** Simulator, k6 and gate settings of a run, as environment variables. */
-function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory }) {
+function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies }) {
   return {
     SIM_PORT: String(simPort), BRIDGE_PORT: String(bridgePort), SIM_WORKERS: String(settings.simWorkers), BRIDGE_WORKERS: String(settings.simWorkers),
     PAYER_WORKERS_JSON: JSON.stringify(payerWorkers), DFSP_JWS_KEYS_DIR: keysDirectory, SIM_JWS_SIGN: String(settings.jwsAlg !== 'none'),
@@ -324,6 +344,7 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWor
     CALLBACK_WAIT_MS: String(settings.callbackWaitMs), TRANSFER_EXPIRATION_MS: String(settings.expirationMs),
     SIM_MODE: settings.mode,
     TPS: String(settings.tps), TRANSFERS: String(settings.transfers), WARMUP_SECONDS: String(settings.warmupSeconds ?? 0), PROFILE: settings.profile, PAIRS_JSON: JSON.stringify(pairs), AMOUNT: '1', CURRENCY: 'USD',
+    CONVERSION_SHARE: String(settings.conversionShare), CONVERSION_PAIRS_JSON: JSON.stringify(conversionPairs), SIM_DFSP_CURRENCIES_JSON: JSON.stringify(dfspCurrencies),
   };
 }
 
@@ -366,8 +387,9 @@ export function jwsVerificationOf(target) {
 
 export async function runPerf(target, options, log = (line) => process.stdout.write(`${line}\n`)) {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const settings = { mode: 'full', jwsAlg: 'ES256', ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' };
+  const settings = { mode: 'full', jwsAlg: 'ES256', conversionShare: 0, ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' };
   if (!MODES.includes(settings.mode)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
+  if (!(settings.conversionShare >= 0 && settings.conversionShare <= 1)) throw new Error(`conversionShare must be between 0 and 1, got ${settings.conversionShare}`);
   if (process.env.SIM_JWS_SIGN === 'false') settings.jwsAlg = 'none';
   if (!JWS_ALGS.includes(settings.jwsAlg)) throw new Error(`jwsAlg must be one of ${JWS_ALGS.join(', ')}`);
   const run = { name: options.name ?? runName(settings.profile, settings.tps), ...settings, jwsVerification: options.jwsVerification ?? jwsVerificationOf(target) };
@@ -378,15 +400,17 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const simPort = await freePortRange(settings.simWorkers, options.simPort);
   const bridgePort = await freePortRange(settings.simWorkers, options.bridgePort);
   const settles = Boolean(settings.settleEverySeconds && target.settlementUrl);
-  const { pairs, payerWorkers, keysDirectory } = await provision({
+  const { pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies } = await provision({
     adminUrl: target.adminUrl, adminToken: target.adminToken, simBase: `http://127.0.0.1:${simPort}`, simWorkers: settings.simWorkers, dfsps: settings.dfsps,
     msisdns: settings.msisdns, dbEnv: target.dbEnv, loadParties: settings.mode === 'full',
-    // Caps and cover for the payments between two settlements (three intervals' worth), or for the whole run.
-    transfers: settles ? settings.tps * settings.settleEverySeconds * 3 : settings.transfers + warmupTransfersMax(settings),
+    // Caps and cover for the payments between two settlements (three intervals' worth), or for
+    // the whole run. The schedule settles USD only, so a run with conversions (whose EUR
+    // positions it never settles) has caps and cover for the whole run.
+    transfers: settles && !(settings.conversionShare > 0) ? settings.tps * settings.settleEverySeconds * 3 : settings.transfers + warmupTransfersMax(settings),
     // Unsigned runs keep ES256 keys registered: the switch's verification is off for them.
-    jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, tlsDir: target.tlsDir, log,
+    jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, tlsDir: target.tlsDir, conversion: settings.conversionShare > 0, log,
   });
-  const env = runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory });
+  const env = runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies });
   const simulators = await startSimulators(env, settings.simWorkers);
   target.simulatorPid = simulators.pid;
   let measured;
@@ -409,12 +433,16 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const settled = await schedule?.stop();
   if (settled) log(`settled on schedule: ${settled.settlements} settlements over ${settled.windows} windows, ${settled.failures.length} failures`);
   const summary = JSON.parse(readFileSync(`${dir}/summary.json`, 'utf8'));
-  // The gate accounts for every payment of the run, the warm-up's included.
+  // The gate accounts for every payment of the run, the warm-up's and the conversion
+  // payments included (each is one committed payment; its conversion is a record of its own,
+  // `conversionsCompleted` of them, the warm-up's included, as the payers counted them).
   const completed = paidIterations(summary);
   const failed = failedIterations(summary);
+  const conversionsCompleted = payerRetries?.conversionsCompleted ?? 0;
   const gate = await runGate({
     db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
-    expectedNotificationRatio: NOTIFICATION_RATIO[settings.mode], payerRetries, duplicatesAllowed: Boolean(options.during), settled,
+    expectedNotificationRatio: notificationRatio(settings.mode, completed, conversionsCompleted), payerRetries, duplicatesAllowed: Boolean(options.during), settled,
+    conversionsCompleted,
   });
   printGate(gate, log);
   const toldOtherwise = await committedButToldOtherwise(target.db, payerRetries?.failedTransfers ?? []);
@@ -425,7 +453,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const markdown = await writeReport(dir, { ...meta, run });
   log(markdown);
   return {
-    dir, run, runTag, gate, summary, toldOtherwise, cpu: measured.cpu, resources: measured.resources, startedAt: measured.startedAt, faults: measured.faults, k6Output: measured.k6Output,
+    dir, run, runTag, gate, summary, payerRetries, simPort, toldOtherwise, cpu: measured.cpu, resources: measured.resources, startedAt: measured.startedAt, faults: measured.faults, k6Output: measured.k6Output,
   };
 }
 
@@ -434,13 +462,13 @@ async function main() {
     profile: { type: 'string', default: 'load' }, tps: { type: 'string' }, transfers: { type: 'string' }, dfsps: { type: 'string' },
     'sim-workers': { type: 'string' }, mode: { type: 'string' }, fresh: { type: 'boolean', default: false }, 'skip-discovery-quote': { type: 'boolean', default: false }, name: { type: 'string' },
     'jws-alg': { type: 'string' }, dashboard: { type: 'boolean', default: false }, 'settle-every': { type: 'string' },
-    warmup: { type: 'string' },
+    warmup: { type: 'string' }, 'conversion-share': { type: 'string' },
   } });
   const overrides = Object.fromEntries(Object.entries({
     profile: values.profile, tps: values.tps && Number(values.tps), transfers: values.transfers && Number(values.transfers), dfsps: values.dfsps && Number(values.dfsps),
     simWorkers: values['sim-workers'] && Number(values['sim-workers']), mode: values['skip-discovery-quote'] ? 'transfer' : values.mode, name: values.name,
     jwsAlg: values['jws-alg'], dashboard: values.dashboard || undefined, settleEverySeconds: values['settle-every'] && Number(values['settle-every']),
-    warmupSeconds: values.warmup && Number(values.warmup),
+    warmupSeconds: values.warmup && Number(values.warmup), conversionShare: values['conversion-share'] && Number(values['conversion-share']),
   }).filter(([, value]) => value !== undefined && value !== ''));
   // --fresh: a switch of the run's own instead of the one `make up` runs.
   const target = values.fresh ? await freshTarget(overrides.mode ?? 'full') : await localTarget();

@@ -9,7 +9,16 @@
 // queue that took half a minute to drain on two cores; the warm-up's iterations are real
 // payments (the gate counts them: warmup_completed, warmup_failed) but stay out of the
 // latency and rate figures, which describe the sustained rate.
+// With CONVERSION_SHARE above 0 (and CONVERSION_PAIRS_JSON from perf/provision.js
+// --conversion), that share of the iterations pays across currencies: a USD payer pays an EUR
+// payee through the FXP (the bridge's conversion payment: discovery, FXP discovery, fx quote,
+// quote, fx transfer, transfer, in API v2.0). They are counted apart (conversion_completed,
+// conversion_failed, conversion_e2e_time, and the conversion's own phases fx_quote_time and
+// fx_transfer_time), so the plain figures stay comparable with runs without them; success_rate
+// and the summary line's counts cover both, and the gate counts every payment as
+// completed + conversion_completed (+ the warm-up's, which counts both kinds).
 // Env: TPS, TRANSFERS, WARMUP_SECONDS, PAIRS_JSON ([{payer, payee, weight, msisdnFrom, msisdnCount}]),
+// CONVERSION_SHARE, CONVERSION_PAIRS_JSON ([{payer, payee, fxp, targetCurrency, weight, msisdnFrom, msisdnCount}]),
 // BRIDGE_HOST, BRIDGE_PORT, PAYER_WORKERS_JSON, AMOUNT, CURRENCY, PROFILE, SUMMARY_PATH.
 // An iteration goes to the bridge of the simulator process that owns its payer
 // (PAYER_WORKERS_JSON, {payer: index}, from perf/provision.js): the payer's callbacks are
@@ -23,6 +32,8 @@ import { Counter, Rate, Trend } from 'k6/metrics';
 const TPS = Number(__ENV.TPS || 10);
 const TRANSFERS = Number(__ENV.TRANSFERS || 300);
 const PAIRS = JSON.parse(__ENV.PAIRS_JSON || '[]');
+const CONVERSION_PAIRS = JSON.parse(__ENV.CONVERSION_PAIRS_JSON || '[]');
+const CONVERSION_SHARE = CONVERSION_PAIRS.length > 0 ? Math.min(1, Math.max(0, Number(__ENV.CONVERSION_SHARE || 0))) : 0;
 const PAYER_WORKERS = JSON.parse(__ENV.PAYER_WORKERS_JSON || '{}');
 const BRIDGE_HOST = __ENV.BRIDGE_HOST || '127.0.0.1';
 const BRIDGE_PORT = Number(__ENV.BRIDGE_PORT || 7100);
@@ -34,7 +45,9 @@ const WARMUP_S = Math.max(0, Math.floor(Number(__ENV.WARMUP_SECONDS || 0)));
 // (perf/simulators/bridge.js), which is longer than k6's default 60-s request timeout;
 // discovery and quote before it are each awaited for at most CALLBACK_WAIT_MS.
 const PAYMENT_TIMEOUT = `${Math.ceil((Number(__ENV.TRANSFER_EXPIRATION_MS || 60000) + 2 * Number(__ENV.CALLBACK_WAIT_MS || 30000)) / 1000) + 60}s`;
-const TOTAL_WEIGHT = PAIRS.reduce((sum, pair) => sum + (pair.weight || 1), 0);
+const totalWeight = (pairs) => pairs.reduce((sum, pair) => sum + (pair.weight || 1), 0);
+const TOTAL_WEIGHT = totalWeight(PAIRS);
+const CONVERSION_WEIGHT = totalWeight(CONVERSION_PAIRS);
 
 const discoveryTime = new Trend('discovery_time', true);
 const quoteTime = new Trend('quote_time', true);
@@ -45,6 +58,11 @@ const failed = new Counter('failed_transactions');
 const successRate = new Rate('success_rate');
 const warmupCompleted = new Counter('warmup_completed');
 const warmupFailed = new Counter('warmup_failed');
+const conversionCompleted = new Counter('conversion_completed');
+const conversionFailed = new Counter('conversion_failed');
+const conversionE2eTime = new Trend('conversion_e2e_time', true);
+const fxQuoteTime = new Trend('fx_quote_time', true);
+const fxTransferTime = new Trend('fx_transfer_time', true);
 const VUS = { preAllocatedVUs: Math.max(30, TPS * 3), maxVUs: Math.max(100, TPS * 10) };
 const warmup = {
   executor: 'ramping-arrival-rate', startRate: 1, timeUnit: '1s', stages: [{ target: TPS, duration: `${WARMUP_S}s` }],
@@ -66,56 +84,71 @@ export const options = {
   thresholds: {
     success_rate: ['rate>0.9999'],
     e2e_time: ['p(95)<1000'],
+    // Six exchanges instead of three: a conversion payment is allowed twice the plain one's time.
+    ...(CONVERSION_SHARE > 0 ? { conversion_e2e_time: ['p(95)<2000'] } : {}),
   },
 };
 
-function pickPair() {
-  let point = Math.random() * TOTAL_WEIGHT;
-  for (const pair of PAIRS) {
+function pickPair(pairs, total) {
+  let point = Math.random() * total;
+  for (const pair of pairs) {
     point -= pair.weight || 1;
     if (point <= 0) return pair;
   }
-  return PAIRS[PAIRS.length - 1];
+  return pairs[pairs.length - 1];
 }
 
 let failuresLogged = 0;
 
 /** Counts a failed iteration; the first few failures of each VU are logged with the answer. */
-function fail(phase, response) {
+function fail(phase, response, conversion) {
   if (failuresLogged < 2) {
     failuresLogged += 1;
-    console.warn(`${phase} failed: HTTP ${response.status} ${String(response.body).slice(0, 300)}`);
+    console.warn(`${conversion ? 'conversion ' : ''}${phase} failed: HTTP ${response.status} ${String(response.body).slice(0, 300)}`);
   }
   if (warmingUp()) {
     warmupFailed.add(1, { phase });
     return;
   }
-  failed.add(1, { phase });
+  (conversion ? conversionFailed : failed).add(1, { phase });
   successRate.add(0);
 }
 
 const warmingUp = () => exec.scenario.name === 'warmup';
 
 export default function iteration() {
-  const pair = pickPair();
+  const conversion = Math.random() < CONVERSION_SHARE;
+  const pair = conversion ? pickPair(CONVERSION_PAIRS, CONVERSION_WEIGHT) : pickPair(PAIRS, TOTAL_WEIGHT);
   const msisdn = String(pair.msisdnFrom + Math.floor(Math.random() * pair.msisdnCount));
   const bridge = `http://${BRIDGE_HOST}:${BRIDGE_PORT + (PAYER_WORKERS[pair.payer] || 0)}`;
+  const request = { payer: pair.payer, payee: pair.payee, msisdn, amount: AMOUNT, currency: CURRENCY };
+  if (conversion) request.conversion = { fxp: pair.fxp, targetCurrency: pair.targetCurrency };
   const start = Date.now();
-  const payment = http.post(`${bridge}/payments`, JSON.stringify({ payer: pair.payer, payee: pair.payee, msisdn, amount: AMOUNT, currency: CURRENCY }), {
-    headers: { 'content-type': 'application/json' }, timeout: PAYMENT_TIMEOUT, tags: { flow: 'payment' },
+  const payment = http.post(`${bridge}/payments`, JSON.stringify(request), {
+    headers: { 'content-type': 'application/json' }, timeout: PAYMENT_TIMEOUT, tags: { flow: conversion ? 'conversion' : 'payment' },
   });
   const end = Date.now();
-  if (!check(payment, { PAYMENT_COMPLETED: (r) => r.status === 200 })) return fail(answerField(payment, 'phase') || 'payment', payment);
+  if (!check(payment, { PAYMENT_COMPLETED: (r) => r.status === 200 })) return fail(answerField(payment, 'phase') || 'payment', payment, conversion);
   if (warmingUp()) {
     warmupCompleted.add(1);
     return undefined;
   }
   const phasesMs = answerField(payment, 'phasesMs') || {};
+  if (conversion) return conversionCompletedIn(phasesMs, end - start);
   discoveryTime.add(phasesMs.discovery);
   quoteTime.add(phasesMs.quote);
   transferTime.add(phasesMs.transfer);
   e2eTime.add(end - start);
   completed.add(1);
+  successRate.add(1);
+  return undefined;
+}
+
+function conversionCompletedIn(phasesMs, elapsedMs) {
+  fxQuoteTime.add(phasesMs.fx_quote);
+  fxTransferTime.add(phasesMs.fx_transfer);
+  conversionE2eTime.add(elapsedMs);
+  conversionCompleted.add(1);
   successRate.add(1);
   return undefined;
 }
@@ -136,11 +169,16 @@ function metric(data, name, stat) {
 
 export function handleSummary(data) {
   const done = metric(data, 'completed_transactions', 'count') || 0;
+  const conversions = metric(data, 'conversion_completed', 'count') || 0;
+  // completed= counts the plain payments, conversion_completed= the conversion payments: the
+  // gate's count of the run's payments is their sum with warmup_completed=.
   const line = `profile=${__ENV.PROFILE || 'custom'} tps=${TPS} target=${TRANSFERS} completed=${done} `
     + `failed=${metric(data, 'failed_transactions', 'count') || 0} success_rate=${metric(data, 'success_rate', 'rate')} `
-    + `e2e_p95=${metric(data, 'e2e_time', 'p(95)')}ms actual_tps=${(done / DURATION_S).toFixed(1)} `
+    + `e2e_p95=${metric(data, 'e2e_time', 'p(95)')}ms actual_tps=${((done + conversions) / DURATION_S).toFixed(1)} `
     + `dropped_iterations=${metric(data, 'dropped_iterations', 'count') || 0} `
-    + `warmup_completed=${metric(data, 'warmup_completed', 'count') || 0} warmup_failed=${metric(data, 'warmup_failed', 'count') || 0}\n`;
+    + `warmup_completed=${metric(data, 'warmup_completed', 'count') || 0} warmup_failed=${metric(data, 'warmup_failed', 'count') || 0} `
+    + `conversion_share=${CONVERSION_SHARE} conversion_completed=${conversions} conversion_failed=${metric(data, 'conversion_failed', 'count') || 0} `
+    + `conversion_e2e_p95=${metric(data, 'conversion_e2e_time', 'p(95)')}ms\n`;
   const out = { stdout: line };
   if (__ENV.SUMMARY_PATH) out[__ENV.SUMMARY_PATH] = JSON.stringify(data, null, 2);
   return out;

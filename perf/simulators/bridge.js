@@ -7,7 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { reply, sendAs } from './fspiop.js';
 import { ownedId } from './correlator.js';
+import { RESEND_INTERVAL_MS, roundTrip, sleep } from './round-trip.js';
 import { quoteAnswer } from './payee.js';
+import { fxQuote, fxTransfer, fxpDiscovery } from './conversion.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 function finish(response, outcome, started) {
@@ -18,59 +20,13 @@ function finish(response, outcome, started) {
   return reply(response, 200, { ...outcome.body, elapsed, phasesMs });
 }
 
-// Answers after which the switch may still hold the request: 503 (2003, "could not be
-// stored; retry") comes when Kafka did not acknowledge in time, yet librdkafka may deliver the
-// record later (before the edge waited as long as the producer may deliver); 0 is a
-// connection lost before any answer. A payer must not take either as a
-// refusal: it resends the same request (same id and body, which the switch recognises as a
-// duplicate) until it is accepted or the callback arrives.
-const UNKNOWN_FATE = new Set([0, 503]);
-const RESEND_INTERVAL_MS = 1_000;
 // A payer that heard nothing asks GET /transfers/{ID}, waits this long for the answer, and
 // asks again (GET_ATTEMPTS in all) while the answer is not final.
 const GET_ANSWER_WAIT_MS = 10_000;
 const GET_ATTEMPTS = 3;
 // The switch tells a payer how its transfer ended by its expiry at the latest (3303 from the
 // timeout handler, which sweeps every second): a transfer's callback is awaited that long.
-const EXPIRY_CALLBACK_GRACE_MS = 10_000;
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Sends `request` to the switch and waits for the callback under `key`. With `resend`, an
- * answer of unknown fate is followed by the same request again (UNKNOWN_FATE); otherwise
- * any answer but 202 settles the wait as a failure at once.
- */
-async function roundTrip(context, key, request, { resend = false, waitMs = context.config.callbackTimeoutMs } = {}) {
-  let settled = false;
-  let reached = 0;
-  const waiting = context.correlator.wait(key, waitMs).finally(() => { settled = true; });
-  for (;;) {
-    const sent = await sendAs(context.config, request.headers['fspiop-source'], request.url, request.method, request.headers, request.body);
-    if (mayHaveBeenStored(sent)) reached += 1;
-    // The copy that the socket reset cut off may have been stored as well.
-    if (sent.resentOnReset) reached += 1;
-    if (sent.status === 202) break;
-    if (!resend || !UNKNOWN_FATE.has(sent.status)) {
-      context.correlator.settle(key, { error: `switch answered ${sent.status}`, body: sent.text });
-      break;
-    }
-    await sleep(RESEND_INTERVAL_MS);
-    if (settled) break;
-  }
-  // Every copy beyond the first that the switch may have stored is a duplicate record. Only
-  // the transfer's are counted: the gate sets them against the prepare topic.
-  if (resend) context.counters.resent += Math.max(0, reached - 1);
-  return waiting;
-}
-
-/**
- * Whether the switch may have produced the request: it was accepted, or the connection was
- * lost after the request went out. A refused connection, or a 503 ("not stored"), was not.
- */
-function mayHaveBeenStored(sent) {
-  return sent.status === 202 || (sent.status === 0 && !/ECONNREFUSED/.test(sent.text));
-}
+export const EXPIRY_CALLBACK_GRACE_MS = 10_000;
 
 /**
  * A payer that was not told how its transfer ended asks for it (GET /transfers/{ID}) as an
@@ -93,9 +49,9 @@ async function askTransferState(context, payer, payee, transferId) {
 
 const NOT_FINAL = new Set(['RECEIVED', 'RESERVED']);
 
-function quoteRequest(context, { payer, payee, msisdn, amount, currency }) {
+/** A QuotesPostRequest; a conversion payment's (v2.0) names its transaction and the payer's conversion (`currencyConversion`). */
+function quoteRequest(context, { payer, payee, msisdn, amount, currency, transactionId = ownedId(context.worker, context.config.runTag, randomBytes(12)), currencyConversion }) {
   const quoteId = ownedId(context.worker, context.config.runTag, randomBytes(12));
-  const transactionId = ownedId(context.worker, context.config.runTag, randomBytes(12));
   return {
     quoteId, transactionId,
     payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdn, fspId: payee } },
@@ -103,6 +59,7 @@ function quoteRequest(context, { payer, payee, msisdn, amount, currency }) {
     amountType: 'SEND', amount: { amount, currency },
     transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' },
     expiration: new Date(Date.now() + context.config.expirationMs).toISOString(),
+    ...(currencyConversion ? { converter: 'PAYER', currencyConversion } : {}),
   };
 }
 
@@ -110,7 +67,7 @@ async function discovery(context, params) {
   const { payer, type, id } = params;
   if (context.config.mode !== 'full') return { body: { party: { partyIdInfo: { partyIdType: type, partyIdentifier: id, fspId: params.payee } } } };
   return roundTrip(context, `parties:${payer}:${type}/${id}`, {
-    url: `${context.config.alsUrl}/parties/${type}/${id}`, method: 'GET', headers: dfspHeaders('parties', payer), body: undefined,
+    url: `${context.config.alsUrl}/parties/${type}/${id}`, method: 'GET', headers: dfspHeaders('parties', payer, undefined, { version: params.version }), body: undefined,
   });
 }
 
@@ -120,19 +77,19 @@ async function quote(context, params) {
     return { body: { quoteId: body.quoteId, transactionId: body.transactionId, ...quoteAnswer(context.config, params.payee, body) } };
   }
   const outcome = await roundTrip(context, `quotes:${params.payer}:${body.quoteId}`, {
-    url: `${context.config.quotingUrl}/quotes`, method: 'POST', headers: dfspHeaders('quotes', params.payer, params.payee), body: JSON.stringify(body),
+    url: `${context.config.quotingUrl}/quotes`, method: 'POST', headers: dfspHeaders('quotes', params.payer, params.payee, { version: params.version }), body: JSON.stringify(body),
   });
   if (outcome.body && !outcome.error) outcome.body = { ...outcome.body, quoteId: body.quoteId, transactionId: body.transactionId };
   return outcome;
 }
 
-async function transfer(context, { payer, payee, transferId, amount, currency, ilpPacket, condition }) {
+async function transfer(context, { payer, payee, transferId, amount, currency, ilpPacket, condition, version }) {
   const body = {
     transferId, payerFsp: payer, payeeFsp: payee, amount: { amount, currency }, ilpPacket, condition,
     expiration: new Date(Date.now() + context.config.expirationMs).toISOString(),
   };
   const outcome = await roundTrip(context, `transfers:${payer}:${transferId}`, {
-    url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: dfspHeaders('transfers', payer, payee), body: JSON.stringify(body),
+    url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: dfspHeaders('transfers', payer, payee, { version }), body: JSON.stringify(body),
   }, { resend: true, waitMs: context.config.expirationMs + EXPIRY_CALLBACK_GRACE_MS });
   const final = outcome.timeout ? await askTransferState(context, payer, payee, transferId) : outcome;
   if (final.timeout || final.error) noteFailedTransfer(context, transferId, final);
@@ -157,14 +114,9 @@ const failedOutcome = (outcome) => Boolean(outcome.timeout || outcome.error);
  * first phase that fails ends the payment and is named in `phase`. One call instead of three
  * saves k6 and the bridge two HTTP exchanges per iteration.
  */
-async function payment(context, { payer, payee, msisdn, amount, currency }) {
-  const phasesMs = {};
-  const timed = async (phase, run) => {
-    const started = Date.now();
-    const outcome = await run();
-    phasesMs[phase] = Date.now() - started;
-    return outcome;
-  };
+async function payment(context, { payer, payee, msisdn, amount, currency, conversion }) {
+  if (conversion) return conversionPayment(context, { payer, payee, msisdn, amount, currency, ...conversion });
+  const { phasesMs, timed } = phaseTimer();
   const found = await timed('discovery', () => discovery(context, { payer, payee, type: 'MSISDN', id: msisdn }));
   if (failedOutcome(found)) return { ...found, phase: 'discovery', phasesMs };
   const payeeFsp = found.body?.party?.partyIdInfo?.fspId;
@@ -176,6 +128,65 @@ async function payment(context, { payer, payee, msisdn, amount, currency }) {
   }));
   if (failedOutcome(transferred)) return { ...transferred, phase: 'transfer', phasesMs };
   return { body: { transferId: transactionId, transferState: transferred.body.transferState }, phasesMs };
+}
+
+/** `timed(phase, run)` runs a phase and records its time in `phasesMs`. */
+function phaseTimer() {
+  const phasesMs = {};
+  const timed = async (phase, run) => {
+    const started = Date.now();
+    const outcome = await run();
+    phasesMs[phase] = Date.now() - started;
+    return outcome;
+  };
+  return { phasesMs, timed };
+}
+
+/**
+ * A payment across currencies (k6 posts `conversion: { fxp, targetCurrency }`), all in
+ * FSPIOP v2.0: discovery of `msisdn` (the payee's party names the currency it holds), the
+ * FXPs converting into it (`fxp_discovery`), the FXP's terms for `amount` of `currency`
+ * (`fx_quote`), the payee's quote of the converted amount (`quote`), the conversion reserved
+ * (`fx_transfer`) and the payment in the target currency that it is for (`transfer`), whose
+ * commit commits the conversion too. The conversion's id (commitRequestId) is the run's, as a
+ * transfer's is, so the gate finds both.
+ */
+async function conversionPayment(context, { payer, payee, msisdn, amount, currency, fxp, targetCurrency }) {
+  const { phasesMs, timed } = phaseTimer();
+  const version = '2.0';
+  const failedIn = (phase, outcome) => ({ ...outcome, phase, phasesMs });
+  const found = await timed('discovery', () => discovery(context, { payer, payee, type: 'MSISDN', id: msisdn, version }));
+  if (failedOutcome(found)) return failedIn('discovery', found);
+  const payeeFsp = found.body?.party?.partyIdInfo?.fspId;
+  const target = found.body?.party?.supportedCurrencies?.[0] ?? targetCurrency;
+  const providers = await timed('fxp_discovery', () => fxpDiscovery(context, { payer, fxp, source: currency, target }));
+  if (failedOutcome(providers)) return failedIn('fxp_discovery', providers);
+  const chosen = providers.body.providers.includes(fxp) ? fxp : providers.body.providers[0];
+  const transferId = ownedId(context.worker, context.config.runTag, randomBytes(12));
+  const commitRequestId = ownedId(context.worker, context.config.runTag, randomBytes(12));
+  const terms = await timed('fx_quote', () => fxQuote(context, {
+    payer, fxp: chosen, commitRequestId, determiningTransferId: transferId, amount, source: currency, target,
+  }));
+  if (failedOutcome(terms)) return failedIn('fx_quote', terms);
+  const { conversionTerms, condition: fxCondition } = terms.body;
+  const quoted = await timed('quote', () => quote(context, {
+    payer, payee: payeeFsp, msisdn, amount: conversionTerms.targetAmount.amount, currency: target, transactionId: transferId, version,
+    currencyConversion: { sourceAmount: conversionTerms.sourceAmount, targetAmount: conversionTerms.targetAmount },
+  }));
+  if (failedOutcome(quoted)) return failedIn('quote', quoted);
+  const waitMs = context.config.expirationMs + EXPIRY_CALLBACK_GRACE_MS;
+  const reserved = await timed('fx_transfer', () => fxTransfer(context, { payer, commitRequestId, terms: conversionTerms, condition: fxCondition, waitMs }));
+  if (failedOutcome(reserved)) return failedIn('fx_transfer', reserved);
+  const { transferAmount, ilpPacket, condition } = quoted.body;
+  const transferred = await timed('transfer', () => transfer(context, {
+    payer, payee: payeeFsp, transferId, amount: transferAmount.amount, currency: transferAmount.currency, ilpPacket, condition, version,
+  }));
+  if (failedOutcome(transferred)) return failedIn('transfer', transferred);
+  context.counters.conversionsCompleted += 1;
+  return {
+    body: { transferId, commitRequestId, transferState: transferred.body.transferState, sourceAmount: conversionTerms.sourceAmount, targetAmount: conversionTerms.targetAmount },
+    phasesMs,
+  };
 }
 
 /** Routes k6's calls: POST /payments, and each phase alone: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers. */

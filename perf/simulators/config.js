@@ -27,5 +27,10 @@ export function readConfig(env) {
     // The scheme's certificates (scripts/lib/scheme-certs.js): each DFSP presents its own to an
     // HTTPS edge (mutual TLS). Unset, the edges must be plain HTTP.
     tlsDir: env.SCHEME_TLS_DIR,
+    // Currency conversion (perf/simulators/fxp.js): the currencies each DFSP holds, which a
+    // v2.0 party answer names ({ name: [currency] }, from perf/provision.js), and the rate the
+    // FXPs convert at, a decimal string (target units per source unit).
+    dfspCurrencies: JSON.parse(env.SIM_DFSP_CURRENCIES_JSON || '{}'),
+    fxRate: env.SIM_FX_RATE ?? '0.9',
   });
 }

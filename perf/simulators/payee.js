@@ -2,14 +2,23 @@
 // and POST /transfers at once with the matching PUT, statelessly. The ILP packet, condition
 // and fulfilment come from the DFSP's secret (ILPv4, as test/support/test-dfsp.js derives
 // them), so the switch's fulfilment check is real. Every answer is signed with the DFSP's key.
+// A payee answers in the version it was asked in (a v2.0 payer's lookup, quote and transfer
+// get v2.0 answers, the party naming the currencies the DFSP holds), as the SDKs do.
 import { fulfilmentFor, quoteIlp } from './payee-ilp.js';
 import { sendAs } from './fspiop.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
+import { contentVersionOf } from '../../platform/fspiop/versions.js';
 
 export const secretOf = (config, name) => `${config.secretPrefix}${name}`;
 
-export function partyBody(name, type, id) {
-  return { party: { partyIdInfo: { partyIdType: type, partyIdentifier: id, fspId: name }, name: `Customer ${id}`, personalInfo: { complexName: { firstName: 'Perf', lastName: id } } } };
+/** The party a payee answers a lookup with; `supportedCurrencies` (v2.0 only) when given. */
+export function partyBody(name, type, id, supportedCurrencies) {
+  return {
+    party: {
+      partyIdInfo: { partyIdType: type, partyIdentifier: id, fspId: name }, name: `Customer ${id}`, personalInfo: { complexName: { firstName: 'Perf', lastName: id } },
+      ...(supportedCurrencies ? { supportedCurrencies } : {}),
+    },
+  };
 }
 
 /** The payee's quote answer for a QuotesPostRequest. */
@@ -26,18 +35,21 @@ export function quoteAnswer(config, name, quote) {
 /** Handles a request the switch sent to payee `name` (already answered 202). */
 export function answerAsPayee(config, name, method, parts, text, requestHeaders) {
   const payer = requestHeaders['fspiop-source'];
+  const version = contentVersionOf(requestHeaders['content-type']) ?? '1.1';
+  const answerHeaders = (resource) => dfspHeaders(resource, name, payer, { accept: false, version });
   if (method === 'GET' && parts[0] === 'parties') {
     const [type, id] = parts.slice(1);
-    return sendAs(config, name, `${config.alsUrl}/parties/${type}/${id}`, 'PUT', dfspHeaders('parties', name, payer, { accept: false }), JSON.stringify(partyBody(name, type, id)));
+    const currencies = version.startsWith('2') ? config.dfspCurrencies[name] : undefined;
+    return sendAs(config, name, `${config.alsUrl}/parties/${type}/${id}`, 'PUT', answerHeaders('parties'), JSON.stringify(partyBody(name, type, id, currencies)));
   }
   if (method === 'POST' && parts[0] === 'quotes') {
     const quote = JSON.parse(text);
-    return sendAs(config, name, `${config.quotingUrl}/quotes/${quote.quoteId}`, 'PUT', dfspHeaders('quotes', name, payer, { accept: false }), JSON.stringify(quoteAnswer(config, name, quote)));
+    return sendAs(config, name, `${config.quotingUrl}/quotes/${quote.quoteId}`, 'PUT', answerHeaders('quotes'), JSON.stringify(quoteAnswer(config, name, quote)));
   }
   if (method === 'POST' && parts[0] === 'transfers') {
     const prepare = JSON.parse(text);
     const body = { fulfilment: fulfilmentFor(secretOf(config, name), prepare.ilpPacket), completedTimestamp: new Date().toISOString(), transferState: 'COMMITTED' };
-    return sendAs(config, name, `${config.transfersUrl}/transfers/${prepare.transferId}`, 'PUT', dfspHeaders('transfers', name, payer, { accept: false }), JSON.stringify(body));
+    return sendAs(config, name, `${config.transfersUrl}/transfers/${prepare.transferId}`, 'PUT', answerHeaders('transfers'), JSON.stringify(body));
   }
   return undefined;
 }

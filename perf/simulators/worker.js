@@ -7,6 +7,7 @@ import http from 'node:http';
 import { createCorrelator } from './correlator.js';
 import { readBody } from './fspiop.js';
 import { answerAsPayee } from './payee.js';
+import { answerAsFxp } from './fxp.js';
 import { handleBridge } from './bridge.js';
 import { readConfig } from './config.js';
 import { createFaultSwitch } from './faults.js';
@@ -15,29 +16,47 @@ const config = readConfig(process.env);
 const worker = Number(process.env.SIM_WORKER_INDEX ?? 0);
 const correlator = createCorrelator({ maxWaiting: config.maxWaiting });
 const faults = createFaultSwitch();
-// What the payers did beyond one request per phase (bridge.js), for the validity gate.
-const counters = { resent: 0, asked: 0, failedTransfers: [] };
+// What the payers did beyond one request per phase (bridge.js), for the validity gate; the
+// conversion payments completed (the warm-up's too, which k6 does not tell apart), and the
+// switch's PATCHes to the FXPs by conversionState (a conversion's end, told to its FXP).
+const counters = { resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {} };
 const context = { config, worker, correlator, counters };
 // Callbacks that settled nothing: late ones (their waiter had timed out), those addressed to
 // a payee (a PATCH's answer, say), or a registration that points at the wrong process.
 let unmatched = 0;
 
+// What a callback's outcome must say for its request to have succeeded, by resource: a
+// payment committed, a conversion reserved (or committed, when the FXP's answer was a GET's).
+const SUCCEEDED = Object.freeze({ transfers: (body) => body.transferState === 'COMMITTED', fxTransfers: (body) => ['RESERVED', 'COMMITTED'].includes(body.conversionState) });
+
+/** The id a callback is correlated by: the party, the services path (FXP/USD/EUR), or the resource's id. */
+function callbackId(resource, parts, isError) {
+  if (resource === 'parties') return `${parts[1]}/${parts[2]}`;
+  if (resource === 'services') return parts.slice(1, isError ? -1 : undefined).join('/');
+  return parts[1];
+}
+
 /** A PUT callback to payer `name`: its correlation key and outcome. */
 function callbackOf(name, parts, text) {
   const isError = parts.at(-1) === 'error';
   const resource = parts[0];
-  const id = resource === 'parties' ? `${parts[1]}/${parts[2]}` : parts[1];
+  const id = callbackId(resource, parts, isError);
   // The DFSP the callback is addressed to is part of the key: a callback to the payee of
   // a transfer (a 3106 for its repeated fulfil, say) must never settle what its payer waits for.
   const key = `${resource}:${name}:${id}`;
   const body = text ? JSON.parse(text) : {};
-  const failed = isError || (resource === 'transfers' && body.transferState !== 'COMMITTED');
-  return { key, outcome: failed ? { error: body.errorInformation?.errorCode ?? body.transferState, body } : { body } };
+  const failed = isError || (SUCCEEDED[resource] ? !SUCCEEDED[resource](body) : false);
+  return { key, outcome: failed ? { error: body.errorInformation?.errorCode ?? body.transferState ?? body.conversionState, body } : { body } };
 }
 
 function onCallback(name, parts, text) {
   const { key, outcome } = callbackOf(name, parts, text);
   if (!correlator.settle(key, outcome)) unmatched += 1;
+}
+
+function countPatch(text) {
+  const state = JSON.parse(text).conversionState ?? 'unknown';
+  counters.fxPatches[state] = (counters.fxPatches[state] ?? 0) + 1;
 }
 
 async function onDfspRequest(request, response) {
@@ -46,9 +65,11 @@ async function onDfspRequest(request, response) {
   // Only the payee role fails: callbacks to the payers still arrive, so what the payers
   // were told stays measurable while a payee is broken.
   if (request.method !== 'PUT' && faults.intercept(response)) return;
-  response.writeHead(request.method === 'PUT' ? 200 : 202).end();
+  // A PATCH (the switch telling an FXP how its conversion ended) is answered 200, as a PUT is.
+  response.writeHead(['PUT', 'PATCH'].includes(request.method) ? 200 : 202).end();
   if (request.method === 'PUT') onCallback(name, parts, text);
-  else answerAsPayee(config, name, request.method, parts, text, request.headers);
+  else if (request.method === 'PATCH') countPatch(text);
+  else answerAsPayee(config, name, request.method, parts, text, request.headers) ?? answerAsFxp(config, name, request.method, parts, text, request.headers);
 }
 
 /** POST /fault {mode, forMs}: this process's payee fault switch (faults.js); GET reads it. */
