@@ -1,9 +1,10 @@
 // The chart on a real one-node Kubernetes (test/cluster/cluster-test.sh starts it, loads the images
 // `make image` built and sets the environment below): pods on containerd and runc, Services
 // through kube-proxy, names through the cluster DNS. In order, as an operator would meet them:
-//   1. helm install in dev mode with the in-cluster load test: every Deployment available, the
-//      setup Jobs complete, the k6 Job's payments all succeed and the validity gate passes
-//      against the in-cluster database;
+//   1. helm install in dev mode with the in-cluster load test, a share of its payments
+//      converting USD to EUR through an FXP: every Deployment available, the setup Jobs
+//      complete, the k6 Job's payments all succeed and the validity gate passes against the
+//      in-cluster database;
 //   2. helm test;
 //   3. one discovery → quote → transfer through the Services moves both positions by its amount;
 //   4. helm upgrade to a new image tag, then helm rollback, while k6 keeps paying: every
@@ -89,13 +90,14 @@ function k6Counts(output) {
   assert.ok(line, `no k6 summary line in:\n${output.slice(-2000)}`);
   const count = (name) => Number(line.match(new RegExp(`\\b${name}=(\\d+)`))?.[1] ?? 0);
   return { line, completed: count('completed'), failed: count('failed'), dropped: count('dropped_iterations'),
-    warmupCompleted: count('warmup_completed'), warmupFailed: count('warmup_failed') };
+    warmupCompleted: count('warmup_completed'), warmupFailed: count('warmup_failed'),
+    conversionCompleted: count('conversion_completed'), conversionFailed: count('conversion_failed') };
 }
 
-/** The install's k6 Job: its counts, every payment it completed (the warm-up's too) added to the run's. */
+/** The install's k6 Job: its counts, every payment it completed (the warm-up's and the conversions' too) added to the run's. */
 async function countInstallRun() {
   const k6 = k6Counts(await kubectl(['logs', `job/${FULL}-loadtest`]));
-  completedInRun += k6.completed + k6.warmupCompleted;
+  completedInRun += k6.completed + k6.warmupCompleted + k6.conversionCompleted;
   return k6;
 }
 
@@ -128,6 +130,8 @@ test('install in dev mode: Deployments available, setup Jobs complete, the in-cl
   assert.equal(k6.failed, 0, k6.line);
   assert.equal(k6.warmupFailed, 0, k6.line);
   assert.ok(k6.warmupCompleted > 0, `the run warmed up first: ${k6.line}`);
+  assert.equal(k6.conversionFailed, 0, k6.line);
+  assert.ok(k6.conversionCompleted > 0, `a share of the payments converted USD to EUR: ${k6.line}`);
   // constant-arrival-rate may start one iteration more than rate × duration.
   assert.ok(k6.completed + k6.dropped >= loadTest.transfers, k6.line);
   await assertGatePasses();

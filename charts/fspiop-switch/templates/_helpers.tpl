@@ -350,7 +350,40 @@ pair of distinct DFSPs perffsp1…N, equal weights, each payee's MSISDN range st
 {{- range $index := until (int .Values.loadTest.dfsps) -}}
 {{- $names = append $names (printf "perffsp%d" (add1 $index)) -}}
 {{- end -}}
+{{- if include "fspiop-switch.loadTestConverts" . -}}
+{{- $names = append $names "perffxp1" -}}
+{{- range $index := until (int .Values.loadTest.conversionPayees) -}}
+{{- $names = append $names (printf "perffspeur%d" (add1 $index)) -}}
+{{- end -}}
+{{- end -}}
 {{- toJson $names -}}
+{{- end -}}
+
+{{- /* "true" when a share of the load test's payments converts currency (loadTest.conversionShare above 0). */}}
+{{- define "fspiop-switch.loadTestConverts" -}}
+{{- if gt (float64 (toString .Values.loadTest.conversionShare)) 0.0 -}}true{{- end -}}
+{{- end -}}
+
+{{- /* The conversion payments' pairs, as perf/provision.js's conversionPairs makes them: every USD payer with every EUR payee through perffxp1. */}}
+{{- define "fspiop-switch.loadTestConversionPairs" -}}
+{{- $lt := .Values.loadTest -}}
+{{- $pairs := list -}}
+{{- $payees := ternary (int $lt.conversionPayees) 0 (eq (include "fspiop-switch.loadTestConverts" .) "true") -}}
+{{- range $payer := until (int $lt.dfsps) -}}
+{{- range $payee := until $payees -}}
+{{- $pairs = append $pairs (dict "payer" (printf "perffsp%d" (add1 $payer)) "payee" (printf "perffspeur%d" (add1 $payee)) "fxp" "perffxp1" "targetCurrency" "EUR" "weight" 1 "msisdnFrom" (add 3000000000 (mul $payee 10000000)) "msisdnCount" (int $lt.msisdnsPerDfsp)) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $pairs -}}
+{{- end -}}
+
+{{- /* The currencies each load-test DFSP holds (the simulators' SIM_DFSP_CURRENCIES_JSON), as perf/provision.js provisions them. */}}
+{{- define "fspiop-switch.loadTestDfspCurrencies" -}}
+{{- $currencies := dict -}}
+{{- range $name := include "fspiop-switch.loadTestDfsps" . | fromJsonArray -}}
+{{- $_ := set $currencies $name (ternary (list "USD" "EUR") (ternary (list "EUR") (list "USD") (hasPrefix "perffspeur" $name)) (eq $name "perffxp1")) -}}
+{{- end -}}
+{{- toJson $currencies -}}
 {{- end -}}
 
 {{/*
