@@ -36,22 +36,30 @@ import { checkRepeatedQueryParameters } from './repeated-query.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const DFSPS = ['payerfsp', 'payeefsp'];
+// The FXP of the v2.0 slice: it holds both currencies of its pair, which the payer (USD) converts from.
+const FXP = 'fxpfsp';
+const CURRENCY_PAIR = Object.freeze({ sourceCurrency: 'USD', targetCurrency: 'EUR' });
 const LIVENESS_DFSPS = ['livepayer', 'livepayee'];
-// Shares of the time budget; the signed slice gets the most because it goes deepest.
+// Shares of the time budget; the signed slices get the most because they go deepest.
 const SLICES = [
-  { name: 'fspiop-signed', share: 0.4, proxy: 'signed' },
-  { name: 'fspiop-tampered', share: 0.1, proxy: 'tampered' },
-  { name: 'fspiop-raw', share: 0.15, proxy: 'raw' },
+  { name: 'fspiop-signed', share: 0.25, proxy: 'signed', version: '1.1' },
+  { name: 'fspiop-v2-signed', share: 0.2, proxy: 'signed', version: '2.0' },
+  { name: 'fspiop-tampered', share: 0.1, proxy: 'tampered', version: '1.1' },
+  { name: 'fspiop-raw', share: 0.1, proxy: 'raw', version: '1.1' },
   { name: 'admin-api', share: 0.25, operatorApi: 'admin' },
   { name: 'als-admin-api', share: 0.1, operatorApi: 'alsAdmin' },
 ];
 
 const log = (line) => process.stdout.write(`[fuzz] ${line}\n`);
 
-function writeFspiopSpec(directory) {
-  const file = join(directory, 'fspiop-openapi.json');
-  writeFileSync(file, JSON.stringify(fuzzedFspiopDocument(), null, 2));
-  return file;
+/** The fuzzed FSPIOP document of each version a slice states, by version. */
+function writeFspiopSpecs(directory) {
+  const files = {};
+  for (const version of new Set(SLICES.filter((slice) => slice.proxy).map((slice) => slice.version))) {
+    files[version] = join(directory, `fspiop-v${version}-openapi.json`);
+    writeFileSync(files[version], JSON.stringify(fuzzedFspiopDocument(version), null, 2));
+  }
+  return files;
 }
 
 /** The operator APIs' documents, from servers built (not started) over the switch's database. */
@@ -66,14 +74,32 @@ function writeOperatorSpecs(sw, directory) {
   return { admin: file, alsAdmin: alsFile };
 }
 
-/** Onboards `names` as DFSPs with keys and callback endpoints served by test DFSPs. */
-export async function startDfsps(sw, names) {
+/**
+ * Onboards `names` as DFSPs with keys and callback endpoints (those of currency conversion
+ * included) served by test DFSPs, each with an account in `currency`.
+ */
+export async function startDfsps(sw, names, currency = 'USD') {
   const urls = { transfers: sw.apiUrl, quotes: sw.urlOf('quoting'), parties: sw.urlOf('account-lookup') };
   const dfsps = {};
   for (const name of names) {
     dfsps[name] = await startTestDfsp({ name, switchUrl: sw.apiUrl, urls });
-    await onboardDfsp(sw.admin.request, { name, endpointBase: dfsps[name].url, netDebitCap: '100000', fundsIn: '1000000' });
+    await onboardDfsp(sw.admin.request, { name, currency, endpointBase: dfsps[name].url, netDebitCap: '100000', fundsIn: '1000000' });
   }
+  return dfsps;
+}
+
+/**
+ * The FXP the v2.0 slice converts through: a DFSP with accounts in both currencies of
+ * CURRENCY_PAIR and that pair registered, so that fx quotes reach it and fx transfers reserve
+ * its position (the hub gets accounts in the target currency first).
+ */
+async function startFxp(sw) {
+  const { targetCurrency } = CURRENCY_PAIR;
+  await setUpHub(sw.admin.request, targetCurrency);
+  const dfsps = await startDfsps(sw, [FXP], CURRENCY_PAIR.sourceCurrency);
+  await onboardDfsp(sw.admin.request, { name: FXP, currency: targetCurrency, netDebitCap: '100000', fundsIn: '1000000', jwsPublicKey: null });
+  const pair = await sw.admin.request('POST', `/participants/${FXP}/currencyPairs`, CURRENCY_PAIR);
+  if (pair.status !== 201) throw new Error(`currency pair of ${FXP}: ${pair.status} ${pair.text}`);
   return dfsps;
 }
 
@@ -114,22 +140,24 @@ function schemathesisOutcome(output) {
 
 async function fuzzSlices({ sw, seconds, examples, directory }) {
   const edges = { transfers: sw.apiUrl, quotes: sw.urlOf('quoting'), accountLookup: sw.urlOf('account-lookup') };
-  const signers = DFSPS.map((name) => ({ name, privateKey: jwsKeyPair(name).privateKey, tls: testClientTlsFor(sw.apiUrl, name) }));
+  const signer = (name) => ({ name, privateKey: jwsKeyPair(name).privateKey, tls: testClientTlsFor(sw.apiUrl, name), fxp: name === FXP });
+  // The v2.0 slice sends conversions between the payer and the FXP as well.
+  const signers = { '1.1': DFSPS.map(signer), '2.0': [...DFSPS, FXP].map(signer) };
   const operatorSpecs = writeOperatorSpecs(sw, directory);
   const operatorUrls = operatorApiUrls(sw);
-  const fspiopSpecFile = writeFspiopSpec(directory);
+  const fspiopSpecFiles = writeFspiopSpecs(directory);
   const results = [];
   for (const slice of SLICES) {
     // The admin API is reached through the proxy too (as it is), so that every slice's answers are counted.
     const proxy = slice.proxy
-      ? await startFuzzProxy({ mode: slice.proxy, edges, dfsps: signers })
+      ? await startFuzzProxy({ mode: slice.proxy, edges, dfsps: signers[slice.version], version: slice.version, currencyPair: CURRENCY_PAIR })
       : await startFuzzProxy({ mode: 'raw', edges: { all: operatorUrls[slice.operatorApi] } });
     const started = Date.now();
     log(`${slice.name}: ${Math.round(seconds * slice.share)} s`);
     const run = await runSchemathesis({
       name: slice.name, directory, examples, seconds: seconds * slice.share,
       ...(slice.proxy
-        ? { spec: fspiopSpecFile, url: proxy.url }
+        ? { spec: fspiopSpecFiles[slice.version], url: proxy.url }
         : { spec: operatorSpecs[slice.operatorApi], url: proxy.url, extraArgs: ['-H', `Authorization: Bearer ${operatorTokens().readWrite}`] }),
     });
     await proxy.close();
@@ -150,7 +178,7 @@ async function main() {
   let dfsps = {};
   try {
     await setUpHub(sw.admin.request);
-    dfsps = await startDfsps(sw, DFSPS);
+    dfsps = { ...await startDfsps(sw, DFSPS), ...await startFxp(sw) };
     const pids = new Map([...sw.processes].map(([key, child]) => [key, child.pid]));
     const results = await fuzzSlices({ sw, seconds, examples: values.examples && Number(values.examples), directory });
     const repeatedQuery = await checkRepeatedQueryParameters({ urls: operatorApiUrls(sw), headers: adminHeaders('readWrite') });

@@ -1,13 +1,16 @@
 // A small HTTP proxy between the fuzzer and the three FSPIOP edges. Schemathesis generates
-// requests from the FSPIOP v1.1 document; unsigned, every one with a body would stop at the
-// signature check and prove little. In front of the edges this proxy routes each request by
-// its first path segment (transfers → api-adapter, quotes → quoting, parties and participants
-// → account-lookup) and, by mode:
+// requests from an FSPIOP document (fspiop-spec.js: v1.1, or the v2.0 slice with currency
+// conversion); unsigned, every one with a body would stop at the signature check and prove
+// little. In front of the edges this proxy routes each request by its first path segment
+// (transfers and fxTransfers → api-adapter, quotes and fxQuotes → quoting, parties,
+// participants and services → account-lookup) and, by mode:
 //   - 'signed': makes the FSPIOP headers those of a registered DFSP (content type and accept
-//     for the resource, Date, FSPIOP-Source one of the onboarded DFSPs, FSPIOP-Destination the
-//     other), names the DFSPs in a transfer's payerFsp/payeeFsp so that prepares reach the
-//     position handler, and signs the exact body with the source's key: the fuzzed body goes
-//     as deep as the switch lets it;
+//     stating the document's version for the resource the path names, Date, FSPIOP-Source one
+//     of the onboarded DFSPs, FSPIOP-Destination another), names the DFSPs in a transfer's
+//     payerFsp/payeeFsp and in a conversion's initiatingFsp/counterPartyFsp (the payer and the
+//     FXP), and, in every other conversion, the currency pair the FXP serves, so that prepares
+//     reach the position handler and fx quotes reach the FXP; then signs the exact body with
+//     the source's key: the fuzzed body goes as deep as the switch lets it;
 //   - 'tampered': the same, then spoils the signature in one of several ways (another DFSP's
 //     key, a changed body byte, a cut signature, an unusable protected header): the
 //     verification path itself is fuzzed;
@@ -25,7 +28,13 @@ import { once } from 'node:events';
 import { parse, stringify } from 'lossless-json';
 import { signFspiopMessage } from '../../platform/fspiop/jws.js';
 
-const RESOURCES = Object.freeze({ transfers: 'transfers', quotes: 'quotes', parties: 'accountLookup', participants: 'accountLookup' });
+// The edge of each resource (the first segment of its path, which is also the resource its
+// media type names: application/vnd.interoperability.services+json for /services/FXP).
+const RESOURCES = Object.freeze({
+  transfers: 'transfers', fxTransfers: 'transfers', quotes: 'quotes', fxQuotes: 'quotes', parties: 'accountLookup', participants: 'accountLookup', services: 'accountLookup',
+});
+// The resources of a conversion: sent between the initiating DFSP and the FXP.
+const CONVERSION_RESOURCES = new Set(['fxTransfers', 'fxQuotes']);
 const STRIPPED = ['fspiop-signature', 'fspiop-uri', 'fspiop-http-method', 'content-length'];
 const KEPT_FINDINGS_MAX = 50;
 const KEPT_BODY_BYTES_MAX = 70_000;
@@ -34,25 +43,49 @@ const SAMPLES_PER_CODE = 3;
 const media = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
 
 /** The FSPIOP headers of a registered DFSP for this request, over the fuzzed ones. */
-function dfspHeaders(headers, { method, resource, source, destination }) {
+function dfspHeaders(headers, { method, resource, version, source, destination }) {
   const fixed = { ...headers };
   for (const name of STRIPPED) delete fixed[name];
-  // The version of the document the fuzzer generates from (fspiop-spec.js).
-  fixed['content-type'] = media(resource, '1.1');
-  if (method === 'PUT') delete fixed.accept; else fixed.accept = media(resource, '1');
+  // The version of the document the fuzzer generates from (fspiop-spec.js); Accept names its major.
+  fixed['content-type'] = media(resource, version);
+  if (method === 'PUT') delete fixed.accept; else fixed.accept = media(resource, version.split('.')[0]);
   fixed.date = new Date().toUTCString();
   fixed['fspiop-source'] = source;
   fixed['fspiop-destination'] = destination;
   return fixed;
 }
 
-/** A transfer prepare names the onboarded DFSPs, so that it reaches their positions. */
-function withDfspNames(body, resource, { source, destination }) {
-  if (resource !== 'transfers' || body.length === 0) return body;
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** `amount` with `currency`, when it is an object to put one in. */
+const inCurrency = (amount, currency) => (isObject(amount) ? { ...amount, currency } : amount);
+
+/** Conversion terms between the pair, in the FXP's currency pair when `pair` is given. */
+function conversionBetween(terms, { source, destination }, pair) {
+  const named = { ...terms, initiatingFsp: source, counterPartyFsp: destination };
+  if (!pair) return named;
+  return { ...named, sourceAmount: inCurrency(terms.sourceAmount, pair.sourceCurrency), targetAmount: inCurrency(terms.targetAmount, pair.targetCurrency) };
+}
+
+/**
+ * A transfer prepare names the onboarded DFSPs, so that it reaches their positions; an fx
+ * transfer or fx quote request names the payer and the FXP, and every other one asks for the
+ * FXP's currency pair (`currencyPair`), so that it passes the conversion's checks too while
+ * the rest keep the fuzzed currencies.
+ */
+function withDfspNames(body, resource, { source, destination, counter, currencyPair }) {
+  if (!RESOURCES[resource] || body.length === 0) return body;
   try {
     const parsed = parse(body.toString('utf8'));
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('payerFsp' in parsed)) return body;
-    return Buffer.from(stringify({ ...parsed, payerFsp: source, payeeFsp: destination }));
+    if (!isObject(parsed)) return body;
+    // Not counter % 2, which decides the direction (pairFor): each direction gets both.
+    const pair = currencyPair && Math.floor(counter / 2) % 2 === 0 ? currencyPair : undefined;
+    if (resource === 'transfers' && 'payerFsp' in parsed) return Buffer.from(stringify({ ...parsed, payerFsp: source, payeeFsp: destination }));
+    if (resource === 'fxTransfers' && 'initiatingFsp' in parsed) return Buffer.from(stringify(conversionBetween(parsed, { source, destination }, pair)));
+    if (resource === 'fxQuotes' && isObject(parsed.conversionTerms)) {
+      return Buffer.from(stringify({ ...parsed, conversionTerms: conversionBetween(parsed.conversionTerms, { source, destination }, pair) }));
+    }
+    return body;
   } catch {
     return body;
   }
@@ -77,24 +110,30 @@ function errorOf(answer) {
 /** A server error by the switch's contract: anything 5xx but 501 with 2002 (not served). */
 export const isServerError = (status, errorCode) => status >= 500 && !(status === 501 && errorCode === '2002');
 
-/** Picks one DFSP pair per request, round robin, so both directions are exercised. */
-function pairFor(counter, dfsps) {
-  const source = dfsps[counter % dfsps.length];
-  return { source: source.name, destination: dfsps[(counter + 1) % dfsps.length].name, privateKey: source.privateKey };
+/**
+ * Picks one DFSP pair per request, round robin, so both directions are exercised: a
+ * conversion's messages go between the first DFSP and the FXP (the DFSP marked `fxp`), every
+ * other request between the DFSPs that are not FXPs.
+ */
+function pairFor(counter, dfsps, resource) {
+  const fxp = dfsps.find((dfsp) => dfsp.fxp);
+  const parties = fxp && CONVERSION_RESOURCES.has(resource) ? [dfsps[0], fxp] : dfsps.filter((dfsp) => !dfsp.fxp);
+  const source = parties[counter % parties.length];
+  return { source: source.name, destination: parties[(counter + 1) % parties.length].name, privateKey: source.privateKey };
 }
 
 /** The DFSP whose client certificate a request goes with: its FSPIOP-Source if registered, else the first. */
 const senderOf = (headers, dfsps) => dfsps.find((dfsp) => dfsp.name === headers['fspiop-source']) ?? dfsps[0];
 
-async function prepareRequest(mode, req, body, { dfsps, counter }) {
+async function prepareRequest(mode, req, body, { dfsps, counter, version, currencyPair }) {
   const resource = req.url.split(/[/?]/)[1];
   if (mode === 'raw' || !RESOURCES[resource]) return { headers: { ...req.headers }, body };
-  const pair = pairFor(counter, dfsps);
-  const headers = dfspHeaders(req.headers, { method: req.method, resource, ...pair });
-  const sent = withDfspNames(body, resource, pair);
+  const pair = pairFor(counter, dfsps, resource);
+  const headers = dfspHeaders(req.headers, { method: req.method, resource, version, ...pair });
+  const sent = withDfspNames(body, resource, { ...pair, counter, currencyPair });
   const spoil = mode === 'tampered' ? counter % (SPOILERS.length + 2) : -1;
   // Spoilers 4 and 5 sign correctly, then with another DFSP's key or over other bytes.
-  const privateKey = spoil === SPOILERS.length ? pairFor(counter + 1, dfsps).privateKey : pair.privateKey;
+  const privateKey = spoil === SPOILERS.length ? pairFor(counter + 1, dfsps, resource).privateKey : pair.privateKey;
   const signedBody = spoil === SPOILERS.length + 1 ? Buffer.concat([sent, Buffer.from(' ')]) : sent;
   const signature = await signFspiopMessage({ privateKey, method: req.method, uri: req.url, headers, body: signedBody });
   if (spoil >= 0 && spoil < SPOILERS.length) {
@@ -120,11 +159,14 @@ function forward(target, { method, url, headers, body, agent }) {
 /**
  * Starts a proxy in `mode` ('signed', 'tampered' or 'raw') in front of `edges`
  * ({ transfers, quotes, accountLookup } base URLs, or `all`: one upstream for every path, as
- * for the admin API in 'raw' mode); `dfsps` are `[{ name, privateKey, tls }]`, `tls` the
- * DFSP's client certificate (`{ ca, cert, key }`) for HTTPS edges.
+ * for the admin API in 'raw' mode); `dfsps` are `[{ name, privateKey, tls, fxp }]`, `tls` the
+ * DFSP's client certificate (`{ ca, cert, key }`) for HTTPS edges, `fxp` true for the FXP
+ * conversions go to. `version` is the FSPIOP version the signed requests state (that of the
+ * document Schemathesis generates from); `currencyPair` (`{ sourceCurrency, targetCurrency }`)
+ * the FXP's pair, put in every other conversion.
  * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), close() }`.
  */
-export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
+export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1', currencyPair }) {
   const agents = new Map(dfsps.filter((dfsp) => dfsp.tls).map((dfsp) => [dfsp.name, new HttpsAgent({ keepAlive: true, ...dfsp.tls })]));
   const statusCounts = {};
   const errorCodeCounts = {};
@@ -142,7 +184,7 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
     let answer;
     const started = Date.now();
     try {
-      outgoing = { method: req.method, url: req.url, ...await prepareRequest(mode, req, Buffer.concat(chunks), { dfsps, counter }) };
+      outgoing = { method: req.method, url: req.url, ...await prepareRequest(mode, req, Buffer.concat(chunks), { dfsps, counter, version, currencyPair }) };
       answer = await forward(target, { ...outgoing, agent: agents.get(senderOf(outgoing.headers, dfsps)?.name) });
     } catch (error) {
       // The edge closed the connection or the request could not be sent: a finding (502).
