@@ -5,9 +5,13 @@
 // quotes and parties). The signing proxy states the slice's version on every request, so the
 // edges check the fuzzed requests against this very document. Each keeps only the resources
 // the switch serves, without the operations it answers 501/2002 by design (notImplementedRoute
-// in the edges' route files; README's error table), and with the few patterns Schemathesis
-// cannot generate from (Unicode property classes such as \p{L}, in PartyName) widened to a
-// close equivalent it can: the edges still validate with the original.
+// in the edges' route files; README's error table), with the path parameters the edges type
+// more tightly than the document (pathSchemas in the route files: a transfer's {ID} is a
+// CorrelationId, a currency pair's are Currency codes) typed as the edges check them, so that
+// most generated paths pass and the requests go deeper (Schemathesis's coverage phase still
+// sends values outside them), and with the few patterns Schemathesis cannot generate from
+// (Unicode property classes such as \p{L}, in PartyName) widened to a close equivalent it
+// can: the edges still validate with the original.
 import { fspiopSpec } from '../../platform/fspiop/openapi.js';
 
 // The PUTs under /participants the switch serves: a DFSP's error about a party, relayed.
@@ -32,6 +36,33 @@ const SLICES = Object.freeze({
     ],
   },
 });
+
+// The path parameters the edges validate with a named schema of the document, by path.
+const TYPED_PATH_PARAMETERS = [
+  { paths: /^\/(transfers|quotes|fxTransfers|fxQuotes)\/\{ID\}/, name: 'ID', schema: 'CorrelationId' },
+  { paths: /^\/services\/FXP\//, name: 'SourceCurrency', schema: 'Currency' },
+  { paths: /^\/services\/FXP\//, name: 'TargetCurrency', schema: 'Currency' },
+];
+
+/** Parameters of `path` (its item's or an operation's) with those the edges type tightly given their schema. */
+function typedParameters(document, path, parameters) {
+  return parameters.map((parameter) => {
+    const typed = TYPED_PATH_PARAMETERS.find((rule) => rule.paths.test(path) && parameter.$ref === `#/components/parameters/${rule.name}`);
+    if (!typed) return parameter;
+    const original = document.components.parameters[typed.name];
+    return { ...original, schema: { $ref: `#/components/schemas/${typed.schema}` } };
+  });
+}
+
+/** A path item (its parameters and its operations') with its path parameters typed as the edges type them. */
+function typedPathItem(document, path, item) {
+  const typed = {};
+  for (const [key, value] of Object.entries(item)) {
+    if (key === 'parameters') typed[key] = typedParameters(document, path, value);
+    else typed[key] = value.parameters ? { ...value, parameters: typedParameters(document, path, value.parameters) } : value;
+  }
+  return typed;
+}
 
 /** The versions the fuzzer has a document for. */
 export const FUZZED_VERSIONS = Object.freeze(Object.keys(SLICES));
@@ -59,7 +90,8 @@ export function fuzzedFspiopDocument(version = '1.1') {
   for (const [path, item] of Object.entries(document.paths)) {
     if (!slice.served.test(path)) continue;
     const kept = Object.fromEntries(Object.entries(item).filter(([method]) => !slice.notServed.some((rule) => rule(method, path))));
-    if (Object.keys(kept).some((key) => key !== 'parameters')) paths[path] = kept;
+    if (!Object.keys(kept).some((key) => key !== 'parameters')) continue;
+    paths[path] = typedPathItem(document, path, kept);
   }
   return widenPatterns({ ...document, paths });
 }

@@ -1,5 +1,5 @@
 // Fuzzes a real switch with Schemathesis and then checks that it survived.
-//   node test/fuzz/run.js --seconds 120 [--examples N] [--report-dir DIR]
+//   node test/fuzz/run.js --seconds 120 [--examples N] [--report-dir DIR] [--only SLICE,...]
 // The switch runs as in the integration tests (test/support/switch.js): every component a
 // child process on its own database and topic prefix, real Kafka and MariaDB, the admin API
 // in this process. Two DFSPs are onboarded with JWS keys and callback endpoints. The time is
@@ -138,7 +138,17 @@ function schemathesisOutcome(output) {
   return { failures, serverSideErrors, closing: closing.replace(/=+/g, '').trim() };
 }
 
-async function fuzzSlices({ sw, seconds, examples, directory }) {
+/** The slices named in `only` (comma-separated; all when absent), their shares scaled to fill the budget. */
+function slicesOf(only) {
+  const names = only ? only.split(',').map((name) => name.trim()) : SLICES.map((slice) => slice.name);
+  const unknown = names.filter((name) => !SLICES.some((slice) => slice.name === name));
+  if (unknown.length) throw new Error(`no slice ${unknown.join(', ')}; the slices are ${SLICES.map((slice) => slice.name).join(', ')}`);
+  const chosen = SLICES.filter((slice) => names.includes(slice.name));
+  const total = chosen.reduce((sum, slice) => sum + slice.share, 0);
+  return chosen.map((slice) => ({ ...slice, share: slice.share / total }));
+}
+
+async function fuzzSlices({ sw, slices, seconds, examples, directory }) {
   const edges = { transfers: sw.apiUrl, quotes: sw.urlOf('quoting'), accountLookup: sw.urlOf('account-lookup') };
   const signer = (name) => ({ name, privateKey: jwsKeyPair(name).privateKey, tls: testClientTlsFor(sw.apiUrl, name), fxp: name === FXP });
   // The v2.0 slice sends conversions between the payer and the FXP as well.
@@ -147,7 +157,7 @@ async function fuzzSlices({ sw, seconds, examples, directory }) {
   const operatorUrls = operatorApiUrls(sw);
   const fspiopSpecFiles = writeFspiopSpecs(directory);
   const results = [];
-  for (const slice of SLICES) {
+  for (const slice of slices) {
     // The admin API is reached through the proxy too (as it is), so that every slice's answers are counted.
     const proxy = slice.proxy
       ? await startFuzzProxy({ mode: slice.proxy, edges, dfsps: signers[slice.version], version: slice.version, currencyPair: CURRENCY_PAIR })
@@ -169,8 +179,9 @@ async function fuzzSlices({ sw, seconds, examples, directory }) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '120' }, examples: { type: 'string' }, 'report-dir': { type: 'string' } } });
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '120' }, examples: { type: 'string' }, 'report-dir': { type: 'string' }, only: { type: 'string' } } });
   const seconds = Number(values.seconds);
+  const slices = slicesOf(values.only);
   const directory = values['report-dir'] ?? join(ROOT, '.run', 'fuzz', new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(directory, { recursive: true });
   const started = Date.now();
@@ -180,7 +191,7 @@ async function main() {
     await setUpHub(sw.admin.request);
     dfsps = { ...await startDfsps(sw, DFSPS), ...await startFxp(sw) };
     const pids = new Map([...sw.processes].map(([key, child]) => [key, child.pid]));
-    const results = await fuzzSlices({ sw, seconds, examples: values.examples && Number(values.examples), directory });
+    const results = await fuzzSlices({ sw, slices, seconds, examples: values.examples && Number(values.examples), directory });
     const repeatedQuery = await checkRepeatedQueryParameters({ urls: operatorApiUrls(sw), headers: adminHeaders('readWrite') });
     log(`repeated query parameters: ${repeatedQuery.length === 0 ? 'every one refused with 3100' : `${repeatedQuery.length} not refused`}`);
     // The admin slice may have deactivated, re-keyed or re-pointed the fuzzed DFSPs, as an

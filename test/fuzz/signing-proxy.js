@@ -8,9 +8,10 @@
 //     stating the document's version for the resource the path names, Date, FSPIOP-Source one
 //     of the onboarded DFSPs, FSPIOP-Destination another), names the DFSPs in a transfer's
 //     payerFsp/payeeFsp and in a conversion's initiatingFsp/counterPartyFsp (the payer and the
-//     FXP), and, in every other conversion, the currency pair the FXP serves, so that prepares
-//     reach the position handler and fx quotes reach the FXP; then signs the exact body with
-//     the source's key: the fuzzed body goes as deep as the switch lets it;
+//     FXP), and, in every other transfer and conversion, the DFSPs' currency or the FXP's pair
+//     and an expiration a few seconds ahead, so that prepares reach the position handler and fx
+//     quotes reach the FXP; then signs the exact body with the source's key: the fuzzed body
+//     goes as deep as the switch lets it;
 //   - 'tampered': the same, then spoils the signature in one of several ways (another DFSP's
 //     key, a changed body byte, a cut signature, an unusable protected header): the
 //     verification path itself is fuzzed;
@@ -38,7 +39,7 @@ const CONVERSION_RESOURCES = new Set(['fxTransfers', 'fxQuotes']);
 const STRIPPED = ['fspiop-signature', 'fspiop-uri', 'fspiop-http-method', 'content-length'];
 const KEPT_FINDINGS_MAX = 50;
 const KEPT_BODY_BYTES_MAX = 70_000;
-const SAMPLES_PER_CODE = 3;
+const SAMPLES_PER_CODE = Number(process.env.FUZZ_SAMPLES_PER_CODE ?? 3);
 
 const media = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
 
@@ -60,18 +61,32 @@ const isObject = (value) => value !== null && typeof value === 'object' && !Arra
 /** `amount` with `currency`, when it is an object to put one in. */
 const inCurrency = (amount, currency) => (isObject(amount) ? { ...amount, currency } : amount);
 
-/** Conversion terms between the pair, in the FXP's currency pair when `pair` is given. */
-function conversionBetween(terms, { source, destination }, pair) {
+// How far ahead a deepened request expires: long enough to be prepared and reserved, short
+// enough that the timeout handler has finished it before the survival checks look.
+const DEEP_EXPIRY_MS = 20_000;
+
+/** Conversion terms between the pair; deepened, in the FXP's currency pair and expiring soon. */
+function conversionBetween(terms, { source, destination }, deep) {
   const named = { ...terms, initiatingFsp: source, counterPartyFsp: destination };
-  if (!pair) return named;
-  return { ...named, sourceAmount: inCurrency(terms.sourceAmount, pair.sourceCurrency), targetAmount: inCurrency(terms.targetAmount, pair.targetCurrency) };
+  if (!deep) return named;
+  const { sourceCurrency, targetCurrency } = deep.currencyPair;
+  return { ...named, sourceAmount: inCurrency(terms.sourceAmount, sourceCurrency), targetAmount: inCurrency(terms.targetAmount, targetCurrency), expiration: deep.expiration };
+}
+
+/** A transfer prepare between the pair; deepened, in the DFSPs' currency and expiring soon. */
+function transferBetween(transfer, { source, destination }, deep) {
+  const named = { ...transfer, payerFsp: source, payeeFsp: destination };
+  if (!deep) return named;
+  return { ...named, amount: inCurrency(transfer.amount, deep.currencyPair.sourceCurrency), expiration: deep.expiration };
 }
 
 /**
  * A transfer prepare names the onboarded DFSPs, so that it reaches their positions; an fx
- * transfer or fx quote request names the payer and the FXP, and every other one asks for the
- * FXP's currency pair (`currencyPair`), so that it passes the conversion's checks too while
- * the rest keep the fuzzed currencies.
+ * transfer or fx quote request names the payer and the FXP. Every other one is deepened when
+ * `currencyPair` is given (the FXP's; the DFSPs hold its source currency): a transfer in the
+ * DFSPs' currency, a conversion in the pair, each expiring in DEEP_EXPIRY_MS, so that it
+ * passes the checks a generated date or currency almost never does and reaches the position
+ * handler and the FXP; the rest keep the fuzzed values.
  */
 function withDfspNames(body, resource, { source, destination, counter, currencyPair }) {
   if (!RESOURCES[resource] || body.length === 0) return body;
@@ -79,11 +94,13 @@ function withDfspNames(body, resource, { source, destination, counter, currencyP
     const parsed = parse(body.toString('utf8'));
     if (!isObject(parsed)) return body;
     // Not counter % 2, which decides the direction (pairFor): each direction gets both.
-    const pair = currencyPair && Math.floor(counter / 2) % 2 === 0 ? currencyPair : undefined;
-    if (resource === 'transfers' && 'payerFsp' in parsed) return Buffer.from(stringify({ ...parsed, payerFsp: source, payeeFsp: destination }));
-    if (resource === 'fxTransfers' && 'initiatingFsp' in parsed) return Buffer.from(stringify(conversionBetween(parsed, { source, destination }, pair)));
+    const deep = currencyPair && Math.floor(counter / 2) % 2 === 0
+      ? { currencyPair, expiration: new Date(Date.now() + DEEP_EXPIRY_MS).toISOString() } : undefined;
+    const parties = { source, destination };
+    if (resource === 'transfers' && 'payerFsp' in parsed) return Buffer.from(stringify(transferBetween(parsed, parties, deep)));
+    if (resource === 'fxTransfers' && 'initiatingFsp' in parsed) return Buffer.from(stringify(conversionBetween(parsed, parties, deep)));
     if (resource === 'fxQuotes' && isObject(parsed.conversionTerms)) {
-      return Buffer.from(stringify({ ...parsed, conversionTerms: conversionBetween(parsed.conversionTerms, { source, destination }, pair) }));
+      return Buffer.from(stringify({ ...parsed, conversionTerms: conversionBetween(parsed.conversionTerms, parties, deep) }));
     }
     return body;
   } catch {
@@ -163,7 +180,8 @@ function forward(target, { method, url, headers, body, agent }) {
  * DFSP's client certificate (`{ ca, cert, key }`) for HTTPS edges, `fxp` true for the FXP
  * conversions go to. `version` is the FSPIOP version the signed requests state (that of the
  * document Schemathesis generates from); `currencyPair` (`{ sourceCurrency, targetCurrency }`)
- * the FXP's pair, put in every other conversion.
+ * the FXP's pair, the DFSPs holding its source currency: every other transfer and conversion
+ * is deepened to pass the checks of currency and expiry.
  * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), close() }`.
  */
 export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1', currencyPair }) {
