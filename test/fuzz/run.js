@@ -103,6 +103,23 @@ async function startFxp(sw) {
   return dfsps;
 }
 
+/**
+ * What the fuzzed DFSPs were sent by the switch: counts by method and resource (`PUT
+ * fxTransfers/error`) and by FSPIOP error code, to show how deep the fuzzed requests went.
+ */
+function callbacksOf(dfsps) {
+  const byKind = {};
+  const byErrorCode = {};
+  for (const call of Object.values(dfsps).flatMap((dfsp) => dfsp.received)) {
+    const segments = call.path.split('?')[0].split('/');
+    const kind = `${call.method} ${segments[1]}${segments.at(-1) === 'error' ? '/error' : ''}`;
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
+    const code = call.body?.errorInformation?.errorCode;
+    if (code !== undefined) byErrorCode[code] = (byErrorCode[code] ?? 0) + 1;
+  }
+  return { byKind, byErrorCode };
+}
+
 /** Every operator API of the switch under test, by the names repeated-query.js uses. */
 const operatorApiUrls = (sw) => ({
   admin: sw.admin.baseUrl, settlement: sw.urlOf('settlement-api'), alsAdmin: sw.urlOf('account-lookup-admin'), oracle: sw.oracleUrl,
@@ -172,8 +189,8 @@ async function fuzzSlices({ sw, slices, seconds, examples, directory }) {
     });
     await proxy.close();
     const requests = Object.values(proxy.statusCounts).reduce((sum, count) => sum + count, 0);
-    results.push({ slice: slice.name, ...run, seconds: Math.round((Date.now() - started) / 1000), requests, statusCounts: proxy.statusCounts, errorCodeCounts: proxy.errorCodeCounts, errorSamples: proxy.errorSamples, serverErrors: proxy.serverErrors(), findings: proxy.findings });
-    log(`${slice.name}: ${requests} requests, HTTP ${JSON.stringify(proxy.statusCounts)}, FSPIOP ${JSON.stringify(proxy.errorCodeCounts)}; Schemathesis: ${run.closing}`);
+    results.push({ slice: slice.name, ...run, seconds: Math.round((Date.now() - started) / 1000), requests, statusCounts: proxy.statusCounts, errorCodeCounts: proxy.errorCodeCounts, errorSamples: proxy.errorSamples, serverErrors: proxy.serverErrors(), resent: proxy.resent(), findings: proxy.findings });
+    log(`${slice.name}: ${requests} requests (${proxy.resent()} resent after an idle connection's reset), HTTP ${JSON.stringify(proxy.statusCounts)}, FSPIOP ${JSON.stringify(proxy.errorCodeCounts)}; Schemathesis: ${run.closing}`);
   }
   return results;
 }
@@ -192,6 +209,8 @@ async function main() {
     dfsps = { ...await startDfsps(sw, DFSPS), ...await startFxp(sw) };
     const pids = new Map([...sw.processes].map(([key, child]) => [key, child.pid]));
     const results = await fuzzSlices({ sw, slices, seconds, examples: values.examples && Number(values.examples), directory });
+    const callbacks = callbacksOf(dfsps);
+    log(`callbacks to the fuzzed DFSPs: ${JSON.stringify(callbacks.byKind)}, FSPIOP ${JSON.stringify(callbacks.byErrorCode)}`);
     const repeatedQuery = await checkRepeatedQueryParameters({ urls: operatorApiUrls(sw), headers: adminHeaders('readWrite') });
     log(`repeated query parameters: ${repeatedQuery.length === 0 ? 'every one refused with 3100' : `${repeatedQuery.length} not refused`}`);
     // The admin slice may have deactivated, re-keyed or re-pointed the fuzzed DFSPs, as an
@@ -200,7 +219,7 @@ async function main() {
     const survival = await checkAfterFuzz({ sw, dfsps, pids });
     const requests = results.reduce((sum, result) => sum + result.requests, 0);
     const verdict = verdictOf(results, [...repeatedQuery.map((problem) => `repeated query parameter: ${problem}`), ...survival.reasons]);
-    const summary = { seconds: Math.round((Date.now() - started) / 1000), requests, pass: verdict.length === 0, failures: verdict, results, repeatedQuery, survival };
+    const summary = { seconds: Math.round((Date.now() - started) / 1000), requests, pass: verdict.length === 0, failures: verdict, results, callbacks, repeatedQuery, survival };
     writeFileSync(join(directory, 'summary.json'), JSON.stringify(summary, null, 2));
     log(`${summary.pass ? 'PASS' : 'FAIL'}: ${requests} requests in ${summary.seconds} s (report: ${directory})`);
     for (const reason of verdict) log(`  - ${reason}`);

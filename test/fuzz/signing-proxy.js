@@ -159,7 +159,8 @@ async function prepareRequest(mode, req, body, { dfsps, counter, version, curren
   return { headers: { ...headers, ...signature }, body: sent };
 }
 
-function forward(target, { method, url, headers, body, agent }) {
+/** Sends one request; rejects with `reusedSocket` set when it went on a kept-alive connection. */
+function sendOnce(target, { method, url, headers, body, agent }) {
   const request = target.startsWith('https:') ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const outgoing = request(`${target}${url}`, { method, agent, headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
@@ -168,9 +169,25 @@ function forward(target, { method, url, headers, body, agent }) {
       response.on('end', () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
       response.on('error', reject);
     });
-    outgoing.on('error', reject);
+    outgoing.on('error', (error) => reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket })));
     outgoing.end(body);
   });
+}
+
+/**
+ * Forwards a request. A kept-alive connection the edge closed as idle just as the request went
+ * out on it is reset before the edge reads anything (Node's documented race, `reusedSocket`):
+ * that request is sent once more on a new connection and counted in `stats.resent`; a reset
+ * of a new connection is the edge's doing and rejects.
+ */
+async function forward(target, options, stats) {
+  try {
+    return await sendOnce(target, options);
+  } catch (error) {
+    if (!(error.reusedSocket && error.code === 'ECONNRESET')) throw error;
+    stats.resent += 1;
+    return sendOnce(target, { ...options, agent: options.agent ?? false });
+  }
 }
 
 /**
@@ -182,7 +199,7 @@ function forward(target, { method, url, headers, body, agent }) {
  * document Schemathesis generates from); `currencyPair` (`{ sourceCurrency, targetCurrency }`)
  * the FXP's pair, the DFSPs holding its source currency: every other transfer and conversion
  * is deepened to pass the checks of currency and expiry.
- * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), close() }`.
+ * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), resent(), close() }`.
  */
 export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1', currencyPair }) {
   const agents = new Map(dfsps.filter((dfsp) => dfsp.tls).map((dfsp) => [dfsp.name, new HttpsAgent({ keepAlive: true, ...dfsp.tls })]));
@@ -192,6 +209,7 @@ export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1',
   const findings = [];
   let counter = 0;
   let serverErrors = 0;
+  const stats = { resent: 0 };
   const server = createServer(async (req, res) => {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
@@ -203,7 +221,7 @@ export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1',
     const started = Date.now();
     try {
       outgoing = { method: req.method, url: req.url, ...await prepareRequest(mode, req, Buffer.concat(chunks), { dfsps, counter, version, currencyPair }) };
-      answer = await forward(target, { ...outgoing, agent: agents.get(senderOf(outgoing.headers, dfsps)?.name) });
+      answer = await forward(target, { ...outgoing, agent: agents.get(senderOf(outgoing.headers, dfsps)?.name) }, stats);
     } catch (error) {
       // The edge closed the connection or the request could not be sent: a finding (502).
       answer = { status: 502, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`fuzz proxy: ${error.message}`) };
@@ -240,6 +258,7 @@ export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1',
     errorSamples,
     findings,
     serverErrors: () => serverErrors,
+    resent: () => stats.resent,
     close: () => new Promise((resolve) => {
       for (const agent of agents.values()) agent.destroy();
       server.closeAllConnections();

@@ -120,7 +120,7 @@ async function v2ProxyWithUpstream(t) {
 test('the v2.0 proxy states 2.0 for the resource each path names and sends conversions between the payer and the FXP', async (t) => {
   const { proxy, received } = await v2ProxyWithUpstream(t);
   const conversion = {
-    commitRequestId: 'x', initiatingFsp: 'a', counterPartyFsp: 'b', sourceAmount: { currency: 'AED', amount: '1' }, targetAmount: { currency: 'XOF', amount: '2' },
+    commitRequestId: 'x', initiatingFsp: 'a', counterPartyFsp: 'b', sourceAmount: { currency: 'AED', amount: '1' }, targetAmount: { currency: 'XOF', amount: '2' }, expiration: '1000-01-01T00:00:00.000Z',
   };
   for (let index = 0; index < 4; index += 1) {
     await fetch(`${proxy.url}/fxTransfers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(conversion) });
@@ -140,6 +140,9 @@ test('the v2.0 proxy states 2.0 for the resource each path names and sends conve
   }
   const currencies = posts.map((call) => JSON.parse(call.body)).map((body) => `${body.sourceAmount.currency}/${body.targetAmount.currency}`);
   assert.ok(currencies.includes('USD/EUR') && currencies.includes('AED/XOF'), `the FXP's pair in some conversions, the fuzzed currencies in the rest: ${currencies}`);
+  for (const body of posts.map((call) => JSON.parse(call.body)).filter((body) => body.sourceAmount.currency === 'USD')) {
+    assert.ok(Date.parse(body.expiration) > Date.now(), 'a conversion in the pair expires ahead, to pass the expiry check');
+  }
   const discovery = received.find((call) => call.url === '/services/FXP/USD/EUR');
   assert.equal(discovery.headers['content-type'], 'application/vnd.interoperability.services+json;version=2.0');
   assert.equal(discovery.headers.accept, 'application/vnd.interoperability.services+json;version=2');
