@@ -2,17 +2,23 @@
 //   node test/fuzz/run.js --seconds 120 [--examples N] [--report-dir DIR] [--only SLICE,...]
 // The switch runs as in the integration tests (test/support/switch.js): every component a
 // child process on its own database and topic prefix, real Kafka and MariaDB, the admin API
-// in this process. Two DFSPs are onboarded with JWS keys and callback endpoints. The time is
-// split between five runs of Schemathesis: the FSPIOP v1.1 document of @mojaloop/api-snippets
-// (transfers, quotes, parties, participants; fspiop-spec.js) through the proxy
-// (signing-proxy.js) signed as a registered DFSP, with spoiled signatures, and as generated
-// (raw headers, no or garbage signatures); then the admin API and the ALS admin API from
-// their own route tables (admin-openapi.js) with the read-write token; then every query
-// parameter of every operator API, the settlement API and the oracle included, is sent twice
-// (repeated-query.js). Pass: no 5xx anywhere (counted by the proxy, which every request goes
+// in this process. Two DFSPs are onboarded in USD with JWS keys and callback endpoints (those
+// of currency conversion included), and an FXP with USD and EUR accounts and the USD → EUR
+// pair. The time is split between six runs of Schemathesis: the FSPIOP v1.1 document of
+// @mojaloop/api-snippets (transfers, quotes, parties, participants; fspiop-spec.js) through
+// the proxy (signing-proxy.js) signed as a registered DFSP; the v2.0 document restricted to
+// what the switch serves in 2.0 (fxQuotes, fxTransfers, services/FXP, and the 2.0 transfers,
+// quotes and parties), signed the same way with version 2.0 stated for each path's resource
+// and conversions sent between the payer and the FXP; the v1.1 document with spoiled
+// signatures, and as generated (raw headers, no or garbage signatures); then the admin API
+// and the ALS admin API from their own route tables (admin-openapi.js) with the read-write
+// token; then every query parameter of every operator API, the settlement API and the oracle
+// included, is sent twice (repeated-query.js). `--only` runs the named slices alone, sharing
+// the whole budget. Pass: no 5xx anywhere (counted by the proxy, which every request goes
 // through), each repeated parameter refused with 3100, no request hung, every process
 // still the one started, a transfer and a quote still complete with their callbacks, and the
-// validity gate (perf/gate.js) afterwards (survival.js).
+// validity gate (perf/gate.js) afterwards (survival.js). The summary also counts the
+// callbacks the fuzzed DFSPs got, by resource and error code: how deep the requests went.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -103,21 +109,28 @@ async function startFxp(sw) {
   return dfsps;
 }
 
+const CALLBACK_SAMPLES_PER_CODE = Number(process.env.FUZZ_SAMPLES_PER_CODE ?? 3);
+
 /**
  * What the fuzzed DFSPs were sent by the switch: counts by method and resource (`PUT
- * fxTransfers/error`) and by FSPIOP error code, to show how deep the fuzzed requests went.
+ * fxTransfers/error`) and by FSPIOP error code, with a few descriptions of each code, to show
+ * how deep the fuzzed requests went.
  */
 function callbacksOf(dfsps) {
   const byKind = {};
   const byErrorCode = {};
+  const samples = {};
   for (const call of Object.values(dfsps).flatMap((dfsp) => dfsp.received)) {
     const segments = call.path.split('?')[0].split('/');
     const kind = `${call.method} ${segments[1]}${segments.at(-1) === 'error' ? '/error' : ''}`;
     byKind[kind] = (byKind[kind] ?? 0) + 1;
-    const code = call.body?.errorInformation?.errorCode;
-    if (code !== undefined) byErrorCode[code] = (byErrorCode[code] ?? 0) + 1;
+    const { errorCode, errorDescription } = call.body?.errorInformation ?? {};
+    if (errorCode === undefined) continue;
+    byErrorCode[errorCode] = (byErrorCode[errorCode] ?? 0) + 1;
+    samples[errorCode] ??= [];
+    if (samples[errorCode].length < CALLBACK_SAMPLES_PER_CODE) samples[errorCode].push(`${kind}: ${String(errorDescription).slice(0, 200)}`);
   }
-  return { byKind, byErrorCode };
+  return { byKind, byErrorCode, samples };
 }
 
 /** Every operator API of the switch under test, by the names repeated-query.js uses. */
