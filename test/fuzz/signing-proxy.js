@@ -25,6 +25,7 @@
 // that got it.
 import { createServer, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { parse, stringify } from 'lossless-json';
 import { signFspiopMessage } from '../../platform/fspiop/jws.js';
@@ -65,28 +66,34 @@ const inCurrency = (amount, currency) => (isObject(amount) ? { ...amount, curren
 // enough that the timeout handler has finished it before the survival checks look.
 const DEEP_EXPIRY_MS = 20_000;
 
-/** Conversion terms between the pair; deepened, in the FXP's currency pair and expiring soon. */
-function conversionBetween(terms, { source, destination }, deep) {
+/**
+ * Conversion terms between the pair; deepened, in the FXP's currency pair, expiring soon and
+ * under a new `idField` (Schemathesis sends its examples' ids again and again: the same id with
+ * other terms is refused 3106 before anything else is checked).
+ */
+function conversionBetween(terms, { source, destination }, deep, idField) {
   const named = { ...terms, initiatingFsp: source, counterPartyFsp: destination };
   if (!deep) return named;
   const { sourceCurrency, targetCurrency } = deep.currencyPair;
-  return { ...named, sourceAmount: inCurrency(terms.sourceAmount, sourceCurrency), targetAmount: inCurrency(terms.targetAmount, targetCurrency), expiration: deep.expiration };
+  return {
+    ...named, [idField]: randomUUID(), sourceAmount: inCurrency(terms.sourceAmount, sourceCurrency), targetAmount: inCurrency(terms.targetAmount, targetCurrency), expiration: deep.expiration,
+  };
 }
 
-/** A transfer prepare between the pair; deepened, in the DFSPs' currency and expiring soon. */
+/** A transfer prepare between the pair; deepened, in the DFSPs' currency, expiring soon and under a new id. */
 function transferBetween(transfer, { source, destination }, deep) {
   const named = { ...transfer, payerFsp: source, payeeFsp: destination };
   if (!deep) return named;
-  return { ...named, amount: inCurrency(transfer.amount, deep.currencyPair.sourceCurrency), expiration: deep.expiration };
+  return { ...named, transferId: randomUUID(), amount: inCurrency(transfer.amount, deep.currencyPair.sourceCurrency), expiration: deep.expiration };
 }
 
 /**
  * A transfer prepare names the onboarded DFSPs, so that it reaches their positions; an fx
  * transfer or fx quote request names the payer and the FXP. Every other one is deepened when
  * `currencyPair` is given (the FXP's; the DFSPs hold its source currency): a transfer in the
- * DFSPs' currency, a conversion in the pair, each expiring in DEEP_EXPIRY_MS, so that it
- * passes the checks a generated date or currency almost never does and reaches the position
- * handler and the FXP; the rest keep the fuzzed values.
+ * DFSPs' currency, a conversion in the pair, each under a new id and expiring in
+ * DEEP_EXPIRY_MS, so that it passes the checks a generated date or currency almost never does
+ * and reaches the position handler and the FXP; the rest keep the fuzzed values.
  */
 function withDfspNames(body, resource, { source, destination, counter, currencyPair }) {
   if (!RESOURCES[resource] || body.length === 0) return body;
@@ -98,9 +105,10 @@ function withDfspNames(body, resource, { source, destination, counter, currencyP
       ? { currencyPair, expiration: new Date(Date.now() + DEEP_EXPIRY_MS).toISOString() } : undefined;
     const parties = { source, destination };
     if (resource === 'transfers' && 'payerFsp' in parsed) return Buffer.from(stringify(transferBetween(parsed, parties, deep)));
-    if (resource === 'fxTransfers' && 'initiatingFsp' in parsed) return Buffer.from(stringify(conversionBetween(parsed, parties, deep)));
+    if (resource === 'fxTransfers' && 'initiatingFsp' in parsed) return Buffer.from(stringify(conversionBetween(parsed, parties, deep, 'commitRequestId')));
     if (resource === 'fxQuotes' && isObject(parsed.conversionTerms)) {
-      return Buffer.from(stringify({ ...parsed, conversionTerms: conversionBetween(parsed.conversionTerms, parties, deep) }));
+      const conversionRequestId = deep ? randomUUID() : parsed.conversionRequestId;
+      return Buffer.from(stringify({ ...parsed, conversionRequestId, conversionTerms: conversionBetween(parsed.conversionTerms, parties, deep, 'conversionId') }));
     }
     return body;
   } catch {
