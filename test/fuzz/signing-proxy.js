@@ -59,8 +59,14 @@ function dfspHeaders(headers, { method, resource, version, source, destination }
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** `amount` with `currency`, when it is an object to put one in. */
-const inCurrency = (amount, currency) => (isObject(amount) ? { ...amount, currency } : amount);
+/**
+ * `amount` with `currency`, when it is an object to put one in; a zero amount (the document's
+ * example, so a frequent one) becomes 1, which every check of a positive amount passes.
+ */
+function inCurrency(amount, currency) {
+  if (!isObject(amount)) return amount;
+  return { ...amount, currency, ...(/^0(\.0*)?$/.test(String(amount.amount)) ? { amount: '1' } : {}) };
+}
 
 // How far ahead a deepened request expires: long enough to be prepared and reserved, short
 // enough that the timeout handler has finished it before the survival checks look.
