@@ -18,7 +18,8 @@
 // through), each repeated parameter refused with 3100, no request hung, every process
 // still the one started, a transfer and a quote still complete with their callbacks, and the
 // validity gate (perf/gate.js) afterwards (survival.js). The summary also counts the
-// callbacks the fuzzed DFSPs got, by resource and error code: how deep the requests went.
+// callbacks the fuzzed DFSPs got, by resource and error code: how deep the requests went
+// (FUZZ_SAMPLES_PER_CODE: how many descriptions of each code it and the proxies keep, 3).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
