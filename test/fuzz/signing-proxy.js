@@ -1,13 +1,17 @@
 // A small HTTP proxy between the fuzzer and the three FSPIOP edges. Schemathesis generates
-// requests from the FSPIOP v1.1 document; unsigned, every one with a body would stop at the
-// signature check and prove little. In front of the edges this proxy routes each request by
-// its first path segment (transfers → api-adapter, quotes → quoting, parties and participants
-// → account-lookup) and, by mode:
+// requests from an FSPIOP document (fspiop-spec.js: v1.1, or the v2.0 slice with currency
+// conversion); unsigned, every one with a body would stop at the signature check and prove
+// little. In front of the edges this proxy routes each request by its first path segment
+// (transfers and fxTransfers → api-adapter, quotes and fxQuotes → quoting, parties,
+// participants and services → account-lookup) and, by mode:
 //   - 'signed': makes the FSPIOP headers those of a registered DFSP (content type and accept
-//     for the resource, Date, FSPIOP-Source one of the onboarded DFSPs, FSPIOP-Destination the
-//     other), names the DFSPs in a transfer's payerFsp/payeeFsp so that prepares reach the
-//     position handler, and signs the exact body with the source's key: the fuzzed body goes
-//     as deep as the switch lets it;
+//     stating the document's version for the resource the path names, Date, FSPIOP-Source one
+//     of the onboarded DFSPs, FSPIOP-Destination another), names the DFSPs in a transfer's
+//     payerFsp/payeeFsp and in a conversion's initiatingFsp/counterPartyFsp (the payer and the
+//     FXP), and, in every other transfer and conversion, the DFSPs' currency or the FXP's pair
+//     and an expiration a few seconds ahead, so that prepares reach the position handler and fx
+//     quotes reach the FXP; then signs the exact body with the source's key: the fuzzed body
+//     goes as deep as the switch lets it;
 //   - 'tampered': the same, then spoils the signature in one of several ways (another DFSP's
 //     key, a changed body byte, a cut signature, an unusable protected header): the
 //     verification path itself is fuzzed;
@@ -21,38 +25,98 @@
 // that got it.
 import { createServer, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { parse, stringify } from 'lossless-json';
 import { signFspiopMessage } from '../../platform/fspiop/jws.js';
 
-const RESOURCES = Object.freeze({ transfers: 'transfers', quotes: 'quotes', parties: 'accountLookup', participants: 'accountLookup' });
+// The edge of each resource (the first segment of its path, which is also the resource its
+// media type names: application/vnd.interoperability.services+json for /services/FXP).
+const RESOURCES = Object.freeze({
+  transfers: 'transfers', fxTransfers: 'transfers', quotes: 'quotes', fxQuotes: 'quotes', parties: 'accountLookup', participants: 'accountLookup', services: 'accountLookup',
+});
+// The resources of a conversion: sent between the initiating DFSP and the FXP.
+const CONVERSION_RESOURCES = new Set(['fxTransfers', 'fxQuotes']);
 const STRIPPED = ['fspiop-signature', 'fspiop-uri', 'fspiop-http-method', 'content-length'];
 const KEPT_FINDINGS_MAX = 50;
 const KEPT_BODY_BYTES_MAX = 70_000;
-const SAMPLES_PER_CODE = 3;
+const SAMPLES_PER_CODE = Number(process.env.FUZZ_SAMPLES_PER_CODE ?? 3);
 
 const media = (resource, version) => `application/vnd.interoperability.${resource}+json;version=${version}`;
 
 /** The FSPIOP headers of a registered DFSP for this request, over the fuzzed ones. */
-function dfspHeaders(headers, { method, resource, source, destination }) {
+function dfspHeaders(headers, { method, resource, version, source, destination }) {
   const fixed = { ...headers };
   for (const name of STRIPPED) delete fixed[name];
-  // The version of the document the fuzzer generates from (fspiop-spec.js).
-  fixed['content-type'] = media(resource, '1.1');
-  if (method === 'PUT') delete fixed.accept; else fixed.accept = media(resource, '1');
+  // The version of the document the fuzzer generates from (fspiop-spec.js); Accept names its major.
+  fixed['content-type'] = media(resource, version);
+  if (method === 'PUT') delete fixed.accept; else fixed.accept = media(resource, version.split('.')[0]);
   fixed.date = new Date().toUTCString();
   fixed['fspiop-source'] = source;
   fixed['fspiop-destination'] = destination;
   return fixed;
 }
 
-/** A transfer prepare names the onboarded DFSPs, so that it reaches their positions. */
-function withDfspNames(body, resource, { source, destination }) {
-  if (resource !== 'transfers' || body.length === 0) return body;
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * `amount` with `currency`, when it is an object to put one in; a zero amount (the document's
+ * example, so a frequent one) becomes 1, which every check of a positive amount passes.
+ */
+function inCurrency(amount, currency) {
+  if (!isObject(amount)) return amount;
+  return { ...amount, currency, ...(/^0(\.0*)?$/.test(String(amount.amount)) ? { amount: '1' } : {}) };
+}
+
+// How far ahead a deepened request expires: long enough to be prepared and reserved, short
+// enough that the timeout handler has finished it before the survival checks look.
+const DEEP_EXPIRY_MS = 20_000;
+
+/**
+ * Conversion terms between the pair; deepened, in the FXP's currency pair, expiring soon and
+ * under a new `idField` (Schemathesis sends its examples' ids again and again: the same id with
+ * other terms is refused 3106 before anything else is checked).
+ */
+function conversionBetween(terms, { source, destination }, deep, idField) {
+  const named = { ...terms, initiatingFsp: source, counterPartyFsp: destination };
+  if (!deep) return named;
+  const { sourceCurrency, targetCurrency } = deep.currencyPair;
+  return {
+    ...named, [idField]: randomUUID(), sourceAmount: inCurrency(terms.sourceAmount, sourceCurrency), targetAmount: inCurrency(terms.targetAmount, targetCurrency), expiration: deep.expiration,
+  };
+}
+
+/** A transfer prepare between the pair; deepened, in the DFSPs' currency, expiring soon and under a new id. */
+function transferBetween(transfer, { source, destination }, deep) {
+  const named = { ...transfer, payerFsp: source, payeeFsp: destination };
+  if (!deep) return named;
+  return { ...named, transferId: randomUUID(), amount: inCurrency(transfer.amount, deep.currencyPair.sourceCurrency), expiration: deep.expiration };
+}
+
+/**
+ * A transfer prepare names the onboarded DFSPs, so that it reaches their positions; an fx
+ * transfer or fx quote request names the payer and the FXP. Every other one is deepened when
+ * `currencyPair` is given (the FXP's; the DFSPs hold its source currency): a transfer in the
+ * DFSPs' currency, a conversion in the pair, each under a new id and expiring in
+ * DEEP_EXPIRY_MS, so that it passes the checks a generated date or currency almost never does
+ * and reaches the position handler and the FXP; the rest keep the fuzzed values.
+ */
+function withDfspNames(body, resource, { source, destination, counter, currencyPair }) {
+  if (!RESOURCES[resource] || body.length === 0) return body;
   try {
     const parsed = parse(body.toString('utf8'));
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('payerFsp' in parsed)) return body;
-    return Buffer.from(stringify({ ...parsed, payerFsp: source, payeeFsp: destination }));
+    if (!isObject(parsed)) return body;
+    // Not counter % 2, which decides the direction (pairFor): each direction gets both.
+    const deep = currencyPair && Math.floor(counter / 2) % 2 === 0
+      ? { currencyPair, expiration: new Date(Date.now() + DEEP_EXPIRY_MS).toISOString() } : undefined;
+    const parties = { source, destination };
+    if (resource === 'transfers' && 'payerFsp' in parsed) return Buffer.from(stringify(transferBetween(parsed, parties, deep)));
+    if (resource === 'fxTransfers' && 'initiatingFsp' in parsed) return Buffer.from(stringify(conversionBetween(parsed, parties, deep, 'commitRequestId')));
+    if (resource === 'fxQuotes' && isObject(parsed.conversionTerms)) {
+      const conversionRequestId = deep ? randomUUID() : parsed.conversionRequestId;
+      return Buffer.from(stringify({ ...parsed, conversionRequestId, conversionTerms: conversionBetween(parsed.conversionTerms, parties, deep, 'conversionId') }));
+    }
+    return body;
   } catch {
     return body;
   }
@@ -77,24 +141,30 @@ function errorOf(answer) {
 /** A server error by the switch's contract: anything 5xx but 501 with 2002 (not served). */
 export const isServerError = (status, errorCode) => status >= 500 && !(status === 501 && errorCode === '2002');
 
-/** Picks one DFSP pair per request, round robin, so both directions are exercised. */
-function pairFor(counter, dfsps) {
-  const source = dfsps[counter % dfsps.length];
-  return { source: source.name, destination: dfsps[(counter + 1) % dfsps.length].name, privateKey: source.privateKey };
+/**
+ * Picks one DFSP pair per request, round robin, so both directions are exercised: a
+ * conversion's messages go between the first DFSP and the FXP (the DFSP marked `fxp`), every
+ * other request between the DFSPs that are not FXPs.
+ */
+function pairFor(counter, dfsps, resource) {
+  const fxp = dfsps.find((dfsp) => dfsp.fxp);
+  const parties = fxp && CONVERSION_RESOURCES.has(resource) ? [dfsps[0], fxp] : dfsps.filter((dfsp) => !dfsp.fxp);
+  const source = parties[counter % parties.length];
+  return { source: source.name, destination: parties[(counter + 1) % parties.length].name, privateKey: source.privateKey };
 }
 
 /** The DFSP whose client certificate a request goes with: its FSPIOP-Source if registered, else the first. */
 const senderOf = (headers, dfsps) => dfsps.find((dfsp) => dfsp.name === headers['fspiop-source']) ?? dfsps[0];
 
-async function prepareRequest(mode, req, body, { dfsps, counter }) {
+async function prepareRequest(mode, req, body, { dfsps, counter, version, currencyPair }) {
   const resource = req.url.split(/[/?]/)[1];
   if (mode === 'raw' || !RESOURCES[resource]) return { headers: { ...req.headers }, body };
-  const pair = pairFor(counter, dfsps);
-  const headers = dfspHeaders(req.headers, { method: req.method, resource, ...pair });
-  const sent = withDfspNames(body, resource, pair);
+  const pair = pairFor(counter, dfsps, resource);
+  const headers = dfspHeaders(req.headers, { method: req.method, resource, version, ...pair });
+  const sent = withDfspNames(body, resource, { ...pair, counter, currencyPair });
   const spoil = mode === 'tampered' ? counter % (SPOILERS.length + 2) : -1;
   // Spoilers 4 and 5 sign correctly, then with another DFSP's key or over other bytes.
-  const privateKey = spoil === SPOILERS.length ? pairFor(counter + 1, dfsps).privateKey : pair.privateKey;
+  const privateKey = spoil === SPOILERS.length ? pairFor(counter + 1, dfsps, resource).privateKey : pair.privateKey;
   const signedBody = spoil === SPOILERS.length + 1 ? Buffer.concat([sent, Buffer.from(' ')]) : sent;
   const signature = await signFspiopMessage({ privateKey, method: req.method, uri: req.url, headers, body: signedBody });
   if (spoil >= 0 && spoil < SPOILERS.length) {
@@ -103,7 +173,8 @@ async function prepareRequest(mode, req, body, { dfsps, counter }) {
   return { headers: { ...headers, ...signature }, body: sent };
 }
 
-function forward(target, { method, url, headers, body, agent }) {
+/** Sends one request; rejects with `reusedSocket` set when it went on a kept-alive connection. */
+function sendOnce(target, { method, url, headers, body, agent }) {
   const request = target.startsWith('https:') ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const outgoing = request(`${target}${url}`, { method, agent, headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
@@ -112,19 +183,39 @@ function forward(target, { method, url, headers, body, agent }) {
       response.on('end', () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
       response.on('error', reject);
     });
-    outgoing.on('error', reject);
+    outgoing.on('error', (error) => reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket })));
     outgoing.end(body);
   });
 }
 
 /**
+ * Forwards a request. A kept-alive connection the edge closed as idle just as the request went
+ * out on it is reset before the edge reads anything (Node's documented race, `reusedSocket`):
+ * that request is sent once more on a new connection and counted in `stats.resent`; a reset
+ * of a new connection is the edge's doing and rejects.
+ */
+async function forward(target, options, stats) {
+  try {
+    return await sendOnce(target, options);
+  } catch (error) {
+    if (!(error.reusedSocket && error.code === 'ECONNRESET')) throw error;
+    stats.resent += 1;
+    return sendOnce(target, { ...options, agent: options.agent ?? false });
+  }
+}
+
+/**
  * Starts a proxy in `mode` ('signed', 'tampered' or 'raw') in front of `edges`
  * ({ transfers, quotes, accountLookup } base URLs, or `all`: one upstream for every path, as
- * for the admin API in 'raw' mode); `dfsps` are `[{ name, privateKey, tls }]`, `tls` the
- * DFSP's client certificate (`{ ca, cert, key }`) for HTTPS edges.
- * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), close() }`.
+ * for the admin API in 'raw' mode); `dfsps` are `[{ name, privateKey, tls, fxp }]`, `tls` the
+ * DFSP's client certificate (`{ ca, cert, key }`) for HTTPS edges, `fxp` true for the FXP
+ * conversions go to. `version` is the FSPIOP version the signed requests state (that of the
+ * document Schemathesis generates from); `currencyPair` (`{ sourceCurrency, targetCurrency }`)
+ * the FXP's pair, the DFSPs holding its source currency: every other transfer and conversion
+ * is deepened to pass the checks of currency and expiry.
+ * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), resent(), close() }`.
  */
-export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
+export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1', currencyPair }) {
   const agents = new Map(dfsps.filter((dfsp) => dfsp.tls).map((dfsp) => [dfsp.name, new HttpsAgent({ keepAlive: true, ...dfsp.tls })]));
   const statusCounts = {};
   const errorCodeCounts = {};
@@ -132,6 +223,7 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
   const findings = [];
   let counter = 0;
   let serverErrors = 0;
+  const stats = { resent: 0 };
   const server = createServer(async (req, res) => {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
@@ -142,8 +234,8 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
     let answer;
     const started = Date.now();
     try {
-      outgoing = { method: req.method, url: req.url, ...await prepareRequest(mode, req, Buffer.concat(chunks), { dfsps, counter }) };
-      answer = await forward(target, { ...outgoing, agent: agents.get(senderOf(outgoing.headers, dfsps)?.name) });
+      outgoing = { method: req.method, url: req.url, ...await prepareRequest(mode, req, Buffer.concat(chunks), { dfsps, counter, version, currencyPair }) };
+      answer = await forward(target, { ...outgoing, agent: agents.get(senderOf(outgoing.headers, dfsps)?.name) }, stats);
     } catch (error) {
       // The edge closed the connection or the request could not be sent: a finding (502).
       answer = { status: 502, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`fuzz proxy: ${error.message}`) };
@@ -180,6 +272,7 @@ export async function startFuzzProxy({ mode, edges, dfsps = [] }) {
     errorSamples,
     findings,
     serverErrors: () => serverErrors,
+    resent: () => stats.resent,
     close: () => new Promise((resolve) => {
       for (const agent of agents.values()) agent.destroy();
       server.closeAllConnections();

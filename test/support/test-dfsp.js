@@ -74,11 +74,25 @@ export async function startTestDfsp({
   return Object.assign(dfsp, server);
 }
 
+/** The fulfilment of a prepare's ILP packet, or null when the packet does not decode. */
+function fulfilmentOf(dfsp, prepare) {
+  try {
+    return fulfilmentFor(dfsp.secret, prepare.ilpPacket);
+  } catch {
+    return null;
+  }
+}
+
 /** The payee's answer to a prepare, by the behaviour chosen for its transfer. */
 async function answerPrepare(dfsp, prepare, switchUrl) {
   const headers = fspiopHeaders(dfsp.name, prepare.payerFsp, { accept: false });
   const url = `${switchUrl}/transfers/${prepare.transferId}`;
-  const fulfilment = fulfilmentFor(dfsp.secret, prepare.ilpPacket);
+  const fulfilment = fulfilmentOf(dfsp, prepare);
+  if (fulfilment === null) {
+    // A packet that does not decode (a fuzzed one) is refused as a real payee would.
+    await send(dfsp, `${url}/error`, 'PUT', headers, { errorInformation: { errorCode: '3100', errorDescription: 'The ILP packet does not decode' } });
+    return;
+  }
   const completedTimestamp = new Date().toISOString();
   const bodies = {
     fulfil: { url, body: { fulfilment, completedTimestamp, transferState: 'COMMITTED' } },
