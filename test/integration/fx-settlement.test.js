@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatAmount, parseAmount } from '../../ledger/domain/money.js';
-import { balancesOf, operatorClient } from '../support/settlement-api.js';
+import { accountsOf, balancesOf, operatorClient } from '../support/settlement-api.js';
 import { TRANSFER_COMPONENTS } from '../support/switch.js';
 import { FXP, PAYEE, PAYER, conversionPayment, startFxScene } from '../support/fx-switch.js';
 
@@ -55,18 +55,6 @@ function expectedNets(flows) {
     add(PAYEE, 'EUR', -target);
   }
   return nets;
-}
-
-/** A settlement's accounts: accountId → { participantId, currency, net (BigInt), amountText, state, errorInformation }. */
-function accountsOf(settlement) {
-  return new Map(settlement.participants.flatMap((participant) => participant.accounts.map((account) => [account.id, {
-    participantId: participant.id,
-    state: account.state,
-    currency: account.netSettlementAmount?.currency,
-    amountText: account.netSettlementAmount?.amount,
-    net: account.netSettlementAmount ? parseAmount(account.netSettlementAmount.amount, { allowNegative: true }) : undefined,
-    errorInformation: account.errorInformation,
-  }])));
 }
 
 async function closeOpenWindow() {

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { formatAmount, parseAmount, amountFromColumn } from '../../ledger/domain/money.js';
 import { adminHeaders, onboardDfsp, setUpHub } from '../support/admin-api.js';
 import { signedFetch } from '../support/jws-keys.js';
-import { balancesOf, operatorClient, pollUntil } from '../support/settlement-api.js';
+import { accountsOf, balancesOf, operatorClient, pollUntil } from '../support/settlement-api.js';
 import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
 import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
 
@@ -79,18 +79,6 @@ function expectedNets(transfers) {
     add(to, -parseAmount(amount));
   }
   return nets;
-}
-
-/** A settlement's accounts from its answer: accountId → { participantId, state, net (BigInt), amountText, errorInformation }. */
-function accountsOf(settlement) {
-  return new Map(settlement.participants.flatMap((participant) => participant.accounts.map((account) => [account.id, {
-    participantId: participant.id,
-    state: account.state,
-    amountText: account.netSettlementAmount?.amount,
-    currency: account.netSettlementAmount?.currency,
-    net: account.netSettlementAmount ? parseAmount(account.netSettlementAmount.amount, { allowNegative: true }) : undefined,
-    errorInformation: account.errorInformation,
-  }])));
 }
 
 function assertNets(settlement, expected, currency = 'USD') {

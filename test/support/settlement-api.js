@@ -4,7 +4,7 @@
 // server wrote it, and every other JSON number (ids, counts) as a number.
 import { isLosslessNumber, parse } from 'lossless-json';
 import { adminHeaders } from './admin-api.js';
-import { amountFromColumn } from '../../ledger/domain/money.js';
+import { amountFromColumn, parseAmount } from '../../ledger/domain/money.js';
 
 const DECIMAL_FIELDS = new Set(['amount', 'value', 'reservedValue']);
 
@@ -47,4 +47,16 @@ export async function pollUntil(what, probe, { timeoutMs = 15000, intervalMs = 1
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
   throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+}
+
+/** A settlement's accounts from its answer: accountId → { participantId, state, currency, net (BigInt), amountText, errorInformation }. */
+export function accountsOf(settlement) {
+  return new Map(settlement.participants.flatMap((participant) => participant.accounts.map((account) => [account.id, {
+    participantId: participant.id,
+    state: account.state,
+    currency: account.netSettlementAmount?.currency,
+    amountText: account.netSettlementAmount?.amount,
+    net: account.netSettlementAmount ? parseAmount(account.netSettlementAmount.amount, { allowNegative: true }) : undefined,
+    errorInformation: account.errorInformation,
+  }])));
 }
