@@ -8,7 +8,7 @@ import { ensureClientCertificate } from '../../scripts/lib/scheme-certs.js';
 
 // Idle keep-alive sockets are dropped after 4 s, before the servers' 5 s keepAliveTimeout
 // (Node's default) closes them under a request.
-const AGENT_OPTIONS = Object.freeze({ keepAlive: true, maxSockets: 512, timeout: 4_000 });
+export const AGENT_OPTIONS = Object.freeze({ keepAlive: true, maxSockets: 512, timeout: 4_000 });
 const plainAgent = new http.Agent(AGENT_OPTIONS);
 const tlsAgents = new Map();
 

@@ -73,8 +73,6 @@ export function callbackUrl(template, callback) {
   return new URL(rendered);
 }
 
-export { interopContentType };
-
 /** True when the event forwards a DFSP's request (it carries that DFSP's headers). */
 export function isForward(event) {
   const { headers } = event;

@@ -23,12 +23,13 @@
 // Every answer's status and FSPIOP error code are counted, and each 5xx other than the
 // switch's documented 501/2002 (an operation it does not serve) is kept with the exact request
 // that got it.
-import { createServer, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, createServer, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { parse, stringify } from 'lossless-json';
 import { signFspiopMessage } from '../../platform/fspiop/jws.js';
+import { AGENT_OPTIONS } from '../../perf/simulators/fspiop.js';
 
 // The edge of each resource (the first segment of its path, which is also the resource its
 // media type names: application/vnd.interoperability.services+json for /services/FXP).
@@ -173,8 +174,12 @@ async function prepareRequest(mode, req, body, { dfsps, counter, version, curren
   return { headers: { ...headers, ...signature }, body: sent };
 }
 
-/** Sends one request; rejects with `reusedSocket` set when it went on a kept-alive connection. */
-function sendOnce(target, { method, url, headers, body, agent }) {
+/**
+ * Forwards a request. Its agent drops idle connections before the edge's keepAliveTimeout
+ * does (AGENT_OPTIONS, as the load test's DFSPs), so no request goes out on a connection the
+ * edge is closing: a reset or a closed connection is the edge's doing, a finding.
+ */
+function forward(target, { method, url, headers, body, agent }) {
   const request = target.startsWith('https:') ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const outgoing = request(`${target}${url}`, { method, agent, headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
@@ -183,25 +188,9 @@ function sendOnce(target, { method, url, headers, body, agent }) {
       response.on('end', () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
       response.on('error', reject);
     });
-    outgoing.on('error', (error) => reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket })));
+    outgoing.on('error', reject);
     outgoing.end(body);
   });
-}
-
-/**
- * Forwards a request. A kept-alive connection the edge closed as idle just as the request went
- * out on it is reset before the edge reads anything (Node's documented race, `reusedSocket`):
- * that request is sent once more on a new connection and counted in `stats.resent`; a reset
- * of a new connection is the edge's doing and rejects.
- */
-async function forward(target, options, stats) {
-  try {
-    return await sendOnce(target, options);
-  } catch (error) {
-    if (!(error.reusedSocket && error.code === 'ECONNRESET')) throw error;
-    stats.resent += 1;
-    return sendOnce(target, { ...options, agent: options.agent ?? false });
-  }
 }
 
 /**
@@ -213,17 +202,17 @@ async function forward(target, options, stats) {
  * document Schemathesis generates from); `currencyPair` (`{ sourceCurrency, targetCurrency }`)
  * the FXP's pair, the DFSPs holding its source currency: every other transfer and conversion
  * is deepened to pass the checks of currency and expiry.
- * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), resent(), close() }`.
+ * Returns `{ url, statusCounts, errorCodeCounts, errorSamples, findings, serverErrors(), close() }`.
  */
 export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1', currencyPair }) {
-  const agents = new Map(dfsps.filter((dfsp) => dfsp.tls).map((dfsp) => [dfsp.name, new HttpsAgent({ keepAlive: true, ...dfsp.tls })]));
+  const agents = new Map(dfsps.filter((dfsp) => dfsp.tls).map((dfsp) => [dfsp.name, new HttpsAgent({ ...AGENT_OPTIONS, ...dfsp.tls })]));
+  const plainAgent = new HttpAgent(AGENT_OPTIONS);
   const statusCounts = {};
   const errorCodeCounts = {};
   const errorSamples = {};
   const findings = [];
   let counter = 0;
   let serverErrors = 0;
-  const stats = { resent: 0 };
   const server = createServer(async (req, res) => {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
@@ -235,7 +224,8 @@ export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1',
     const started = Date.now();
     try {
       outgoing = { method: req.method, url: req.url, ...await prepareRequest(mode, req, Buffer.concat(chunks), { dfsps, counter, version, currencyPair }) };
-      answer = await forward(target, { ...outgoing, agent: agents.get(senderOf(outgoing.headers, dfsps)?.name) }, stats);
+      const agent = target.startsWith('https:') ? agents.get(senderOf(outgoing.headers, dfsps)?.name) : plainAgent;
+      answer = await forward(target, { ...outgoing, agent });
     } catch (error) {
       // The edge closed the connection or the request could not be sent: a finding (502).
       answer = { status: 502, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`fuzz proxy: ${error.message}`) };
@@ -272,9 +262,8 @@ export async function startFuzzProxy({ mode, edges, dfsps = [], version = '1.1',
     errorSamples,
     findings,
     serverErrors: () => serverErrors,
-    resent: () => stats.resent,
     close: () => new Promise((resolve) => {
-      for (const agent of agents.values()) agent.destroy();
+      for (const agent of [...agents.values(), plainAgent]) agent.destroy();
       server.closeAllConnections();
       server.close(resolve);
     }),

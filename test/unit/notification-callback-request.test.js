@@ -2,8 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  buildCallbackHeaders, callbackBody, callbackUrl, interopContentType, invalidNotificationReason, renderTemplate, TemplateError,
+  buildCallbackHeaders, callbackBody, callbackUrl, invalidNotificationReason, renderTemplate, TemplateError,
 } from '../../platform/delivery/callback-request.js';
+import { interopContentType } from '../../platform/fspiop/versions.js';
 
 const NOW = new Date('2026-03-04T05:06:07.000Z');
 const TRANSFER_ID = 'b51ec534-ee48-4575-b6a9-ead2955b8069';
