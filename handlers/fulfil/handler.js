@@ -13,6 +13,9 @@ import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
 
 const isFxAnswer = (event) => event.type === 'fxTransfer';
+// A payee's answer to a bulk (PUT /bulkTransfers/{ID}, …/error) and GET /bulkTransfers/{ID}
+// share this topic; they are not decided here yet (handlers/README.md, "Bulk transfers").
+const isBulkEvent = (event) => event.type === 'bulkTransfer';
 
 /**
  * The batch's transfers, locked in id order, with the conversion of each payment that has
@@ -31,7 +34,9 @@ async function readLocked(tx, events) {
 /** `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). */
 export function createFulfilHandler({ pool, producer, topics, hubName, metrics, clock = () => new Date() }) {
   const transferMetrics = createTransferMetrics(metrics);
-  return async function handleFulfils(events) {
+  return async function handleFulfils(batch) {
+    const events = batch.filter((event) => !isBulkEvent(event));
+    if (events.length === 0) return;
     const now = clock();
     const payments = events.filter((event) => !isFxAnswer(event));
     const fxAnswers = events.filter(isFxAnswer);
