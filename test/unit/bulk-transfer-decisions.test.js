@@ -1,0 +1,131 @@
+// The bulk decisions without I/O: the states table, a bulk's expansion into individual
+// transfers decided as single prepares, its duplicates, and the routing of its transfers'
+// outcomes to the bulk handler.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { decideBulkPrepareBatch, individualTransferMessages } from '../../ledger/domain/bulk-prepare.js';
+import { BULK_STATE as B, bulkTransition, canBulkTransition, fspiopBulkTransferState, isBulkFinal } from '../../ledger/domain/bulk-transfer-states.js';
+import { OUTCOME, RESOURCE, tell } from '../../ledger/domain/outcomes.js';
+import { TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
+import { ITEM_RESULT, routeBulkOutcomes } from '../../handlers/bulk-records.js';
+import { notificationEvent } from '../../handlers/transfer-records.js';
+
+const now = new Date('2026-12-01T12:00:00.000Z');
+const later = new Date(now.getTime() + 60_000).toISOString();
+const condition = createHash('sha256').update(randomBytes(32)).digest('base64url');
+
+const participants = new Map([
+  ['payer', { isActive: true, positionAccounts: new Map([['USD', { id: 1, isActive: true }]]) }],
+  ['payee', { isActive: true, positionAccounts: new Map([['USD', { id: 3, isActive: true }]]) }],
+]);
+
+function item(overrides = {}) {
+  return { transferId: randomUUID(), transferAmount: { currency: 'USD', amount: '10' }, ilpPacket: 'AYIB', condition, ...overrides };
+}
+
+function bulk(items, overrides = {}) {
+  const body = { bulkTransferId: randomUUID(), bulkQuoteId: randomUUID(), payerFsp: 'payer', payeeFsp: 'payee', individualTransfers: items, expiration: later, ...overrides };
+  return { id: body.bulkTransferId, type: 'bulkTransfer', action: 'bulk-prepare', from: 'payer', to: 'payee', headers: { 'fspiop-source': 'payer' }, body, rawBody: JSON.stringify(body), at: now.getTime() };
+}
+
+const decide = (messages, { existingBulks = new Map(), existing = new Map() } = {}) => decideBulkPrepareBatch({ messages, existingBulks, existing, participants, now });
+
+test('bulk states: the table allows only its transitions, and each state has its FSPIOP name', () => {
+  assert.deepEqual(bulkTransition(null, B.received, B.accepted, B.processing, B.completed), [B.received, B.accepted, B.processing, B.completed]);
+  assert.throws(() => bulkTransition(B.received, B.completed), /illegal bulk transfer transition RECEIVED → COMPLETED/);
+  assert.throws(() => bulkTransition(B.rejected, B.accepted), /illegal/);
+  assert.equal(canBulkTransition(B.accepted, B.expired), true);
+  assert.equal(canBulkTransition(B.completed, B.rejected), false);
+  assert.ok(isBulkFinal(B.completed) && isBulkFinal(B.rejected) && isBulkFinal(B.expired));
+  assert.ok(!isBulkFinal(B.received) && !isBulkFinal(B.accepted));
+  assert.equal(fspiopBulkTransferState(B.expired), 'REJECTED');
+  assert.equal(fspiopBulkTransferState(B.accepted), 'ACCEPTED');
+  assert.throws(() => fspiopBulkTransferState('NOPE'), /unknown bulk/);
+});
+
+test('bulk prepare: each item is a single prepare from the payer to the payee, with the bulk\'s expiration and id', () => {
+  const message = bulk([item(), item({ extensionList: { extension: [{ key: 'k', value: 'v' }] } })]);
+  const items = individualTransferMessages(message);
+  assert.equal(items.length, 2);
+  assert.deepEqual(items[1].body, {
+    transferId: message.body.individualTransfers[1].transferId, payerFsp: 'payer', payeeFsp: 'payee', amount: { currency: 'USD', amount: '10' },
+    ilpPacket: 'AYIB', condition, expiration: later, extensionList: { extension: [{ key: 'k', value: 'v' }] },
+  });
+  assert.equal(items[0].bulkTransferId, message.id);
+  assert.equal(items[0].from, 'payer');
+});
+
+test('bulk prepare: a new bulk is stored RECEIVED with its items; valid items reserve, invalid ones fail on their own', () => {
+  const good = item();
+  const bad = item({ transferAmount: { currency: 'EUR', amount: '10' } });
+  const message = bulk([good, bad]);
+  const result = decide([message]);
+  assert.equal(result.bulkInserts.length, 1);
+  assert.equal(result.bulkInserts[0].state, B.received);
+  assert.equal(result.bulkInserts[0].itemCount, 2);
+  assert.equal(result.bulkInserts[0].rawBody, message.rawBody);
+  assert.deepEqual(result.itemInserts.map((row) => [row.transferId, row.itemIndex]), [[good.transferId, 0], [bad.transferId, 1]]);
+  assert.deepEqual(result.inserts.map((row) => [row.transferId, row.state]), [[good.transferId, S.receivedPrepare], [bad.transferId, S.invalid]]);
+  assert.deepEqual(result.positionEvents.map((event) => [event.message.id, event.accountId, event.message.bulkTransferId]), [[good.transferId, 1, message.id]]);
+  assert.equal(result.outcomes.length, 1);
+  assert.equal(result.outcomes[0].transferId, bad.transferId);
+  assert.match(result.outcomes[0].failure.detail, /no active position account in EUR/);
+  assert.equal(result.bulkOf.get(bad.transferId), message.id);
+});
+
+test('bulk prepare: an item whose id another transfer holds fails alone, and that transfer is untouched', () => {
+  const taken = item();
+  const existing = new Map([[taken.transferId, { transferId: taken.transferId, requestHash: 'other', state: S.reserved }]]);
+  const result = decide([bulk([taken, item()])], { existing });
+  assert.equal(result.inserts.length, 1, 'only the free id is stored');
+  assert.equal(result.itemInserts.length, 2, 'both are items of the bulk');
+  assert.equal(result.outcomes[0].transferId, taken.transferId);
+  assert.equal(result.outcomes[0].failure.code, FAILURE.validation);
+  assert.match(result.outcomes[0].failure.detail, /already used by another transfer/);
+});
+
+test('bulk prepare: a redelivered bulk stores nothing and re-produces the reservations still waiting; a modified one is 3106 about the bulk', () => {
+  const message = bulk([item(), item()]);
+  const first = decide([message]);
+  const existingBulks = new Map([[message.id, first.bulkInserts[0]]]);
+  const existing = new Map(first.inserts.map((row) => [row.transferId, row]));
+  const again = decide([message], { existingBulks, existing });
+  assert.deepEqual([again.bulkInserts, again.itemInserts, again.inserts], [[], [], []]);
+  assert.equal(again.positionEvents.length, 2);
+  const modified = bulk(message.body.individualTransfers, { bulkTransferId: message.id, expiration: new Date(now.getTime() + 90_000).toISOString() });
+  const refused = decide([modified], { existingBulks, existing });
+  assert.deepEqual([refused.inserts, refused.positionEvents], [[], []]);
+  assert.equal(refused.outcomes.length, 1);
+  assert.equal(refused.outcomes[0].resource, RESOURCE.bulkTransfers);
+  assert.equal(refused.outcomes[0].failure.code, FAILURE.modifiedRequest);
+  const callback = notificationEvent(refused.outcomes[0], 'Hub');
+  assert.equal(callback.callback.endpointType, 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR');
+  assert.deepEqual(callback.callback.templateParams, { bulkTransferId: message.id });
+  assert.equal(callback.body.errorInformation.errorCode, '3106');
+});
+
+test('bulk prepare: the same bulk twice in one batch is stored once', () => {
+  const message = bulk([item()]);
+  const result = decide([message, message]);
+  assert.equal(result.bulkInserts.length, 1);
+  assert.equal(result.inserts.length, 1);
+});
+
+test('routing: a bulk item\'s reservation and failure become item results; other transfers\' outcomes stay callbacks', () => {
+  const bulkTransferId = randomUUID();
+  const outcomes = [
+    tell.forwardPrepare('a', 'payee', {}),
+    tell.error('b', 'payer', failure(FAILURE.insufficientLiquidity, 'no')),
+    tell.error('single', 'payer', failure(FAILURE.insufficientLiquidity, 'no')),
+    tell.state('c', 'payer', { state: S.abortedRejected, failure: failure(FAILURE.netDebitCapExceeded, 'cap') }),
+  ];
+  const bulkOf = new Map([['a', bulkTransferId], ['b', bulkTransferId], ['c', bulkTransferId]]);
+  const routed = routeBulkOutcomes(outcomes, bulkOf);
+  assert.deepEqual(routed.outcomes.map((outcome) => outcome.transferId), ['single']);
+  assert.deepEqual(routed.itemResults.map((result) => [result.transferId, result.result, result.failure?.code]), [
+    ['a', ITEM_RESULT.reserved, undefined], ['b', ITEM_RESULT.failed, FAILURE.insufficientLiquidity], ['c', ITEM_RESULT.failed, FAILURE.netDebitCapExceeded],
+  ]);
+  assert.equal(routed.outcomes[0].type, OUTCOME.error);
+});
