@@ -39,6 +39,16 @@ export function standardEndpoints(base) {
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR', `${base}/participants/{{requestId}}/error`],
     ['FSPIOP_CALLBACK_URL_QUOTES', base],
     ...conversionEndpoints(base),
+    ...bulkTransferEndpoints(base),
+  ];
+}
+
+/** The endpoints of bulk transfers, with central-ledger's URL templates. */
+export function bulkTransferEndpoints(base) {
+  return [
+    ['FSPIOP_CALLBACK_URL_BULK_TRANSFER_POST', `${base}/bulkTransfers`],
+    ['FSPIOP_CALLBACK_URL_BULK_TRANSFER_PUT', `${base}/bulkTransfers/{{bulkTransferId}}`],
+    ['FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', `${base}/bulkTransfers/{{bulkTransferId}}/error`],
   ];
 }
 

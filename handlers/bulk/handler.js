@@ -1,0 +1,39 @@
+// The bulk handler: the results of a bulk's individual transfers, from topic-bulk-processing
+// (keyed by bulkTransferId, so one consumer sees a bulk's results in order). One batch is two
+// round trips: its bulks locked (id order) with their items, then the results recorded and the
+// bulks' state changes sent with the COMMIT; the forwards and rejections decided are produced
+// after it (handlers/README.md, "Bulk transfers").
+import { decideBulkResults } from '../../ledger/domain/bulk-results.js';
+import {
+  bulkItemsFromRows, bulkStateStatement, bulkTransfersFromRows, itemResultStatements, selectBulkItems, selectBulkTransfers,
+} from '../../ledger/repositories/statements/bulk-transfers.js';
+import { inTransaction } from '../../platform/db.js';
+import { bulkNotificationRecords } from './records.js';
+
+const isPrepareResult = (event) => event.type === 'bulkItem' && event.action === 'prepare-result';
+
+/** `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). */
+export function createBulkHandler({ pool, producer, topics, hubName, metrics, logger, clock = () => new Date() }) {
+  const recorded = new metrics.client.Counter({
+    name: 'bulk_item_results_total', help: 'Individual transfer results the bulk handler recorded, by result.', labelNames: ['result'], registers: [metrics.registry],
+  });
+  const settled = new metrics.client.Counter({
+    name: 'bulk_transfers_settled_total', help: 'Bulks whose every transfer has its prepare result, by the state they moved to.', labelNames: ['state'], registers: [metrics.registry],
+  });
+  return async function handleBulkResults(events) {
+    const results = events.filter(isPrepareResult);
+    if (results.length === 0) return;
+    const now = clock();
+    const bulkIds = [...new Set(results.map((event) => event.id))];
+    const decision = await inTransaction(pool, async (tx) => {
+      const [bulkRows, itemRows] = await tx.read(selectBulkTransfers(bulkIds, { forUpdate: true }), selectBulkItems(bulkIds));
+      const decided = decideBulkResults({ results, bulks: bulkTransfersFromRows(bulkRows), items: bulkItemsFromRows(itemRows) });
+      tx.write(...itemResultStatements(decided.recorded, now), ...decided.bulkUpdates.map((update) => bulkStateStatement(update, now)));
+      return decided;
+    });
+    for (const result of decision.recorded) recorded.inc({ result: result.result });
+    for (const update of decision.bulkUpdates) settled.inc({ state: update.statePath.at(-1) });
+    if (decision.unknown.length > 0) logger?.warn({ count: decision.unknown.length, bulkTransferId: decision.unknown[0].id }, 'results for no stored bulk item ignored');
+    await producer.produce(bulkNotificationRecords(topics, decision.outcomes, hubName, now));
+  };
+}

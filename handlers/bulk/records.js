@@ -1,0 +1,63 @@
+// The bulk handler's outcomes as notification events (one callback each, keyed by the
+// bulkTransferId): the forward of a bulk to its payee, and the rejection of a bulk none of
+// whose transfers reserved, to its payer.
+import { encodeEvent } from '../../platform/kafka/envelope.js';
+import { failureToFspiop } from '../../platform/fspiop/errors.js';
+import { contentVersionOf } from '../../platform/fspiop/versions.js';
+import { BULK_OUTCOME } from '../../ledger/domain/bulk-results.js';
+import { fspiopBulkTransferState } from '../../ledger/domain/bulk-transfer-states.js';
+
+const RESOURCE = 'bulkTransfers';
+
+const address = (endpointType, bulk, method) => ({
+  endpointType, templateParams: { bulkTransferId: bulk.bulkTransferId }, method, resource: RESOURCE,
+});
+
+/**
+ * POST /bulkTransfers to the payee. When every item reserved, it is the payer's request as
+ * received: its headers, its bytes and so its signature. Otherwise the hub sends, under its
+ * own headers and signature, the payer's request with only the reserved items, in the
+ * version the payer sent it in; the payer hears about the others in the bulk's final
+ * callback. Either way a payee that cannot be reached is the payer's PUT …/error.
+ */
+function forwardEvent(outcome, hubName) {
+  const { bulk } = outcome;
+  const ifUndeliverable = { to: bulk.payerFsp, callback: address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', bulk, 'PUT') };
+  const event = { id: bulk.bulkTransferId, type: 'notification', action: 'bulk-prepare', to: bulk.payeeFsp, ifUndeliverable };
+  const callback = address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_POST', bulk, 'POST');
+  if (outcome.complete) return { ...event, callback, from: bulk.payerFsp, headers: bulk.headers, rawBody: bulk.rawBody };
+  const request = JSON.parse(bulk.rawBody);
+  const reserved = new Set(outcome.reservedItems.map((item) => item.transferId));
+  const body = { ...request, individualTransfers: request.individualTransfers.filter((item) => reserved.has(item.transferId)) };
+  const version = contentVersionOf(bulk.headers['content-type']);
+  return { ...event, callback: { ...callback, ...(version ? { version } : {}) }, from: hubName, headers: {}, body };
+}
+
+/** The errorInformation of an item's failure, as a single transfer's parties would hear it. */
+function itemErrorInformation(item) {
+  return failureToFspiop(item.failure ?? { code: 'PROCESSING_FAILED', detail: 'the transfer could not be prepared' }).body.errorInformation;
+}
+
+/** PUT /bulkTransfers/{ID} to the payer from the hub: REJECTED, with every item's error. */
+function rejectionEvent(outcome, hubName, now) {
+  const { bulk } = outcome;
+  const version = contentVersionOf(bulk.headers['content-type']);
+  return {
+    id: bulk.bulkTransferId, type: 'notification', action: 'bulk-rejected', to: bulk.payerFsp, from: hubName, headers: {},
+    callback: { ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_PUT', bulk, 'PUT'), ...(version ? { version } : {}) },
+    body: {
+      bulkTransferState: fspiopBulkTransferState(bulk.state),
+      completedTimestamp: now.toISOString(),
+      individualTransferResults: outcome.failedItems.map((item) => ({ transferId: item.transferId, errorInformation: itemErrorInformation(item) })),
+    },
+  };
+}
+
+/** The outcomes' notification records. */
+export function bulkNotificationRecords(topics, outcomes, hubName, now) {
+  return outcomes.map((outcome) => ({
+    topic: topics.notificationEvent,
+    key: outcome.bulk.bulkTransferId,
+    value: encodeEvent(outcome.type === BULK_OUTCOME.forward ? forwardEvent(outcome, hubName) : rejectionEvent(outcome, hubName, now)),
+  }));
+}
