@@ -1,0 +1,165 @@
+// Bulk transfers through the real switch, up to the payee (the first half of the flow): the
+// api-adapter, the prepare, position and bulk handlers and the notification handler as their
+// own processes, real Kafka and MariaDB, test DFSPs over real HTTP that verify every signature.
+// A bulk's individual transfers are prepared and reserved as single transfers, linked to their
+// bulk; those the payer cannot afford fail on their own with their own error; the payee gets
+// one POST /bulkTransfers with exactly the reserved transfers; a bulk none of whose transfers
+// reserved is rejected to the payer with every transfer's error.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startTransferSwitch } from '../support/transfer-switch.js';
+import { quoteIlp } from '../support/test-dfsp.js';
+import { signedFetch } from '../support/jws-keys.js';
+import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
+
+const ITEM_AMOUNT = '10';
+const PAYER_LIQUIDITY = '5000';
+
+let sw;
+let payer;
+let payee;
+let poor;
+let stop;
+
+before(async () => {
+  ({ sw, dfsps: [payer, payee, poor], stop } = await startTransferSwitch({ dfsps: [
+    // The net debit cap is far above the liquidity, so the liquidity cover is what runs out.
+    { name: 'payerfsp', netDebitCap: '1000000', fundsIn: PAYER_LIQUIDITY }, { name: 'payeefsp', netDebitCap: '1000', fundsIn: '5000' },
+    { name: 'poorfsp', netDebitCap: '1000', fundsIn: '5' },
+  ] }));
+});
+
+after(async () => {
+  if (process.env.BULK_TEST_OUTPUT) for (const [name, child] of sw?.processes ?? []) console.log(`--- ${name}\n${child.output.slice(-3000)}`);
+  await stop?.();
+});
+
+function bulkBody({ items, from = 'payerfsp', to = 'payeefsp', amount = ITEM_AMOUNT }) {
+  const expiration = new Date(Date.now() + 60_000).toISOString();
+  return {
+    bulkTransferId: randomUUID(),
+    bulkQuoteId: randomUUID(),
+    payerFsp: from,
+    payeeFsp: to,
+    individualTransfers: Array.from({ length: items }, () => {
+      const transferId = randomUUID();
+      const ilp = quoteIlp({ secret: payee.secret, transferId, amount, currency: 'USD', payeeAddress: `g.${to}.msisdn.1`, expiration });
+      return { transferId, transferAmount: { currency: 'USD', amount }, ilpPacket: ilp.ilpPacket, condition: ilp.condition };
+    }),
+    expiration,
+  };
+}
+
+async function postBulk(raw, from = 'payerfsp', to = 'payeefsp') {
+  const response = await signedFetch(`${sw.apiUrl}/bulkTransfers`, { method: 'POST', headers: dfspHeaders('bulkTransfers', from, to), body: raw });
+  assert.equal(response.status, 202, await response.text());
+}
+
+async function position(name) {
+  const [account] = (await sw.admin.request('GET', `/participants/${name}/accounts`)).body.filter((row) => row.ledgerAccountType === 'POSITION');
+  return account.value;
+}
+
+/** The bulk's individual transfers as stored, in the bulk's order, with their item rows. */
+async function storedItems(bulkTransferId) {
+  return sw.admin.db('bulk_transfer_item')
+    .leftJoin('transfer', 'transfer.transfer_id', 'bulk_transfer_item.transfer_id')
+    .where('bulk_transfer_item.bulk_transfer_id', bulkTransferId)
+    .orderBy('item_index')
+    .select('bulk_transfer_item.transfer_id', 'item_index', 'prepare_result', 'bulk_transfer_item.failure_code as item_failure', 'transfer.state', 'transfer.failure_code', 'transfer.payer_fsp', 'transfer.payee_fsp');
+}
+
+async function bulkState(bulkTransferId) {
+  const [row] = await sw.admin.db('bulk_transfer').where({ bulk_transfer_id: bulkTransferId }).select('state');
+  return row?.state;
+}
+
+async function journal(transferId) {
+  return (await sw.admin.db('transfer_state_change').where({ transfer_id: transferId }).orderBy('id').select('state')).map((row) => row.state);
+}
+
+test('a bulk the payer can afford: every transfer RECEIVED_PREPARE → RESERVED, linked to its bulk; the payee gets the payer\'s signed bytes', async () => {
+  const body = bulkBody({ items: 5 });
+  const raw = JSON.stringify(body, null, 1);
+  const before = await position('payerfsp');
+  await postBulk(raw);
+  const forwarded = await payee.waitFor((call) => call.method === 'POST' && call.path === '/bulkTransfers' && call.body?.bulkTransferId === body.bulkTransferId, 30_000);
+  assert.equal(forwarded.rawBody, raw, 'the payer\'s bytes reach the payee unchanged');
+  assert.equal(forwarded.headers['fspiop-source'], 'payerfsp');
+  assert.equal(forwarded.signatureProblem, null, 'the payer\'s signature verifies at the payee');
+  assert.match(forwarded.headers['content-type'], /bulkTransfers\+json;version=1\.1/);
+  const items = await storedItems(body.bulkTransferId);
+  assert.deepEqual(items.map((row) => row.transfer_id), body.individualTransfers.map((item) => item.transferId));
+  for (const row of items) {
+    assert.equal(row.state, 'RESERVED');
+    assert.equal(row.prepare_result, 'RESERVED');
+    assert.deepEqual([row.payer_fsp, row.payee_fsp], ['payerfsp', 'payeefsp']);
+    assert.deepEqual(await journal(row.transfer_id), ['RECEIVED_PREPARE', 'RESERVED']);
+  }
+  assert.equal(await bulkState(body.bulkTransferId), 'ACCEPTED');
+  assert.equal(await position('payerfsp'), before + 5 * Number(ITEM_AMOUNT));
+  assert.equal(payer.received.filter((call) => call.path.includes(body.bulkTransferId)).length, 0, 'the payer is told nothing yet');
+  assert.equal(payee.received.filter((call) => call.path.startsWith('/transfers')).length, 0, 'no single transfer reaches the payee');
+});
+
+test('a bulk of 1,000 over the payer\'s liquidity: those over it fail with 4001 alone, the payee gets exactly the reserved ones', { timeout: 180_000 }, async () => {
+  const before = await position('payerfsp');
+  const headroom = Number(PAYER_LIQUIDITY) - before;
+  const affordable = Math.floor(headroom / Number(ITEM_AMOUNT));
+  assert.ok(affordable > 0 && affordable < 1000, `the payer can afford ${affordable} of 1,000`);
+  const body = bulkBody({ items: 1000 });
+  await postBulk(JSON.stringify(body));
+  const forwarded = await payee.waitFor((call) => call.method === 'POST' && call.path === '/bulkTransfers' && call.body?.bulkTransferId === body.bulkTransferId, 150_000);
+  const items = await storedItems(body.bulkTransferId);
+  const reserved = items.filter((row) => row.state === 'RESERVED');
+  const refused = items.filter((row) => row.state !== 'RESERVED');
+  assert.equal(reserved.length, affordable);
+  for (const row of refused) {
+    assert.equal(row.state, 'ABORTED_REJECTED');
+    assert.equal(row.failure_code, 'INSUFFICIENT_LIQUIDITY', 'a 4001: the payer\'s liquidity');
+    assert.deepEqual([row.prepare_result, row.item_failure], ['FAILED', 'INSUFFICIENT_LIQUIDITY']);
+  }
+  assert.ok(reserved.every((row) => row.prepare_result === 'RESERVED'));
+  assert.deepEqual(forwarded.body.individualTransfers.map((item) => item.transferId).sort(), reserved.map((row) => row.transfer_id).sort());
+  const sent = new Map(body.individualTransfers.map((item) => [item.transferId, item]));
+  for (const item of forwarded.body.individualTransfers) assert.deepEqual(item, sent.get(item.transferId), 'each reserved item as the payer sent it');
+  assert.deepEqual({ ...forwarded.body, individualTransfers: [] }, { ...body, individualTransfers: [] });
+  assert.equal(forwarded.headers['fspiop-source'], 'Hub', 'a body with fewer items than the payer signed is the hub\'s');
+  assert.equal(forwarded.signatureProblem, null, 'signed by the hub');
+  assert.equal(await bulkState(body.bulkTransferId), 'ACCEPTED');
+  assert.equal(await position('payerfsp'), before + affordable * Number(ITEM_AMOUNT));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.equal(payee.received.filter((call) => call.path === '/bulkTransfers' && call.body?.bulkTransferId === body.bulkTransferId).length, 1, 'one POST');
+  assert.equal(payer.received.filter((call) => call.path.startsWith('/transfers')).length, 0, 'no single transfer callback to the payer');
+});
+
+test('a bulk none of whose transfers reserve is REJECTED to the payer with every transfer\'s error, and the payee hears nothing', async () => {
+  const body = bulkBody({ items: 3, from: 'poorfsp' });
+  await postBulk(JSON.stringify(body), 'poorfsp');
+  const rejected = await poor.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`, 30_000);
+  assert.equal(rejected.body.bulkTransferState, 'REJECTED');
+  assert.equal(rejected.headers['fspiop-source'], 'Hub');
+  assert.equal(rejected.signatureProblem, null);
+  assert.deepEqual(rejected.body.individualTransferResults.map((result) => result.transferId), body.individualTransfers.map((item) => item.transferId));
+  for (const result of rejected.body.individualTransferResults) assert.equal(result.errorInformation.errorCode, '4001');
+  assert.equal(await bulkState(body.bulkTransferId), 'REJECTED');
+  assert.equal(await position('poorfsp'), 0);
+  assert.equal(payee.received.filter((call) => call.body?.bulkTransferId === body.bulkTransferId).length, 0);
+});
+
+test('the same bulk again changes nothing; the same id with other content is 3106 to the payer', async () => {
+  const body = bulkBody({ items: 2 });
+  const raw = JSON.stringify(body);
+  await postBulk(raw);
+  await payee.waitFor((call) => call.method === 'POST' && call.body?.bulkTransferId === body.bulkTransferId, 30_000);
+  const before = await position('payerfsp');
+  await postBulk(raw);
+  const modified = { ...body, expiration: new Date(Date.now() + 90_000).toISOString() };
+  await postBulk(JSON.stringify(modified));
+  const refused = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);
+  assert.equal(refused.body.errorInformation.errorCode, '3106');
+  assert.equal(await position('payerfsp'), before);
+  assert.equal((await sw.admin.db('bulk_transfer_item').where({ bulk_transfer_id: body.bulkTransferId })).length, 2);
+  for (const item of body.individualTransfers) assert.deepEqual(await journal(item.transferId), ['RECEIVED_PREPARE', 'RESERVED']);
+});
