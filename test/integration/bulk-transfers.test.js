@@ -20,13 +20,16 @@ let sw;
 let payer;
 let payee;
 let poor;
+let resender;
 let stop;
 
 before(async () => {
-  ({ sw, dfsps: [payer, payee, poor], stop } = await startTransferSwitch({ dfsps: [
+  ({ sw, dfsps: [payer, payee, poor, resender], stop } = await startTransferSwitch({ dfsps: [
     // The net debit cap is far above the liquidity, so the liquidity cover is what runs out.
     { name: 'payerfsp', netDebitCap: '1000000', fundsIn: PAYER_LIQUIDITY }, { name: 'payeefsp', netDebitCap: '1000', fundsIn: '5000' },
     { name: 'poorfsp', netDebitCap: '1000', fundsIn: '5' },
+    // A payer of its own, whatever the bulk of 1,000 left of the first one's liquidity.
+    { name: 'resendfsp', netDebitCap: '1000', fundsIn: '5000' },
   ] }));
 });
 
@@ -149,17 +152,19 @@ test('a bulk none of whose transfers reserve is REJECTED to the payer with every
 });
 
 test('the same bulk again changes nothing; the same id with other content is 3106 to the payer', async () => {
-  const body = bulkBody({ items: 2 });
+  const body = bulkBody({ items: 2, from: 'resendfsp' });
   const raw = JSON.stringify(body);
-  await postBulk(raw);
+  await postBulk(raw, 'resendfsp');
   await payee.waitFor((call) => call.method === 'POST' && call.body?.bulkTransferId === body.bulkTransferId, 30_000);
-  const before = await position('payerfsp');
-  await postBulk(raw);
+  const before = await position('resendfsp');
+  assert.equal(before, 2 * Number(ITEM_AMOUNT));
+  await postBulk(raw, 'resendfsp');
   const modified = { ...body, expiration: new Date(Date.now() + 90_000).toISOString() };
-  await postBulk(JSON.stringify(modified));
-  const refused = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);
+  await postBulk(JSON.stringify(modified), 'resendfsp');
+  const refused = await resender.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);
   assert.equal(refused.body.errorInformation.errorCode, '3106');
-  assert.equal(await position('payerfsp'), before);
+  assert.equal(await position('resendfsp'), before);
+  assert.equal(payee.received.filter((call) => call.body?.bulkTransferId === body.bulkTransferId).length, 1, 'forwarded once');
   assert.equal((await sw.admin.db('bulk_transfer_item').where({ bulk_transfer_id: body.bulkTransferId })).length, 2);
   for (const item of body.individualTransfers) assert.deepEqual(await journal(item.transferId), ['RECEIVED_PREPARE', 'RESERVED']);
 });
