@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { decideBulkPrepareBatch, individualTransferMessages } from '../../ledger/domain/bulk-prepare.js';
+import { BULK_OUTCOME, decideBulkResults } from '../../ledger/domain/bulk-results.js';
 import { BULK_STATE as B, bulkTransition, canBulkTransition, fspiopBulkTransferState, isBulkFinal } from '../../ledger/domain/bulk-transfer-states.js';
 import { OUTCOME, RESOURCE, tell } from '../../ledger/domain/outcomes.js';
 import { TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
@@ -128,4 +129,54 @@ test('routing: a bulk item\'s reservation and failure become item results; other
     ['a', ITEM_RESULT.reserved, undefined], ['b', ITEM_RESULT.failed, FAILURE.insufficientLiquidity], ['c', ITEM_RESULT.failed, FAILURE.netDebitCapExceeded],
   ]);
   assert.equal(routed.outcomes[0].type, OUTCOME.error);
+});
+
+const storedBulk = (state = B.received, itemCount = 3) => ({ bulkTransferId: 'bulk-1', state, itemCount, payerFsp: 'payer', payeeFsp: 'payee', headers: {}, rawBody: '{}' });
+const storedItems = (...results) => new Map([['bulk-1', results.map((prepareResult, index) => ({ transferId: `t${index}`, itemIndex: index, prepareResult }))]]);
+const itemResult = (transferId, result, failureCode) => ({
+  id: 'bulk-1', type: 'bulkItem', action: 'prepare-result', transferId, result, ...(failureCode ? { failure: failure(failureCode, 'no') } : {}),
+});
+
+test('bulk results: each is recorded once; the bulk waits until its last item has a result', () => {
+  const decision = decideBulkResults({ results: [itemResult('t0', 'RESERVED')], bulks: new Map([['bulk-1', storedBulk()]]), items: storedItems(null, null, null) });
+  assert.deepEqual(decision.recorded.map((result) => [result.transferId, result.result]), [['t0', 'RESERVED']]);
+  assert.deepEqual([decision.bulkUpdates, decision.outcomes], [[], []]);
+});
+
+test('bulk results: the last result forwards the bulk with its reserved items (ACCEPTED)', () => {
+  const decision = decideBulkResults({
+    results: [itemResult('t2', 'FAILED', FAILURE.insufficientLiquidity)], bulks: new Map([['bulk-1', storedBulk()]]), items: storedItems('RESERVED', 'RESERVED', null),
+  });
+  assert.deepEqual(decision.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.accepted] }]);
+  const [outcome] = decision.outcomes;
+  assert.equal(outcome.type, BULK_OUTCOME.forward);
+  assert.deepEqual(outcome.reservedItems.map((item) => item.transferId), ['t0', 't1']);
+  assert.equal(outcome.complete, false, 'not the payer\'s whole request');
+  const whole = decideBulkResults({ results: [itemResult('t2', 'RESERVED')], bulks: new Map([['bulk-1', storedBulk()]]), items: storedItems('RESERVED', 'RESERVED', null) });
+  assert.equal(whole.outcomes[0].complete, true);
+});
+
+test('bulk results: a bulk none of whose items reserved is REJECTED with every item\'s failure', () => {
+  const decision = decideBulkResults({
+    results: [itemResult('t0', 'FAILED', FAILURE.insufficientLiquidity), itemResult('t1', 'FAILED', FAILURE.netDebitCapExceeded)],
+    bulks: new Map([['bulk-1', storedBulk(B.received, 2)]]), items: storedItems(null, null),
+  });
+  assert.deepEqual(decision.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.rejected] }]);
+  assert.equal(decision.outcomes[0].type, BULK_OUTCOME.rejected);
+  assert.deepEqual(decision.outcomes[0].failedItems.map((item) => [item.transferId, item.failure.code]), [['t0', FAILURE.insufficientLiquidity], ['t1', FAILURE.netDebitCapExceeded]]);
+});
+
+test('bulk results: a redelivered result changes nothing, and produces the bulk\'s forward again once decided', () => {
+  const waiting = decideBulkResults({ results: [itemResult('t0', 'RESERVED')], bulks: new Map([['bulk-1', storedBulk()]]), items: storedItems('RESERVED', null, null) });
+  assert.deepEqual([waiting.recorded, waiting.bulkUpdates, waiting.outcomes], [[], [], []]);
+  const forwarded = decideBulkResults({ results: [itemResult('t0', 'FAILED')], bulks: new Map([['bulk-1', storedBulk(B.accepted)]]), items: storedItems('RESERVED', 'RESERVED', 'FAILED') });
+  assert.deepEqual([forwarded.recorded, forwarded.bulkUpdates], [[], []]);
+  assert.equal(forwarded.outcomes[0].type, BULK_OUTCOME.forward);
+  assert.deepEqual(forwarded.outcomes[0].reservedItems.map((item) => item.transferId), ['t0', 't1'], 'the stored result, not the redelivered one');
+});
+
+test('bulk results: a result for no stored bulk or item is set aside as unknown', () => {
+  const decision = decideBulkResults({ results: [itemResult('t9', 'RESERVED'), { ...itemResult('t0', 'RESERVED'), id: 'other' }], bulks: new Map([['bulk-1', storedBulk()]]), items: storedItems(null, null, null) });
+  assert.equal(decision.unknown.length, 2);
+  assert.deepEqual([decision.recorded, decision.outcomes], [[], []]);
 });
