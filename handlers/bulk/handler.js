@@ -8,17 +8,18 @@ import {
   bulkItemsFromRows, bulkStateStatement, bulkTransfersFromRows, itemResultStatements, selectBulkItems, selectBulkTransfers,
 } from '../../ledger/repositories/statements/bulk-transfers.js';
 import { inTransaction } from '../../platform/db.js';
+import { metricOnce } from '../../platform/metrics.js';
 import { bulkNotificationRecords } from './records.js';
 
 const isPrepareResult = (event) => event.type === 'bulkItem' && event.action === 'prepare-result';
 
 /** `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). */
 export function createBulkHandler({ pool, producer, topics, hubName, metrics, logger, clock = () => new Date() }) {
-  const recorded = new metrics.client.Counter({
-    name: 'bulk_item_results_total', help: 'Individual transfer results the bulk handler recorded, by result.', labelNames: ['result'], registers: [metrics.registry],
+  const recorded = metricOnce(metrics, metrics.client.Counter, {
+    name: 'bulk_item_results_total', help: 'Individual transfer results the bulk handler recorded, by result.', labelNames: ['result'],
   });
-  const settled = new metrics.client.Counter({
-    name: 'bulk_transfers_settled_total', help: 'Bulks whose every transfer has its prepare result, by the state they moved to.', labelNames: ['state'], registers: [metrics.registry],
+  const settled = metricOnce(metrics, metrics.client.Counter, {
+    name: 'bulk_transfers_settled_total', help: 'Bulks whose every transfer has its prepare result, by the state they moved to.', labelNames: ['state'],
   });
   return async function handleBulkResults(events) {
     const results = events.filter(isPrepareResult);
