@@ -64,3 +64,15 @@ export function bulkItemResultRecords(topics, itemResults, now) {
     }),
   }));
 }
+
+/**
+ * A payer's request for its bulk's current state (its bulk sent again) as a record of
+ * topic-bulk-processing: the bulk handler, which holds the items' results, answers it.
+ */
+export function bulkStateRequestRecords(topics, messages) {
+  return messages.map((message) => ({
+    topic: topics.bulkProcessing,
+    key: message.id,
+    value: encodeEvent({ id: message.id, type: 'bulkTransfer', action: 'bulk-state', from: message.from, headers: message.headers, at: message.at }),
+  }));
+}

@@ -12,6 +12,7 @@ import { metricOnce } from '../../platform/metrics.js';
 import { bulkNotificationRecords } from './records.js';
 
 const isPrepareResult = (event) => event.type === 'bulkItem' && event.action === 'prepare-result';
+const isStateRequest = (event) => event.type === 'bulkTransfer' && event.action === 'bulk-state';
 
 /** `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). */
 export function createBulkHandler({ pool, producer, topics, hubName, metrics, logger, clock = () => new Date() }) {
@@ -23,12 +24,15 @@ export function createBulkHandler({ pool, producer, topics, hubName, metrics, lo
   });
   return async function handleBulkResults(events) {
     const results = events.filter(isPrepareResult);
-    if (results.length === 0) return;
+    const stateRequests = events.filter(isStateRequest);
+    if (results.length === 0 && stateRequests.length === 0) return;
     const now = clock();
-    const bulkIds = [...new Set(results.map((event) => event.id))];
+    const bulkIds = [...new Set([...results, ...stateRequests].map((event) => event.id))];
     const decision = await inTransaction(pool, async (tx) => {
       const [bulkRows, itemRows] = await tx.read(selectBulkTransfers(bulkIds, { forUpdate: true }), selectBulkItems(bulkIds));
-      const decided = decideBulkResults({ results, bulks: bulkTransfersFromRows(bulkRows), items: bulkItemsFromRows(itemRows) });
+      const decided = decideBulkResults({
+        results, stateRequests, bulks: bulkTransfersFromRows(bulkRows), items: bulkItemsFromRows(itemRows),
+      });
       tx.write(...itemResultStatements(decided.recorded, now), ...decided.bulkUpdates.map((update) => bulkStateStatement(update, now)));
       return decided;
     });

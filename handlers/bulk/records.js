@@ -3,9 +3,9 @@
 // whose transfers reserved, to its payer.
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
-import { contentVersionOf } from '../../platform/fspiop/versions.js';
+import { answerVersionOf, contentVersionOf } from '../../platform/fspiop/versions.js';
 import { BULK_OUTCOME } from '../../ledger/domain/bulk-results.js';
-import { fspiopBulkTransferState } from '../../ledger/domain/bulk-transfer-states.js';
+import { fspiopBulkTransferState, isBulkFinal } from '../../ledger/domain/bulk-transfer-states.js';
 
 const RESOURCE = 'bulkTransfers';
 
@@ -53,11 +53,38 @@ function rejectionEvent(outcome, hubName, now) {
   };
 }
 
+/**
+ * PUT /bulkTransfers/{ID} from the hub to the payer that sent its bulk again, in the version
+ * it sent it in: the bulk's state, with the items that have a result so far (a failed one
+ * with its error).
+ */
+function stateEvent(outcome, hubName) {
+  const { bulk } = outcome;
+  const version = answerVersionOf(outcome.request.headers, RESOURCE);
+  const results = outcome.items.filter((item) => item.prepareResult).map((item) => (item.prepareResult === 'FAILED'
+    ? { transferId: item.transferId, errorInformation: itemErrorInformation(item) } : { transferId: item.transferId }));
+  return {
+    id: bulk.bulkTransferId, type: 'notification', action: 'bulk-state', to: outcome.to, from: hubName, headers: {},
+    callback: { ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_PUT', bulk, 'PUT'), ...(version ? { version } : {}) },
+    body: {
+      bulkTransferState: fspiopBulkTransferState(bulk.state),
+      ...(isBulkFinal(bulk.state) && bulk.completedAt ? { completedTimestamp: new Date(bulk.completedAt).toISOString() } : {}),
+      ...(results.length > 0 ? { individualTransferResults: results } : {}),
+    },
+  };
+}
+
+const EVENT_OF = Object.freeze({
+  [BULK_OUTCOME.forward]: (outcome, hubName) => forwardEvent(outcome, hubName),
+  [BULK_OUTCOME.rejected]: (outcome, hubName, now) => rejectionEvent(outcome, hubName, now),
+  [BULK_OUTCOME.state]: (outcome, hubName) => stateEvent(outcome, hubName),
+});
+
 /** The outcomes' notification records. */
 export function bulkNotificationRecords(topics, outcomes, hubName, now) {
   return outcomes.map((outcome) => ({
     topic: topics.notificationEvent,
     key: outcome.bulk.bulkTransferId,
-    value: encodeEvent(outcome.type === BULK_OUTCOME.forward ? forwardEvent(outcome, hubName) : rejectionEvent(outcome, hubName, now)),
+    value: encodeEvent(EVENT_OF[outcome.type](outcome, hubName, now)),
   }));
 }

@@ -12,7 +12,7 @@ import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
 import { decideFxPrepareBatch } from '../../ledger/domain/fx-prepare.js';
 import { decideBulkPrepareBatch, individualTransferMessages } from '../../ledger/domain/bulk-prepare.js';
 import { bulkInsertStatements, bulkTransfersFromRows, selectBulkTransfers } from '../../ledger/repositories/statements/bulk-transfers.js';
-import { bulkItemResultRecords, routeBulkOutcomes } from '../bulk-records.js';
+import { bulkItemResultRecords, bulkStateRequestRecords, routeBulkOutcomes } from '../bulk-records.js';
 import { TRANSFER_KIND } from '../../ledger/domain/transfer-states.js';
 import {
   participantsFromRows, selectCurrencyPairs, selectParticipantsWithPositionAccounts, withCurrencyPairs,
@@ -73,7 +73,7 @@ async function readPrepareState(tx, payments, fxPrepares, bulks = []) {
  * meets a single transfer of the same batch as one already stored.
  */
 function withBulks(decided, { bulks, state, now, onUsAllowed }) {
-  if (bulks.length === 0) return { ...decided, bulkInserts: [], itemInserts: [], bulkOf: new Map() };
+  if (bulks.length === 0) return { ...decided, bulkInserts: [], itemInserts: [], bulkOf: new Map(), stateRequests: [] };
   const existing = new Map([...state.transfers, ...decided.inserts.map((row) => [row.transferId, row])]);
   const bulked = decideBulkPrepareBatch({ messages: bulks, existingBulks: state.bulks, existing, participants: state.participants, now, onUsAllowed });
   return {
@@ -123,7 +123,7 @@ export function createPrepareHandler({ pool, producer, topics, hubName, metrics,
     const routed = routeBulkOutcomes(decision.outcomes, decision.bulkOf);
     await producer.produce([
       ...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, routed.outcomes, hubName, events),
-      ...bulkItemResultRecords(topics, routed.itemResults, now),
+      ...bulkItemResultRecords(topics, routed.itemResults, now), ...bulkStateRequestRecords(topics, decision.stateRequests),
     ]);
   };
 }

@@ -93,12 +93,13 @@ function takenItems(items, known, ours) {
  * them, `existing` holding the stored transfers of every individual transferId. Returns the
  * bulks and items to insert, the individual transfers to insert, the position events, the
  * outcomes (those about individual transfers to be routed to their bulk: `bulkOf`, transferId
- * → bulkTransferId), as decidePrepareBatch returns them.
+ * → bulkTransferId), as decidePrepareBatch returns them, and `stateRequests`, the bulks sent
+ * again whose payer must be told their current state.
  */
 export function decideBulkPrepareBatch({ messages, existingBulks, existing, participants, now, onUsAllowed = false }) {
   const knownBulks = new Map(existingBulks);
   const known = new Map(existing);
-  const result = { bulkInserts: [], itemInserts: [], inserts: [], positionEvents: [], outcomes: [], bulkOf: new Map() };
+  const result = { bulkInserts: [], itemInserts: [], inserts: [], positionEvents: [], outcomes: [], bulkOf: new Map(), stateRequests: [] };
   for (const message of messages) {
     const hash = requestHash(message.body);
     const prior = knownBulks.get(message.id);
@@ -115,7 +116,9 @@ export function decideBulkPrepareBatch({ messages, existingBulks, existing, part
     result.inserts.push(...decided.inserts);
     result.positionEvents.push(...decided.positionEvents);
     result.outcomes.push(...decided.outcomes);
-    if (prior) continue;
+    // The same bulk again: the payer hears the bulk's current state from the bulk handler,
+    // which holds its items' results.
+    if (prior) { result.stateRequests.push(message); continue; }
     const row = bulkRow(message, hash, now);
     knownBulks.set(message.id, row);
     result.bulkInserts.push(row);

@@ -15,6 +15,9 @@ export const BULK_OUTCOME = Object.freeze({
   forward: 'BULK_FORWARD',
   // PUT /bulkTransfers/{ID} to the payer: REJECTED, with every item's failure.
   rejected: 'BULK_REJECTED',
+  // PUT /bulkTransfers/{ID} to the payer that sent its bulk again: its current state, with the
+  // results its items have so far.
+  state: 'BULK_STATE',
 });
 
 function outcomeOf(bulk, items) {
@@ -33,11 +36,13 @@ function settledState(items) {
 /**
  * `results`: item-result events `{ id: bulkTransferId, transferId, result, failure? }` in
  * consumption order. `bulks`: bulkTransferId → stored bulk (locked). `items`: bulkTransferId →
- * its items in order, `{ transferId, itemIndex, prepareResult, failure? }`. Returns the results
- * to record, the bulks' state updates and the outcomes.
+ * its items in order, `{ transferId, itemIndex, prepareResult, failure? }`. `stateRequests`:
+ * bulk-state events `{ id, from, headers }`, answered after the batch's results. Returns the
+ * results to record, the bulks' state updates and the outcomes.
  */
-export function decideBulkResults({ results, bulks, items }) {
+export function decideBulkResults({ results, bulks, items, stateRequests = [] }) {
   const decision = { recorded: [], bulkUpdates: [], outcomes: [], unknown: [] };
+  const current = new Map();
   const byBulk = new Map();
   for (const result of results) {
     if (!byBulk.has(result.id)) byBulk.set(result.id, []);
@@ -57,13 +62,19 @@ export function decideBulkResults({ results, bulks, items }) {
       decision.recorded.push({ bulkTransferId, transferId: result.transferId, result: result.result, failure: result.failure });
     }
     if (!bulk) continue;
+    current.set(bulkTransferId, { bulk, items: bulkItems });
     if (bulk.state === BULK_STATE.received && bulkItems.every((item) => item.prepareResult)) {
       const next = settledState(bulkItems);
       decision.bulkUpdates.push({ bulkTransferId, statePath: bulkTransition(bulk.state, next) });
+      current.set(bulkTransferId, { bulk: { ...bulk, state: next }, items: bulkItems });
       decision.outcomes.push(outcomeOf({ ...bulk, state: next }, bulkItems));
     } else if (redelivered && (bulk.state === BULK_STATE.accepted || bulk.state === BULK_STATE.rejected)) {
       decision.outcomes.push(outcomeOf(bulk, bulkItems));
     }
+  }
+  for (const request of stateRequests) {
+    const known = current.get(request.id) ?? (bulks.has(request.id) ? { bulk: bulks.get(request.id), items: items.get(request.id) ?? [] } : null);
+    if (known) decision.outcomes.push({ type: BULK_OUTCOME.state, bulk: known.bulk, items: known.items, to: request.from, request });
   }
   return decision;
 }

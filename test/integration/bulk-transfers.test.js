@@ -151,7 +151,7 @@ test('a bulk none of whose transfers reserve is REJECTED to the payer with every
   assert.equal(payee.received.filter((call) => call.body?.bulkTransferId === body.bulkTransferId).length, 0);
 });
 
-test('the same bulk again changes nothing; the same id with other content is 3106 to the payer', async () => {
+test('the same bulk again changes nothing and its payer hears its state; the same id with other content is 3106 to the payer', async () => {
   const body = bulkBody({ items: 2, from: 'resendfsp' });
   const raw = JSON.stringify(body);
   await postBulk(raw, 'resendfsp');
@@ -159,6 +159,11 @@ test('the same bulk again changes nothing; the same id with other content is 310
   const before = await position('resendfsp');
   assert.equal(before, 2 * Number(ITEM_AMOUNT));
   await postBulk(raw, 'resendfsp');
+  const state = await resender.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`, 30_000);
+  assert.equal(state.body.bulkTransferState, 'ACCEPTED', 'the payer that sent it again hears its current state');
+  assert.deepEqual(state.body.individualTransferResults.map((result) => result.transferId).sort(), body.individualTransfers.map((item) => item.transferId).sort());
+  assert.equal(state.headers['fspiop-source'], 'Hub');
+  assert.equal(state.signatureProblem, null);
   const modified = { ...body, expiration: new Date(Date.now() + 90_000).toISOString() };
   await postBulk(JSON.stringify(modified), 'resendfsp');
   const refused = await resender.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);

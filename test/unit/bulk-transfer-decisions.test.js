@@ -94,6 +94,7 @@ test('bulk prepare: a redelivered bulk stores nothing and re-produces the reserv
   const existing = new Map(first.inserts.map((row) => [row.transferId, row]));
   const again = decide([message], { existingBulks, existing });
   assert.deepEqual([again.bulkInserts, again.itemInserts, again.inserts], [[], [], []]);
+  assert.deepEqual(again.stateRequests, [message], 'its payer is told the bulk\'s state');
   assert.equal(again.positionEvents.length, 2);
   const modified = bulk(message.body.individualTransfers, { bulkTransferId: message.id, expiration: new Date(now.getTime() + 90_000).toISOString() });
   const refused = decide([modified], { existingBulks, existing });
@@ -179,4 +180,19 @@ test('bulk results: a result for no stored bulk or item is set aside as unknown'
   const decision = decideBulkResults({ results: [itemResult('t9', 'RESERVED'), { ...itemResult('t0', 'RESERVED'), id: 'other' }], bulks: new Map([['bulk-1', storedBulk()]]), items: storedItems(null, null, null) });
   assert.equal(decision.unknown.length, 2);
   assert.deepEqual([decision.recorded, decision.outcomes], [[], []]);
+});
+
+test('bulk results: a bulk sent again is answered with its state after the batch\'s results, its failed items with their errors', () => {
+  const request = { id: 'bulk-1', type: 'bulkTransfer', action: 'bulk-state', from: 'payer', headers: {} };
+  const decision = decideBulkResults({
+    results: [itemResult('t1', 'FAILED', FAILURE.insufficientLiquidity)], stateRequests: [request, { ...request, id: 'unknown' }],
+    bulks: new Map([['bulk-1', storedBulk(B.received, 2)]]), items: storedItems('RESERVED', null),
+  });
+  const state = decision.outcomes.find((outcome) => outcome.type === BULK_OUTCOME.state);
+  assert.equal(decision.outcomes.length, 2, 'the forward and one answer: an unknown bulk is not answered here');
+  assert.equal(state.bulk.state, B.accepted);
+  assert.equal(state.to, 'payer');
+  assert.deepEqual(state.items.map((item) => item.prepareResult), ['RESERVED', 'FAILED']);
+  const prepared = decideBulkPrepareBatch({ messages: [bulk([item()])], existingBulks: new Map(), existing: new Map(), participants, now });
+  assert.deepEqual(prepared.stateRequests, [], 'a new bulk asks for nothing');
 });
