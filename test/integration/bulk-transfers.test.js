@@ -118,6 +118,7 @@ test('a bulk of 1,000 over the payer\'s liquidity: those over it fail with 4001 
   const reserved = items.filter((row) => row.state === 'RESERVED');
   const refused = items.filter((row) => row.state !== 'RESERVED');
   assert.equal(reserved.length, affordable);
+  assert.deepEqual(reserved.map((row) => row.item_index), [...Array(affordable).keys()], 'reserved in the bulk\'s order: the first ones the liquidity covers');
   for (const row of refused) {
     assert.equal(row.state, 'ABORTED_REJECTED');
     assert.equal(row.failure_code, 'INSUFFICIENT_LIQUIDITY', 'a 4001: the payer\'s liquidity');
