@@ -5,7 +5,8 @@
 // trips: the locking reads of every kind with the reads of their parties, then the writes
 // with the COMMIT (platform/db.js inTransaction).
 import { inTransaction } from '../../platform/db.js';
-import { RELAYED_KINDS, relayedKindOf } from './relayed-kinds.js';
+import { RELAYED_KINDS, relayedKindOf, sharedRecordsOf } from './relayed-kinds.js';
+import { uniqueSorted } from '../../platform/sql-text.js';
 
 /** The batch's events by relayed kind, in the table's order; every kind is present, most with no events. */
 function eventsByKind(events) {
@@ -26,14 +27,16 @@ export function createQuotingHandler({ pool, producer, topics, hubName, persist,
     const decisions = await inTransaction(pool, async (tx) => {
       // Every kind's statements in one round trip: its records locked, and every party a
       // decision may check (the events' source and destination, the stored records' parties).
-      const reads = groups.map(({ relayed, events: kindEvents, ids }) => relayed.reads(kindEvents, ids));
+      const linked = uniqueSorted(groups.flatMap(({ relayed, events: kindEvents }) => relayed.linkedIds?.(kindEvents) ?? []));
+      const reads = groups.map(({ relayed, events: kindEvents, ids }) => relayed.reads(kindEvents, ids, linked));
       const rows = await tx.read(...reads.flat());
       let offset = 0;
       const rowsByKind = reads.map((statements) => {
         offset += statements.length;
         return rows.slice(offset - statements.length, offset);
       });
-      const decided = groups.map(({ relayed, events: kindEvents }, index) => relayed.decide(kindEvents, rowsByKind[index], persist));
+      const shared = sharedRecordsOf(rowsByKind);
+      const decided = groups.map(({ relayed, events: kindEvents }, index) => relayed.decide(kindEvents, rowsByKind[index], persist, shared));
       tx.write(...groups.flatMap(({ relayed }, index) => relayed.writes(decided[index], now)));
       return decided;
     });
