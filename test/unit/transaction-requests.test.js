@@ -2,7 +2,7 @@
 // the quote's link in quotes.js) and their notification events (quoting/handler/records.js):
 // who may ask and answer a transaction request, who may ask and answer its authorization and
 // how an authorization is asked again round after round, and which quote may pay a
-// transaction request.
+// transaction request; and whom a dead-lettered authorization answer is reported to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -13,6 +13,7 @@ import { FAILURE } from '../../platform/domain/failures.js';
 import { fspiopCodeOf } from '../../platform/fspiop/errors.js';
 import { authorizationNotificationRecords } from '../../quoting/handler/records.js';
 import { decodeEvent } from '../../platform/kafka/envelope.js';
+import { createQuoteDeadLetterFinisher } from '../../quoting/handler/dead-letters.js';
 
 const PARTIES = new Map([['merchantfsp', { isActive: true }], ['walletfsp', { isActive: true }], ['otherfsp', { isActive: true }], ['sleepyfsp', { isActive: false }]]);
 
@@ -150,4 +151,20 @@ test('a quote naming a transaction request must be asked by its payer DFSP of it
   assert.match(foreign.outcomes[0].failure.detail, /was sent by merchantfsp to walletfsp/);
   assert.equal(codeOf(decide([quote('walletfsp', 'merchantfsp', randomUUID())]).outcomes[0]), 3206);
   assert.deepEqual(transactionRequestLinks(foreign, []), []);
+});
+
+test('a dead-lettered authorization answer tells its sender 2001, and the payer DFSP too when the sender is the payee DFSP asked', async () => {
+  const id = randomUUID();
+  const row = {
+    transaction_request_id: id, payer_fsp: 'walletfsp', payee_fsp: 'merchantfsp', state: 'FORWARDED', request_hash: 'h', request_at: '1000',
+    answer_hash: null, answer_at: null, answer_error_code: null, answer_headers: null, answer_body: null,
+  };
+  // The finisher reads the authorization through runStatement (platform/db.js): a knex-like raw() answering the authorization read.
+  const db = { raw: async (sql) => { assert.match(sql, /FROM `authorization`/); return [[row]]; } };
+  const finish = createQuoteDeadLetterFinisher({ db, topics: { notificationEvent: 'notifications' }, hubName: 'Hub' });
+  const toldOf = async (from) => (await finish(authEvent('response', id, { from, to: 'walletfsp', body: { responseType: 'ENTERED' } })))
+    .map((record) => decodeEvent(record.value)).map((told) => [told.to, told.callback.path, told.callback.endpointType, told.body.errorInformation.errorCode]);
+  const path = `/authorizations/${id}/error`;
+  assert.deepEqual(await toldOf('merchantfsp'), [['merchantfsp', path, 'FSPIOP_CALLBACK_URL_AUTHORIZATIONS', '2001'], ['walletfsp', path, 'FSPIOP_CALLBACK_URL_AUTHORIZATIONS', '2001']]);
+  assert.deepEqual(await toldOf('otherfsp'), [['otherfsp', path, 'FSPIOP_CALLBACK_URL_AUTHORIZATIONS', '2001']]);
 });
