@@ -201,6 +201,12 @@ test('duplicates: a resend in flight is ignored, a modified request is 3106, a r
   await requestToPay(body);
   const again = await merchant.waitFor((call) => call.method === 'PUT' && call.path === `/transactionRequests/${id}` && call !== first);
   assert.deepEqual([again.rawBody, again.headers['fspiop-source'], again.headers['fspiop-signature']], [first.rawBody, 'walletfsp', first.headers['fspiop-signature']]);
+  // GET /transactionRequests/{ID}: the merchant gets the stored answer; the wallet, which did not ask, 3205.
+  assert.equal((await send(merchant, 'GET', `/transactionRequests/${id}`, { resource: 'transactionRequests', destination: 'walletfsp' })).status, 202);
+  await merchant.waitFor((call) => call.method === 'PUT' && call.path === `/transactionRequests/${id}` && call !== first && call !== again);
+  assert.equal(merchant.received.filter((call) => call.method === 'PUT' && call.path === `/transactionRequests/${id}`).at(-1).rawBody, first.rawBody);
+  assert.equal((await send(wallet, 'GET', `/transactionRequests/${id}`, { resource: 'transactionRequests', destination: 'merchantfsp' })).status, 202);
+  await errorTo(wallet, `/transactionRequests/${id}`, '3205');
 
   // An authorization asked again with other content while the merchant has not answered: 3106.
   const query = { authenticationType: 'OTP', retriesLeft: '3', amount: '10', currency: 'USD' };
