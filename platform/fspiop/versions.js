@@ -19,6 +19,8 @@ export const RESOURCE_VERSIONS = Object.freeze({
   participants: API_VERSIONS,
   quotes: API_VERSIONS,
   transfers: API_VERSIONS,
+  transactionRequests: API_VERSIONS,
+  authorizations: API_VERSIONS,
   // The resources of currency conversion exist from 2.0 on.
   services: Object.freeze(['2.0']),
   fxQuotes: Object.freeze(['2.0']),
