@@ -30,7 +30,10 @@ export const QUOTE_OUTCOME = Object.freeze({
  * - `requesterRole`: the requester as failures name it;
  * - `requestFailure(event, participants)`: why a new request cannot be relayed, or null;
  * - `answerPartiesFailure(participants, answerer, requester)`: why an answer cannot be, or null;
- * - `requestRecord(event)`: the request as kept when requests are persisted.
+ * - `requestRecord(event)`: the request as kept when requests are persisted;
+ * - optionally `decisionFields(event)`: what later decisions read of a new request, kept on its
+ *   record whatever is persisted (a bulk quote's quoteIds), and `answerFailure(event, record)`:
+ *   why an answer's content cannot be relayed for the stored record, or null.
  */
 export function relayKind(spec) {
   const kind = Object.freeze({ ...spec });
@@ -80,6 +83,7 @@ function decideRequest(kind, event, prior, { participants, persist }) {
     requestAt: event.at ?? null,
     answerHash: null,
     answerAt: null,
+    ...kind.decisionFields?.(event),
     request: persist ? kind.requestRecord(event) : null,
     answer: null,
   };
@@ -132,7 +136,7 @@ function decideResponse(kind, event, prior, { participants, persist }) {
   const to = prior[kind.requesterField];
   if (answerer !== event.from) return refuse(kind, event, failure(FAILURE.validation, `${kind.noun} ${event.id} was sent to ${answerer}; ${event.from} cannot answer it`));
   if (event.to && event.to !== to) return refuse(kind, event, failure(FAILURE.validation, `${kind.noun} ${event.id}: its ${kind.requesterRole} is ${to}, not ${event.to}`));
-  const problem = kind.answerPartiesFailure(participants, event.from, to);
+  const problem = kind.answerPartiesFailure(participants, event.from, to) ?? kind.answerFailure?.(event, prior) ?? null;
   if (problem) return refuse(kind, event, problem);
   const isError = event.action === QUOTE_ACTION.error;
   const outcome = forward(kind, isError ? QUOTE_OUTCOME.forwardError : QUOTE_OUTCOME.forwardAnswer, event.id, to, event);

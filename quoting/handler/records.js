@@ -1,11 +1,13 @@
 // Turns the quoting decisions' outcomes into notification events (handlers/README.md: one
 // event, one callback), keyed by the quote's id so that one quote's callbacks stay in order.
 // A quote callback goes to the DFSP's FSPIOP_CALLBACK_URL_QUOTES, an fx quote callback to its
-// FSPIOP_CALLBACK_URL_FX_QUOTES: both are base URLs, plus the resource path.
+// FSPIOP_CALLBACK_URL_FX_QUOTES, a bulk quote callback to its FSPIOP_CALLBACK_URL_BULK_QUOTES:
+// all are base URLs, plus the resource path.
 import { carriedBody, encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { QUOTE_KIND, QUOTE_OUTCOME } from '../domain/quotes.js';
 import { FX_QUOTE_KIND } from '../domain/fx-quotes.js';
+import { BULK_QUOTE_KIND } from '../domain/bulk-quotes.js';
 import { senderVersionsOf } from '../../platform/fspiop/versions.js';
 
 /**
@@ -21,6 +23,7 @@ const deliveredAs = (kind, delivery) => Object.freeze({
 const RESOURCES = Object.freeze({
   quotes: deliveredAs(QUOTE_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_QUOTES' }),
   fxQuotes: deliveredAs(FX_QUOTE_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_FX_QUOTES', version: '2.0' }),
+  bulkQuotes: deliveredAs(BULK_QUOTE_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_BULK_QUOTES' }),
 });
 
 /** `callback.version` of a hub call: the resource's own version, else the one its receiver sent in. */
@@ -78,6 +81,9 @@ export const quoteNotificationEvent = (outcome, hubName, version) => notificatio
 /** The notification event for one fx quote outcome. */
 export const fxQuoteNotificationEvent = (outcome, hubName) => notificationEvent(outcome, hubName, RESOURCES.fxQuotes);
 
+/** The notification event for one bulk quote outcome (`version` as notificationEvent takes it). */
+export const bulkQuoteNotificationEvent = (outcome, hubName, version) => notificationEvent(outcome, hubName, RESOURCES.bulkQuotes, version);
+
 /**
  * The outcomes' notification records; `events` are the batch's events they answer
  * (transfer-records.js's rule: a hub call to a DFSP that sent one goes out in its version).
@@ -93,3 +99,4 @@ const recordsOf = (toEvent, { resource, idOf }) => (topics, outcomes, hubName, e
 
 export const quoteNotificationRecords = recordsOf(quoteNotificationEvent, RESOURCES.quotes);
 export const fxQuoteNotificationRecords = recordsOf(fxQuoteNotificationEvent, RESOURCES.fxQuotes);
+export const bulkQuoteNotificationRecords = recordsOf(bulkQuoteNotificationEvent, RESOURCES.bulkQuotes);

@@ -18,9 +18,14 @@ const SIMPLE_CHANGES = Object.freeze({ state: 'state', requestAt: 'request_at', 
 const keyFields = (shape, row) => Object.fromEntries([shape.id, ...shape.parties].map(({ field, column }) => [field, row[column]]));
 const keyColumns = (shape, record) => Object.fromEntries([shape.id, ...shape.parties].map(({ field, column }) => [column, record[field]]));
 
+/** The fields a kind's decisions read (relay.js decisionFields), from their columns and into them. */
+const decisionFieldsOf = (shape, row) => Object.fromEntries(shape.decisionFields.map(([field, { column, fromColumn }]) => [field, fromColumn(row[column])]));
+const decisionColumns = (shape, record) => Object.fromEntries(shape.decisionFields.map(([field, { column, toColumn }]) => [column, toColumn(record[field])]));
+
 function toRecord(shape, row) {
   return {
     ...keyFields(shape, row),
+    ...decisionFieldsOf(shape, row),
     state: row.state,
     requestHash: row.request_hash,
     requestAt: epochMs(row.request_at),
@@ -55,6 +60,7 @@ function answerColumns(shape, answer) {
 function insertRow(shape, record, now) {
   return {
     ...keyColumns(shape, record),
+    ...decisionColumns(shape, record),
     state: record.state,
     request_hash: record.requestHash,
     request_at: record.requestAt,
@@ -81,11 +87,15 @@ function updateRow(shape, update, now) {
  * `parties` (each `{ field, column }`: the requester, then the answerer). `requestColumns(request)`
  * gives the columns of a kept request's own fields (beside its headers and body, null for
  * none); `answerFields` names the kept answer's own fields and their columns (field →
- * column), beside its error code, headers and body.
+ * column), beside its error code, headers and body. `decisionFields` names the fields a kind's
+ * decisions read that are kept whatever is persisted (field → `{ column, toColumn(value),
+ * fromColumn(value) }`); they are written once, with the record.
  */
-export function relayRecordRepository({ table, id, parties, requestColumns: ownRequestColumns, answerFields = {} }) {
-  const shape = Object.freeze({ table, id, parties, requestColumns: ownRequestColumns, answerFields: Object.entries(answerFields) });
-  const selected = [id.column, ...parties.map((party) => party.column), 'state', 'request_hash', 'request_at', 'answer_hash', 'answer_at',
+export function relayRecordRepository({ table, id, parties, requestColumns: ownRequestColumns, answerFields = {}, decisionFields = {} }) {
+  const shape = Object.freeze({
+    table, id, parties, requestColumns: ownRequestColumns, answerFields: Object.entries(answerFields), decisionFields: Object.entries(decisionFields),
+  });
+  const selected = [id.column, ...parties.map((party) => party.column), ...shape.decisionFields.map(([, { column }]) => column), 'state', 'request_hash', 'request_at', 'answer_hash', 'answer_at',
     ...shape.answerFields.map(([, column]) => column), 'answer_error_code', 'answer_headers', 'answer_body'];
   const selectText = textCache((key) => {
     const [count, lock] = key.split(':');

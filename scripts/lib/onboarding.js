@@ -38,6 +38,7 @@ export function standardEndpoints(base) {
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT', `${base}/participants/{{requestId}}`],
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR', `${base}/participants/{{requestId}}/error`],
     ['FSPIOP_CALLBACK_URL_QUOTES', base],
+    ['FSPIOP_CALLBACK_URL_BULK_QUOTES', base],
     ...conversionEndpoints(base),
   ];
 }
