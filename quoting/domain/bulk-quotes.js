@@ -37,6 +37,9 @@ function partyFailure(participants, role, name, code) {
   return null;
 }
 
+// An error description is cut at 128 characters (platform/fspiop/errors.js), so the failures
+// name the individual quote first and the DFSP by its role: the sender knows both parties.
+
 /**
  * Why the bulk quote `body` asked by `from` of `to` cannot be relayed, or null. The payer is
  * the sender (a payer party naming another FSP is 3100), both DFSPs are active participants,
@@ -52,7 +55,7 @@ export function bulkRequestFailure(body, { from, to }, participants) {
     return failure(FAILURE.validation, `individualQuotes holds ${items.length} quotes; 1 to ${BULK_QUOTE_ITEMS_MAX} are allowed`);
   }
   const repeated = firstRepeated(items.map((item) => item?.quoteId));
-  if (repeated !== undefined) return failure(FAILURE.validation, `individual quote ${repeated} is listed twice in bulk quote ${body.bulkQuoteId}`);
+  if (repeated !== undefined) return failure(FAILURE.validation, `individual quote ${repeated} is listed twice`);
   const parties = [['payer', from, FAILURE.payerFspNotFound], ['payee', to, FAILURE.payeeFspNotFound]];
   for (const [role, name, code] of parties) {
     const problem = partyFailure(participants, role, name, code);
@@ -61,7 +64,7 @@ export function bulkRequestFailure(body, { from, to }, participants) {
   for (const item of items) {
     for (const [role, name, code] of parties) {
       if (!holdsPosition(participants.get(name), currencyOf(item))) {
-        return failure(code, `${role} FSP ${name} has no active position in ${currencyOf(item)} for individual quote ${item.quoteId}`);
+        return failure(code, `individual quote ${item.quoteId}: ${role} FSP has no active ${currencyOf(item)} position`);
       }
     }
   }
@@ -77,9 +80,9 @@ export function bulkAnswerFailure(body, record) {
   const asked = new Set(record.quoteIds ?? []);
   const ids = resultsOf(body).map((result) => result?.quoteId);
   const stranger = ids.find((id) => !asked.has(id));
-  if (stranger !== undefined) return failure(FAILURE.validation, `individual quote ${stranger} is not one of bulk quote ${record.bulkQuoteId}'s`);
+  if (stranger !== undefined) return failure(FAILURE.validation, `individual quote ${stranger} was not asked for`);
   const repeated = firstRepeated(ids);
-  if (repeated !== undefined) return failure(FAILURE.validation, `individual quote ${repeated} is answered twice in bulk quote ${record.bulkQuoteId}`);
+  if (repeated !== undefined) return failure(FAILURE.validation, `individual quote ${repeated} is answered twice`);
   return null;
 }
 
