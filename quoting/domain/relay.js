@@ -1,9 +1,9 @@
-// The rules every resource the quoting context relays (/quotes, /fxQuotes) follows, written
-// once and parametrised by what differs between them (a `kind`: the record's id field, the
-// fields naming its requester and its answerer, the resource's name and path, how a request
-// is checked and kept). A requester asks its answerer through the switch; only that answerer
-// answers, and only to that requester. The switch relays the terms and never changes them, so
-// every forward carries the sender's own bytes.
+// The rules every resource the quoting context relays (/quotes, /fxQuotes, /bulkQuotes)
+// follows, written once and parametrised by what differs between them (a `kind`: the record's
+// id field, the fields naming its requester and its answerer, the resource's name and path,
+// how a request is checked and kept). A requester asks its answerer through the switch; only
+// that answerer answers, and only to that requester. The switch relays the terms and never
+// changes them, so every forward carries the sender's own bytes.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
 import { answerRecord, decideBatch, isRedelivery } from './batch.js';
