@@ -216,7 +216,7 @@ test('the payee\'s error callback reaches the payer as sent and fails the bulk q
   assert.deepEqual([row.state, row.answer_error_code], ['FAILED', '5100']);
 });
 
-test('0 and 1,001 individual quotes, a repeated quoteId and a body over the limit are answered synchronously; 1,000 are relayed', async () => {
+test('0 and 1,001 individual quotes, a repeated quoteId, a body over the limit and one Kafka cannot carry are answered synchronously; 1,000 are relayed', async () => {
   for (const version of ['1.0', '1.1', '2.0']) {
     const empty = await send('POST', '/bulkQuotes', { source: 'payerfsp', destination: 'payeefsp', raw: JSON.stringify({ ...bulkBody(), individualQuotes: [] }), version });
     assert.deepEqual(await syncError(empty), [400, '3100', 'Generic validation error - /requestBody/individualQuotes must NOT have fewer than 1 items'], version);
@@ -236,6 +236,17 @@ test('0 and 1,001 individual quotes, a repeated quoteId and a body over the limi
   const tooLarge = await send('POST', '/bulkQuotes', { source: 'payerfsp', destination: 'payeefsp', raw: oversizedText });
   const [status, code] = await syncError(tooLarge);
   assert.deepEqual([status, code], [413, '3104']);
+  // Within the limit, but quotes escaped once more in the event make it larger than Kafka takes.
+  const quoted = (length) => '"'.repeat(length);
+  const escaped = {
+    ...bulkBody(),
+    individualQuotes: Array.from({ length: 1000 }, () => ({ ...individualQuote(), note: quoted(60), extensionList: { extension: [{ key: 'k', value: quoted(128) }] } })),
+  };
+  const escapedText = JSON.stringify(escaped);
+  assert.ok(escapedText.length < BULK_QUOTE_PAYLOAD_BYTES_MAX);
+  const unCarried = await send('POST', '/bulkQuotes', { source: 'payerfsp', destination: 'payeefsp', raw: escapedText });
+  assert.deepEqual((await syncError(unCarried)).slice(0, 2), [413, '3104']);
+  assert.equal(await bulkRow(escaped.bulkQuoteId), undefined);
 
   const full = { ...bulkBody(), individualQuotes: Array.from({ length: 1000 }, () => individualQuote()) };
   const fullText = JSON.stringify(full);
