@@ -137,12 +137,13 @@ test('a bulk of three reaches the payee as the payer sent it, and the payee\'s m
   assert.deepEqual([row.request_body, row.answer_body], [raw, answer]);
 });
 
-test('an individual quote in a currency the payee holds no position in refuses the whole bulk, naming it; the payee is never asked', async () => {
+test('an individual quote in a currency the payee holds no position in refuses the whole bulk, naming it, in the payer\'s version; the payee is never asked', async () => {
   const body = bulkBody(['USD', 'EUR', 'USD']);
   const euro = body.individualQuotes[1].quoteId;
-  await postBulk(body);
+  await postBulk(body, { version: '1.0' });
   const refusal = await putTo(payer, body.bulkQuoteId, '/error');
   assert.equal(refusal.body.errorInformation.errorCode, '3203');
+  assert.equal(refusal.headers['content-type'], media('1.0'), 'the hub answers in the version the payer sent');
   assert.equal(refusal.body.errorInformation.errorDescription, `Payee FSP ID not found - individual quote ${euro}: payee FSP has no active EUR position`);
   assert.equal(refusal.headers['fspiop-source'], 'Hub');
   assert.equal(await bulkRow(body.bulkQuoteId), undefined);
