@@ -217,11 +217,13 @@ test('the payee\'s error callback reaches the payer as sent and fails the bulk q
   assert.deepEqual([row.state, row.answer_error_code], ['FAILED', '5100']);
 });
 
-test('0 and 1,001 individual quotes, a repeated quoteId, a body over the limit and one Kafka cannot carry are answered synchronously; 1,000 are relayed', async () => {
+test('no FSPIOP-Destination, 0 and 1,001 individual quotes, a repeated quoteId, a body over the limit and one Kafka cannot carry are answered synchronously; 1,000 are relayed', async () => {
   for (const version of ['1.0', '1.1', '2.0']) {
     const empty = await send('POST', '/bulkQuotes', { source: 'payerfsp', destination: 'payeefsp', raw: JSON.stringify({ ...bulkBody(), individualQuotes: [] }), version });
     assert.deepEqual(await syncError(empty), [400, '3100', 'Generic validation error - /requestBody/individualQuotes must NOT have fewer than 1 items'], version);
   }
+  const undirected = await send('POST', '/bulkQuotes', { source: 'payerfsp', raw: JSON.stringify(bulkBody()) });
+  assert.deepEqual((await syncError(undirected)).slice(0, 2), [400, '3102']);
   const tooMany = { ...bulkBody(), individualQuotes: Array.from({ length: 1001 }, () => individualQuote()) };
   const refused = await send('POST', '/bulkQuotes', { source: 'payerfsp', destination: 'payeefsp', raw: JSON.stringify(tooMany) });
   assert.deepEqual(await syncError(refused), [400, '3100', 'Generic validation error - /requestBody/individualQuotes must NOT have more than 1000 items']);
