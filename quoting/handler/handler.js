@@ -1,9 +1,9 @@
 // The quoting handler: quote, fx quote and bulk quote events from both quote topics → prefetch
 // the quotes, the fx quotes, the bulk quotes and their parties → the pure decisions
-// (quoting/domain/quotes.js, fx-quotes.js and bulk-quotes.js) → one transaction → the callbacks as notification events, produced and
-// acknowledged before the consumer commits the offsets. The transaction costs two round
-// trips: the locking reads with the reads of the parties, then the writes with the COMMIT
-// (platform/db.js inTransaction).
+// (quoting/domain/quotes.js, fx-quotes.js and bulk-quotes.js) → one transaction → the
+// callbacks as notification events, produced and acknowledged before the consumer commits the
+// offsets. The transaction costs two round trips: the locking reads with the reads of the
+// parties, then the writes with the COMMIT (platform/db.js inTransaction).
 import { inTransaction } from '../../platform/db.js';
 import { decideQuoteBatch } from '../domain/quotes.js';
 import { FX_QUOTE_EVENT, decideFxQuoteBatch } from '../domain/fx-quotes.js';
