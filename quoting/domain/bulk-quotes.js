@@ -98,6 +98,7 @@ export const BULK_QUOTE_KIND = relayKind({
   noun: 'bulk quote',
   resource: 'bulkQuotes',
   requesterRole: 'payer',
+  notFound: FAILURE.bulkQuoteNotFound,
   requestFailure: (event, participants) => bulkRequestFailure(event.body, event, participants),
   answerPartiesFailure: (participants, payee, payer) => partyFailure(participants, 'payee', payee, FAILURE.payeeFspNotFound)
     ?? partyFailure(participants, 'payer', payer, FAILURE.payerFspNotFound),

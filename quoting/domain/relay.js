@@ -31,7 +31,8 @@ export const QUOTE_OUTCOME = Object.freeze({
  * - `requestFailure(event, participants)`: why a new request cannot be relayed, or null;
  * - `answerPartiesFailure(participants, answerer, requester)`: why an answer cannot be, or null;
  * - `requestRecord(event)`: the request as kept when requests are persisted;
- * - optionally `decisionFields(event)`: what later decisions read of a new request, kept on its
+ * - optionally `notFound`: the failure code of an unknown record (FAILURE.quoteNotFound when
+ *   not given); `decisionFields(event)`: what later decisions read of a new request, kept on its
  *   record whatever is persisted (a bulk quote's quoteIds), and `answerFailure(event, record)`:
  *   why an answer's content cannot be relayed for the stored record, or null.
  */
@@ -64,6 +65,7 @@ function decidersOf(kind) {
   });
 }
 
+const notFoundOf = (kind) => kind.notFound ?? FAILURE.quoteNotFound;
 const forward = (kind, type, id, to, message) => ({ type, [kind.idField]: id, to, message });
 const refuse = (kind, event, reason) => ({ outcomes: [{ type: QUOTE_OUTCOME.error, [kind.idField]: event.id, to: event.from, failure: reason }] });
 
@@ -131,7 +133,7 @@ function storedAnswer(kind, record, event) {
  * requester is refused.
  */
 function decideResponse(kind, event, prior, { participants, persist }) {
-  if (!prior) return refuse(kind, event, failure(FAILURE.quoteNotFound, `${kind.noun} ${event.id} was not requested through this switch`));
+  if (!prior) return refuse(kind, event, failure(notFoundOf(kind), `${kind.noun} ${event.id} was not requested through this switch`));
   const answerer = prior[kind.answererField];
   const to = prior[kind.requesterField];
   if (answerer !== event.from) return refuse(kind, event, failure(FAILURE.validation, `${kind.noun} ${event.id} was sent to ${answerer}; ${event.from} cannot answer it`));
@@ -165,9 +167,9 @@ function decideResponse(kind, event, prior, { participants, persist }) {
  */
 function decideGet(kind, event, prior) {
   if (!prior || prior[kind.requesterField] !== event.from) {
-    return refuse(kind, event, failure(FAILURE.quoteNotFound, `${kind.noun} ${event.id} was not requested by ${event.from}`));
+    return refuse(kind, event, failure(notFoundOf(kind), `${kind.noun} ${event.id} was not requested by ${event.from}`));
   }
   if (prior.state === QUOTE_STATE.forwarded) return { outcomes: [] };
   if (prior.answer) return { outcomes: [storedAnswer(kind, prior, event)] };
-  return refuse(kind, event, failure(FAILURE.quoteNotFound, `the answer to ${kind.noun} ${event.id} is not kept; resend POST /${kind.resource}`));
+  return refuse(kind, event, failure(notFoundOf(kind), `the answer to ${kind.noun} ${event.id} is not kept; resend POST /${kind.resource}`));
 }

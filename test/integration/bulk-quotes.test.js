@@ -180,7 +180,7 @@ test('an answer from a DFSP that was not asked, or naming a quote that was not a
   assert.equal((await putTo(payer, id)).rawBody, genuine);
 });
 
-test('duplicates: a resend of an answered bulk gets the stored answer, a modified one 3106; GET gives the payer the stored answer and anyone else 3205', async () => {
+test('duplicates: a resend of an answered bulk gets the stored answer, a modified one 3106; GET gives the payer the stored answer and anyone else 3209', async () => {
   const body = bulkBody(['USD', 'USD']);
   const id = body.bulkQuoteId;
   await postBulk(body);
@@ -202,7 +202,10 @@ test('duplicates: a resend of an answered bulk gets the stored answer, a modifie
   const fetched = await putTo(payer, id, '', [first, again]);
   assert.equal(fetched.rawBody, answer);
   assert.equal((await send('GET', `/bulkQuotes/${id}`, { source: 'otherfsp', destination: 'payeefsp' })).status, 202);
-  assert.equal((await putTo(other, id, '/error')).body.errorInformation.errorCode, '3205');
+  assert.equal((await putTo(other, id, '/error')).body.errorInformation.errorCode, '3209');
+  const unknown = randomUUID();
+  assert.equal((await send('PUT', `/bulkQuotes/${unknown}`, { source: 'payeefsp', destination: 'payerfsp', raw: answer, accept: false })).status, 200);
+  assert.equal((await putTo(payee, unknown, '/error')).body.errorInformation.errorCode, '3209');
 });
 
 test('the payee\'s error callback reaches the payer as sent and fails the bulk quote', async () => {

@@ -107,6 +107,10 @@ test('the payee\'s answer may name only the quoteIds asked, each once; an error 
   assert.deepEqual([padded.updates, padded.outcomes[0].to, codeOf(padded.outcomes[0].failure)], [[], 'payeefsp', 3100]);
   const impostor = decide([event('response', id, { from: 'otherfsp', to: 'payerfsp', body: answerBody(body) })], [record]);
   assert.deepEqual([impostor.updates, impostor.outcomes[0].to, codeOf(impostor.outcomes[0].failure)], [[], 'otherfsp', 3100]);
+  const unknown = decide([event('response', randomUUID(), { from: 'payeefsp', to: 'payerfsp', body: answerBody(body) })]);
+  assert.deepEqual([unknown.outcomes[0].to, codeOf(unknown.outcomes[0].failure)], ['payeefsp', 3209]);
+  const unasked = decide([event('get', id, { from: 'otherfsp' })], [record]);
+  assert.deepEqual([unasked.outcomes[0].to, codeOf(unasked.outcomes[0].failure)], ['otherfsp', 3209]);
   const rejected = decide([event('error', id, { from: 'payeefsp', to: 'payerfsp', body: { errorInformation: { errorCode: '5101', errorDescription: 'no' } } })], [record]);
   assert.deepEqual([rejected.outcomes[0].type, rejected.updates[0].changes.state], [QUOTE_OUTCOME.forwardError, 'FAILED']);
 });
