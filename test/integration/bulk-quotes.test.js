@@ -101,7 +101,9 @@ async function putAnswer(id, raw, { source = 'payeefsp', destination = 'payerfsp
 }
 
 const bulkRow = async (id) => (await sw.admin.db('bulk_quote').where({ bulk_quote_id: id }))[0];
-const putTo = (dfsp, id, suffix = '', skip = []) => dfsp.waitFor((call) => call.method === 'PUT' && call.path === `/bulkQuotes/${id}${suffix}` && !skip.includes(call));
+const putTo = (dfsp, id, suffix = '', skip = [], timeoutMs = undefined) => dfsp.waitFor(
+  (call) => call.method === 'PUT' && call.path === `/bulkQuotes/${id}${suffix}` && !skip.includes(call), timeoutMs,
+);
 const callbacksTo = (dfsp, id) => dfsp.received.filter((call) => call.path.startsWith(`/bulkQuotes/${id}`));
 const requestsTo = (dfsp, id) => dfsp.received.filter((call) => call.method === 'POST' && call.body?.bulkQuoteId === id);
 
@@ -220,7 +222,7 @@ test('the payee\'s error callback reaches the payer as sent and fails the bulk q
   assert.deepEqual([row.state, row.answer_error_code], ['FAILED', '5100']);
 });
 
-test('no FSPIOP-Destination, 0 and 1,001 individual quotes, a repeated quoteId, a body over the limit and one Kafka cannot carry are answered synchronously; 1,000 are relayed', async () => {
+test('no FSPIOP-Destination, 0 and 1,001 individual quotes, a repeated quoteId, a body over the limit and one Kafka cannot carry are answered synchronously; 1,000 are relayed and answered', async () => {
   for (const version of ['1.0', '1.1', '2.0']) {
     const empty = await send('POST', '/bulkQuotes', { source: 'payerfsp', destination: 'payeefsp', raw: JSON.stringify({ ...bulkBody(), individualQuotes: [] }), version });
     assert.deepEqual(await syncError(empty), [400, '3100', 'Generic validation error - /requestBody/individualQuotes must NOT have fewer than 1 items'], version);
@@ -260,4 +262,12 @@ test('no FSPIOP-Destination, 0 and 1,001 individual quotes, a repeated quoteId, 
   const forwarded = await payee.waitFor((call) => call.method === 'POST' && call.body?.bulkQuoteId === full.bulkQuoteId, 30_000);
   assert.equal(forwarded.rawBody, fullText);
   assert.equal((await bulkRow(full.bulkQuoteId)).item_count, 1000);
+  // The payee's answer to all 1,000, each with an ILP packet of the size Mojaloop's SDKs write.
+  const answer = answerBody(full);
+  for (const result of answer.individualQuoteResults) result.ilpPacket = 'A'.repeat(600);
+  const answerText = JSON.stringify(answer);
+  assert.ok(answerText.length > 800_000, `the answer is ${answerText.length} bytes`);
+  await putAnswer(full.bulkQuoteId, answerText);
+  assert.equal((await putTo(payer, full.bulkQuoteId, '', [], 30_000)).rawBody, answerText);
+  assert.equal((await bulkRow(full.bulkQuoteId)).state, 'ANSWERED');
 });
