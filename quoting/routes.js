@@ -1,17 +1,21 @@
-// The FSPIOP /quotes, (v2.0) /fxQuotes, /transactionRequests and /authorizations routes: each
-// valid request becomes exactly one event keyed by quoteId, conversionRequestId or
-// transactionRequestId (requests on topic-quotes-post, callbacks on topic-quotes-put; the
-// event type names the resource: `quote`, `fxQuote`, `transactionRequest`, `authorization`),
-// and the DFSP is answered only after Kafka acknowledged it. The quoting handler decides
-// everything else.
+// The FSPIOP /quotes, /bulkQuotes, /transactionRequests, /authorizations and (v2.0) /fxQuotes
+// routes: each valid request becomes exactly one event keyed by quoteId, bulkQuoteId,
+// transactionRequestId or conversionRequestId (requests on topic-quotes-post, callbacks on
+// topic-quotes-put; the event type names the resource: `quote`, `bulkQuote`,
+// `transactionRequest`, `authorization`, `fxQuote`), and the DFSP is answered only after Kafka
+// acknowledged it. The quoting handler decides everything else.
 import { TOPIC } from '../platform/kafka/topics.js';
-import { destinationOf, edgeEvent, fspiopErrorResponse, fspiopRoute } from '../platform/fspiop/edge.js';
+import {
+  destinationOf, edgeEvent, fspiopErrorResponse, fspiopRoute,
+} from '../platform/fspiop/edge.js';
 import { emptyResponse } from '../platform/http/server.js';
 import { QUOTE_ACTION } from './domain/quotes.js';
 import { FX_QUOTE_EVENT } from './domain/fx-quotes.js';
 import { TRANSACTION_REQUEST_EVENT } from './domain/transaction-requests.js';
 import { AUTHORIZATION_EVENT } from './domain/authorizations.js';
 import { authorizationQueryFailure } from './authorization-query.js';
+import { BULK_QUOTE_EVENT } from './domain/bulk-quotes.js';
+import { BULK_QUOTE_PAYLOAD_BYTES_MAX, bulkAnswerFailure, bulkQuoteRequestFailure } from './bulk-quote-checks.js';
 
 const RESOURCE = 'quotes';
 // The specification types a quote's {ID} only as a string, but it is the quoteId of the
@@ -35,6 +39,9 @@ const AUTHORIZATIONS = Object.freeze({ resource: 'authorizations' });
 // where they go, and the handler checks it against the transaction request.
 const ASK_REQUIRED_HEADERS = POST_REQUIRED_HEADERS;
 
+// /bulkQuotes is served in every version; its {ID} is the bulkQuoteId of the POST.
+const BULK_QUOTES = Object.freeze({ resource: 'bulkQuotes', payloadBytesMax: BULK_QUOTE_PAYLOAD_BYTES_MAX });
+
 /** A request goes to its FSPIOP-Destination, which the edge requires; `idOf(body)` is the id it creates. */
 const requestEvent = (type, idOf) => (accepted) => edgeEvent(type, QUOTE_ACTION.request, accepted, { id: idOf(accepted.body), to: destinationOf(accepted) });
 const callbackEvent = (type, action) => (accepted) => edgeEvent(type, action, accepted, { id: accepted.params.ID, to: destinationOf(accepted) });
@@ -52,8 +59,8 @@ const authorizationAsk = (accepted, request) => ({
 
 /** The hapi routes of the quoting edge, producing through `publisher`, with the input limits of `config`. */
 export function quoteRoutes({ publisher, config }) {
-  const relay = (baseTopic, status, toEvent) => async (accepted, h, request) => {
-    const failure = await publisher.publish(baseTopic, toEvent(accepted, request));
+  const relay = (baseTopic, status, toEvent, check = () => null) => async (accepted, h, request) => {
+    const failure = check(accepted) ?? await publisher.publish(baseTopic, toEvent(accepted, request));
     return failure ? fspiopErrorResponse(h, failure) : emptyResponse(h, status);
   };
   const askAuthorization = relay(TOPIC.quotesPost, 202, authorizationAsk);
@@ -67,6 +74,7 @@ export function quoteRoutes({ publisher, config }) {
   const fxRoute = (method, path, handle, pathSchemas, requiredHeaders) => route(method, path, handle, pathSchemas, requiredHeaders, FX_QUOTES);
   const trRoute = (method, path, handle, pathSchemas, requiredHeaders) => route(method, path, handle, pathSchemas, requiredHeaders, TRANSACTION_REQUESTS);
   const authRoute = (method, path, handle, pathSchemas, requiredHeaders) => route(method, path, handle, pathSchemas, requiredHeaders, AUTHORIZATIONS);
+  const bulkRoute = (method, path, handle, pathSchemas, requiredHeaders) => route(method, path, handle, pathSchemas, requiredHeaders, BULK_QUOTES);
   return [
     route('POST', '/quotes', relay(TOPIC.quotesPost, 202, requestEvent('quote', (body) => body.quoteId)), undefined, POST_REQUIRED_HEADERS),
     route('GET', '/quotes/{ID}', relay(TOPIC.quotesPost, 202, callbackEvent('quote', QUOTE_ACTION.get)), QUOTE_ID),
@@ -86,5 +94,10 @@ export function quoteRoutes({ publisher, config }) {
     authRoute('GET', '/authorizations/{ID}', checkedAsk, QUOTE_ID, ASK_REQUIRED_HEADERS),
     authRoute('PUT', '/authorizations/{ID}', relay(TOPIC.quotesPut, 200, callbackEvent(AUTHORIZATION_EVENT, QUOTE_ACTION.response)), QUOTE_ID),
     authRoute('PUT', '/authorizations/{ID}/error', relay(TOPIC.quotesPut, 200, callbackEvent(AUTHORIZATION_EVENT, QUOTE_ACTION.error)), QUOTE_ID),
+    // A bulk quote goes, as a quote does, to the FSPIOP-Destination its payer signed.
+    bulkRoute('POST', '/bulkQuotes', relay(TOPIC.quotesPost, 202, requestEvent(BULK_QUOTE_EVENT, (body) => body.bulkQuoteId), bulkQuoteRequestFailure), undefined, POST_REQUIRED_HEADERS),
+    bulkRoute('GET', '/bulkQuotes/{ID}', relay(TOPIC.quotesPost, 202, callbackEvent(BULK_QUOTE_EVENT, QUOTE_ACTION.get)), QUOTE_ID),
+    bulkRoute('PUT', '/bulkQuotes/{ID}', relay(TOPIC.quotesPut, 200, callbackEvent(BULK_QUOTE_EVENT, QUOTE_ACTION.response), bulkAnswerFailure), QUOTE_ID),
+    bulkRoute('PUT', '/bulkQuotes/{ID}/error', relay(TOPIC.quotesPut, 200, callbackEvent(BULK_QUOTE_EVENT, QUOTE_ACTION.error)), QUOTE_ID),
   ];
 }

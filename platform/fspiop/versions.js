@@ -18,6 +18,7 @@ export const RESOURCE_VERSIONS = Object.freeze({
   parties: API_VERSIONS,
   participants: API_VERSIONS,
   quotes: API_VERSIONS,
+  bulkQuotes: API_VERSIONS,
   transfers: API_VERSIONS,
   transactionRequests: API_VERSIONS,
   authorizations: API_VERSIONS,

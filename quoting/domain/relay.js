@@ -1,9 +1,10 @@
-// The rules every resource the quoting context relays (/quotes, /fxQuotes, /transactionRequests,
-// /authorizations) follows, written once and parametrised by what differs between them (a
-// `kind`: the record's id field, the fields naming its requester and its answerer, the
-// resource's name and path, how a request is checked and kept). A requester asks its answerer
-// through the switch; only that answerer answers, and only to that requester. The switch relays
-// the terms and never changes them, so every forward carries the sender's own bytes.
+// The rules every resource the quoting context relays (/quotes, /fxQuotes, /bulkQuotes,
+// /transactionRequests, /authorizations) follows, written once and parametrised by what
+// differs between them (a `kind`: the record's id field, the fields naming its requester and
+// its answerer, the resource's name and path, how a request is checked and kept). A requester
+// asks its answerer through the switch; only that answerer answers, and only to that
+// requester. The switch relays the terms and never changes them, so every forward carries the
+// sender's own bytes.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { requestHash } from '../../platform/domain/request-hash.js';
 import { answerRecord, decideBatch, isRedelivery } from './batch.js';
@@ -38,7 +39,12 @@ export const QUOTE_OUTCOME = Object.freeze({
  * - `askFailure(event, context)`: why `event.from` may not make this request of `event.to` at
  *   all, checked on every request, the first and any repeated one, before the duplicate rules;
  * - `asksAgain`: a request repeated after its answer starts a new round (it is forwarded to
- *   the answerer, which answers it anew) instead of getting the stored answer.
+ *   the answerer, which answers it anew) instead of getting the stored answer;
+ * - `notFound`: the failure code of an unknown record (FAILURE.quoteNotFound when not given);
+ * - `decisionFields(event)`: what later decisions read of a new request, kept on its record
+ *   whatever is persisted (a bulk quote's quoteIds);
+ * - `answerFailure(event, record)`: why an answer's content cannot be relayed for the stored
+ *   record, or null.
  */
 export function relayKind(spec) {
   const kind = Object.freeze({ ...spec });
@@ -69,6 +75,7 @@ function decidersOf(kind) {
   });
 }
 
+const notFoundOf = (kind) => kind.notFound ?? FAILURE.quoteNotFound;
 const forward = (kind, type, id, to, message) => ({ type, [kind.idField]: id, to, message });
 const refuse = (kind, event, reason) => ({ outcomes: [{ type: QUOTE_OUTCOME.error, [kind.idField]: event.id, to: event.from, failure: reason }] });
 
@@ -93,6 +100,7 @@ function decideRequest(kind, event, prior, context) {
     requestAt: event.at ?? null,
     answerHash: null,
     answerAt: null,
+    ...kind.decisionFields?.(event),
     request: persist ? kind.requestRecord(event) : null,
     answer: null,
   };
@@ -144,12 +152,12 @@ function storedAnswer(kind, record, event) {
  * requester is refused.
  */
 function decideResponse(kind, event, prior, { participants, persist }) {
-  if (!prior) return refuse(kind, event, failure(FAILURE.quoteNotFound, `${kind.noun} ${event.id} was not requested through this switch`));
+  if (!prior) return refuse(kind, event, failure(notFoundOf(kind), `${kind.noun} ${event.id} was not requested through this switch`));
   const answerer = prior[kind.answererField];
   const to = prior[kind.requesterField];
   if (answerer !== event.from) return refuse(kind, event, failure(FAILURE.validation, `${kind.noun} ${event.id} was sent to ${answerer}; ${event.from} cannot answer it`));
   if (event.to && event.to !== to) return refuse(kind, event, failure(FAILURE.validation, `${kind.noun} ${event.id}: its ${kind.requesterRole} is ${to}, not ${event.to}`));
-  const problem = kind.answerPartiesFailure(participants, event.from, to);
+  const problem = kind.answerPartiesFailure(participants, event.from, to) ?? kind.answerFailure?.(event, prior) ?? null;
   if (problem) return refuse(kind, event, problem);
   const isError = event.action === QUOTE_ACTION.error;
   const outcome = forward(kind, isError ? QUOTE_OUTCOME.forwardError : QUOTE_OUTCOME.forwardAnswer, event.id, to, event);
@@ -178,9 +186,9 @@ function decideResponse(kind, event, prior, { participants, persist }) {
  */
 function decideGet(kind, event, prior) {
   if (!prior || prior[kind.requesterField] !== event.from) {
-    return refuse(kind, event, failure(FAILURE.quoteNotFound, `${kind.noun} ${event.id} was not requested by ${event.from}`));
+    return refuse(kind, event, failure(notFoundOf(kind), `${kind.noun} ${event.id} was not requested by ${event.from}`));
   }
   if (prior.state === QUOTE_STATE.forwarded) return { outcomes: [] };
   if (prior.answer) return { outcomes: [storedAnswer(kind, prior, event)] };
-  return refuse(kind, event, failure(FAILURE.quoteNotFound, `the answer to ${kind.noun} ${event.id} is not kept; resend POST /${kind.resource}`));
+  return refuse(kind, event, failure(notFoundOf(kind), `the answer to ${kind.noun} ${event.id} is not kept; resend POST /${kind.resource}`));
 }

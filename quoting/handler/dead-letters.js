@@ -1,6 +1,6 @@
 // When a message of a relayed kind (handler/relayed-kinds.js) is set aside as a dead letter,
 // its sender is told (2001), and so is the requester when the message was the answering DFSP's
-// answer (the quote's payer, the fx quote's initiating DFSP): both are waiting on it. None of
+// answer (the payer of a quote or bulk quote, the fx quote's initiating DFSP): both are waiting on it. None of
 // them moves money, so nothing else needs ending.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { QUOTE_ACTION, QUOTE_OUTCOME } from '../domain/quotes.js';

@@ -1,15 +1,16 @@
 // Turns the quoting decisions' outcomes into notification events (handlers/README.md: one
 // event, one callback), keyed by the record's id so that one record's callbacks stay in order.
 // A quote callback goes to the DFSP's FSPIOP_CALLBACK_URL_QUOTES, an fx quote callback to its
-// FSPIOP_CALLBACK_URL_FX_QUOTES, a transaction request's to FSPIOP_CALLBACK_URL_TRX_REQ_SERVICE
-// and an authorization's to FSPIOP_CALLBACK_URL_AUTHORIZATIONS: all are base URLs, plus the
-// resource path.
+// FSPIOP_CALLBACK_URL_FX_QUOTES, a bulk quote's to FSPIOP_CALLBACK_URL_BULK_QUOTES, a
+// transaction request's to FSPIOP_CALLBACK_URL_TRX_REQ_SERVICE and an authorization's to
+// FSPIOP_CALLBACK_URL_AUTHORIZATIONS: all are base URLs, plus the resource path.
 import { carriedBody, encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { QUOTE_KIND, QUOTE_OUTCOME } from '../domain/quotes.js';
 import { FX_QUOTE_KIND } from '../domain/fx-quotes.js';
 import { TRANSACTION_REQUEST_KIND } from '../domain/transaction-requests.js';
 import { AUTHORIZATION_KIND } from '../domain/authorizations.js';
+import { BULK_QUOTE_KIND } from '../domain/bulk-quotes.js';
 import { senderVersionsOf } from '../../platform/fspiop/versions.js';
 
 /**
@@ -30,6 +31,7 @@ const RESOURCES = Object.freeze({
   authorizations: deliveredAs(AUTHORIZATION_KIND, {
     endpointType: 'FSPIOP_CALLBACK_URL_AUTHORIZATIONS', request: { method: 'GET', path: (resource, id, message) => `${itemPath(resource, id)}${message.search ?? ''}` },
   }),
+  bulkQuotes: deliveredAs(BULK_QUOTE_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_BULK_QUOTES' }),
 });
 
 /** `callback.version` of a hub call: the resource's own version, else the one its receiver sent in. */
@@ -87,6 +89,9 @@ export const quoteNotificationEvent = (outcome, hubName, version) => notificatio
 /** The notification event for one fx quote outcome. */
 export const fxQuoteNotificationEvent = (outcome, hubName) => notificationEvent(outcome, hubName, RESOURCES.fxQuotes);
 
+/** The notification event for one bulk quote outcome (`version` as notificationEvent takes it). */
+export const bulkQuoteNotificationEvent = (outcome, hubName, version) => notificationEvent(outcome, hubName, RESOURCES.bulkQuotes, version);
+
 /**
  * The outcomes' notification records; `events` are the batch's events they answer
  * (transfer-records.js's rule: a hub call to a DFSP that sent one goes out in its version).
@@ -108,3 +113,4 @@ export const transactionRequestNotificationRecords = recordsOf(
 export const authorizationNotificationRecords = recordsOf(
   (outcome, hubName, version) => notificationEvent(outcome, hubName, RESOURCES.authorizations, version), RESOURCES.authorizations,
 );
+export const bulkQuoteNotificationRecords = recordsOf(bulkQuoteNotificationEvent, RESOURCES.bulkQuotes);

@@ -9,6 +9,7 @@ import {
 import { FX_QUOTE_EVENT, FX_QUOTE_KIND, decideFxQuoteBatch } from '../domain/fx-quotes.js';
 import { TRANSACTION_REQUEST_EVENT, TRANSACTION_REQUEST_KIND, decideTransactionRequestBatch } from '../domain/transaction-requests.js';
 import { AUTHORIZATION_EVENT, AUTHORIZATION_KIND, decideAuthorizationBatch } from '../domain/authorizations.js';
+import { BULK_QUOTE_EVENT, BULK_QUOTE_KIND, decideBulkQuoteBatch } from '../domain/bulk-quotes.js';
 import {
   insertQuotes, quotesFromRows, selectParticipantStates, selectQuotes, updateQuotes,
 } from '../repositories/quotes.js';
@@ -22,7 +23,11 @@ import {
   authorizationsFromRows, insertAuthorizations, selectAuthorizationParties, selectAuthorizations, updateAuthorizations,
 } from '../repositories/authorizations.js';
 import {
-  authorizationNotificationRecords, fxQuoteNotificationRecords, quoteNotificationRecords, transactionRequestNotificationRecords,
+  bulkPartiesFromRows, bulkQuotesFromRows, insertBulkQuotes, selectBulkParties, selectBulkQuotes, updateBulkQuotes,
+} from '../repositories/bulk-quotes.js';
+import {
+  authorizationNotificationRecords, bulkQuoteNotificationRecords, fxQuoteNotificationRecords, quoteNotificationRecords,
+  transactionRequestNotificationRecords,
 } from './records.js';
 
 const namesOf = (events) => events.flatMap((event) => [event.from, event.to]);
@@ -66,6 +71,19 @@ const FX_QUOTE = Object.freeze({
   records: fxQuoteNotificationRecords,
 });
 
+const BULK_QUOTE = Object.freeze({
+  type: BULK_QUOTE_EVENT,
+  kind: BULK_QUOTE_KIND,
+  select: selectBulkQuotes,
+  fromRows: bulkQuotesFromRows,
+  reads: (events, ids) => [selectBulkQuotes(ids, { forUpdate: true }), ...selectBulkParties(namesOf(events), ids)],
+  decide: (events, [bulkQuoteRows, factRows, stateRows], persist) => decideBulkQuoteBatch({
+    events, bulkQuotes: bulkQuotesFromRows(bulkQuoteRows), participants: bulkPartiesFromRows(factRows, stateRows), persist,
+  }),
+  writes: (decision, now) => [insertBulkQuotes(decision.inserts, now), ...updateBulkQuotes(decision.updates, now)],
+  records: bulkQuoteNotificationRecords,
+});
+
 // The transaction requests every kind reads are locked in one statement, its own events' and
 // those the other kinds name together, in id order: two consumers locking them in two
 // statements could each hold a row the other waits for.
@@ -98,7 +116,7 @@ const AUTHORIZATION = Object.freeze({
 });
 
 /** The relayed kinds in the order their tables are locked (the same order in every batch). */
-export const RELAYED_KINDS = Object.freeze([QUOTE, FX_QUOTE, TRANSACTION_REQUEST, AUTHORIZATION]);
+export const RELAYED_KINDS = Object.freeze([QUOTE, FX_QUOTE, BULK_QUOTE, TRANSACTION_REQUEST, AUTHORIZATION]);
 
 /** What every kind's decision may read of another's records, from the rows of the batch's reads (in RELAYED_KINDS's order). */
 export function sharedRecordsOf(rowsByKind) {

@@ -19,9 +19,14 @@ const SIMPLE_CHANGES = Object.freeze({ state: 'state', requestHash: 'request_has
 const keyFields = (shape, row) => Object.fromEntries([shape.id, ...shape.parties].map(({ field, column }) => [field, row[column]]));
 const keyColumns = (shape, record) => Object.fromEntries([shape.id, ...shape.parties].map(({ field, column }) => [column, record[field]]));
 
+/** The fields a kind's decisions read (relay.js decisionFields), from their columns and into them. */
+const decisionFieldsOf = (shape, row) => Object.fromEntries(shape.decisionFields.map(([field, { column, fromColumn }]) => [field, fromColumn(row[column])]));
+const decisionColumns = (shape, record) => Object.fromEntries(shape.decisionFields.map(([field, { column, toColumn }]) => [column, toColumn(record[field])]));
+
 function toRecord(shape, row) {
   return {
     ...keyFields(shape, row),
+    ...decisionFieldsOf(shape, row),
     state: row.state,
     requestHash: row.request_hash,
     requestAt: epochMs(row.request_at),
@@ -56,6 +61,7 @@ function answerColumns(shape, answer) {
 function insertRow(shape, record, now) {
   return {
     ...keyColumns(shape, record),
+    ...decisionColumns(shape, record),
     state: record.state,
     request_hash: record.requestHash,
     request_at: record.requestAt,
@@ -84,12 +90,18 @@ function updateRow(shape, update, now) {
  * none); `answerFields` names the kept answer's own fields and their columns (field →
  * column), beside its error code, headers and body; `linkColumns` (field → column) names
  * columns that only an update fills, linking the record to another (null when inserted).
+ * `decisionFields` names the fields a kind's decisions read that are kept whatever is
+ * persisted (field → `{ column, toColumn(value), fromColumn(value) }`); they are written
+ * once, with the record.
  */
-export function relayRecordRepository({ table, id, parties, requestColumns: ownRequestColumns, answerFields = {}, linkColumns = {} }) {
+export function relayRecordRepository({
+  table, id, parties, requestColumns: ownRequestColumns, answerFields = {}, linkColumns = {}, decisionFields = {},
+}) {
   const shape = Object.freeze({
     table, id, parties, requestColumns: ownRequestColumns, answerFields: Object.entries(answerFields), linkColumns: Object.entries(linkColumns),
+    decisionFields: Object.entries(decisionFields),
   });
-  const selected = [id.column, ...parties.map((party) => party.column), 'state', 'request_hash', 'request_at', 'answer_hash', 'answer_at',
+  const selected = [id.column, ...parties.map((party) => party.column), ...shape.decisionFields.map(([, { column }]) => column), 'state', 'request_hash', 'request_at', 'answer_hash', 'answer_at',
     ...shape.answerFields.map(([, column]) => column), 'answer_error_code', 'answer_headers', 'answer_body'];
   const selectText = textCache((key) => {
     const [count, lock] = key.split(':');

@@ -41,6 +41,7 @@ export function standardEndpoints(base) {
     // Request to pay: transaction requests and authorizations go to base URLs, as quotes do.
     ['FSPIOP_CALLBACK_URL_TRX_REQ_SERVICE', base],
     ['FSPIOP_CALLBACK_URL_AUTHORIZATIONS', base],
+    ['FSPIOP_CALLBACK_URL_BULK_QUOTES', base],
     ...conversionEndpoints(base),
   ];
 }

@@ -34,7 +34,7 @@ import { AGENT_OPTIONS } from '../../perf/simulators/fspiop.js';
 // The edge of each resource (the first segment of its path, which is also the resource its
 // media type names: application/vnd.interoperability.services+json for /services/FXP).
 const RESOURCES = Object.freeze({
-  transfers: 'transfers', fxTransfers: 'transfers', quotes: 'quotes', fxQuotes: 'quotes', transactionRequests: 'quotes', authorizations: 'quotes',
+  transfers: 'transfers', fxTransfers: 'transfers', quotes: 'quotes', fxQuotes: 'quotes', bulkQuotes: 'quotes', transactionRequests: 'quotes', authorizations: 'quotes',
   parties: 'accountLookup', participants: 'accountLookup', services: 'accountLookup',
 });
 // The resources of a conversion: sent between the initiating DFSP and the FXP.
