@@ -1,5 +1,5 @@
-// The transfer handlers' own metrics: transfers reaching a final state (by state and FSPIOP
-// error code) and position changes (by reason). Counted after the batch's transaction
+// The transfer handlers' own metrics: transfers reaching a final state (by kind, state and
+// FSPIOP error code) and position changes (by reason). Counted after the batch's transaction
 // committed, from the decision's new state rows, so a redelivered batch (whose decision
 // replays outputs without new rows) is not counted twice.
 import { fspiopCodeOf } from '../platform/fspiop/errors.js';
@@ -22,8 +22,8 @@ function errorCodeLabel(code) {
 export function createTransferMetrics(metrics) {
   const finished = metricOnce(metrics, metrics.client.Counter, {
     name: 'transfers_finished_total',
-    help: 'Transfers that reached a final state, by state and FSPIOP error code ("none" when committed).',
-    labelNames: ['state', 'error_code'],
+    help: 'Transfers that reached a final state, by kind (PAYMENT, FX_TRANSFER, FUNDS_IN, FUNDS_OUT), state and FSPIOP error code ("none" when committed).',
+    labelNames: ['kind', 'state', 'error_code'],
   });
   const positionChanges = metricOnce(metrics, metrics.client.Counter, {
     name: 'position_changes_total',
@@ -32,7 +32,7 @@ export function createTransferMetrics(metrics) {
   });
   return {
     /**
-     * `updates`: state rows a committed decision wrote ({ transferId, statePath, failure? }).
+     * `updates`: state rows a committed decision wrote ({ transferId, kind, statePath, failure? }).
      * `payeeErrorCodeOf(update)`: the code a payee sent, for an abort that carries none itself.
      */
     countFinished(updates, payeeErrorCodeOf = () => undefined) {
@@ -40,7 +40,7 @@ export function createTransferMetrics(metrics) {
         const state = update.statePath.at(-1);
         if (!isFinal(state)) continue;
         const code = update.failure ? fspiopCodeOf(update.failure.code) : payeeErrorCodeOf(update);
-        finished.inc({ state, error_code: errorCodeLabel(code) });
+        finished.inc({ kind: update.kind, state, error_code: errorCodeLabel(code) });
       }
     },
     countPositionChanges(changes) {

@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fetch } from 'undici';
-import { provision } from './provision.js';
+import { provision, SOURCE_CURRENCY, TARGET_CURRENCY } from './provision.js';
 import { startSettlementSchedule } from './settlement-schedule.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
 import { failedIterations, paidIterations, writeReport } from './report.js';
@@ -404,9 +404,8 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
     adminUrl: target.adminUrl, adminToken: target.adminToken, simBase: `http://127.0.0.1:${simPort}`, simWorkers: settings.simWorkers, dfsps: settings.dfsps,
     msisdns: settings.msisdns, dbEnv: target.dbEnv, loadParties: settings.mode === 'full',
     // Caps and cover for the payments between two settlements (three intervals' worth), or for
-    // the whole run. The schedule settles USD only, so a run with conversions (whose EUR
-    // positions it never settles) has caps and cover for the whole run.
-    transfers: settles && !(settings.conversionShare > 0) ? settings.tps * settings.settleEverySeconds * 3 : settings.transfers + warmupTransfersMax(settings),
+    // the whole run. The schedule settles every currency of the run (USD, and EUR with conversions).
+    transfers: settles ? settings.tps * settings.settleEverySeconds * 3 : settings.transfers + warmupTransfersMax(settings),
     // Unsigned runs keep ES256 keys registered: the switch's verification is off for them.
     jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, tlsDir: target.tlsDir, conversion: settings.conversionShare > 0, log,
   });
@@ -416,7 +415,8 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   let measured;
   let payerRetries;
   const schedule = settles ? startSettlementSchedule({
-    settlementUrl: target.settlementUrl, adminUrl: target.adminUrl, token: target.adminToken ?? operatorTokensFromEnv().readWrite, currency: 'USD',
+    settlementUrl: target.settlementUrl, adminUrl: target.adminUrl, token: target.adminToken ?? operatorTokensFromEnv().readWrite,
+    currencies: settings.conversionShare > 0 ? [SOURCE_CURRENCY, TARGET_CURRENCY] : [SOURCE_CURRENCY],
     everySeconds: settings.settleEverySeconds, log,
   }) : undefined;
   if (settings.settleEverySeconds && !settles) log('this switch runs no settlement API: the run is not settled on a schedule');

@@ -204,7 +204,13 @@ async function runPayments(request) {
 /** Every account of the hub and the demo DFSPs, with the POSITION accounts' net debit caps. */
 async function accountRows(request) {
   const rows = [];
-  for (const name of ['Hub', ...DEMO_DFSPS.map((dfsp) => dfsp.name)]) {
+  // Every participant, not only the demo's: a switch that has run other payments (make perf on
+  // the same database) settles theirs in the same windows, and each line of a settlement names
+  // its DFSP.
+  const demoNames = DEMO_DFSPS.map((dfsp) => dfsp.name);
+  const others = (await request('GET', '/participants')).body.map((participant) => participant.name)
+    .filter((name) => name !== 'Hub' && !demoNames.includes(name));
+  for (const name of ['Hub', ...demoNames, ...others]) {
     const accounts = (await request('GET', `/participants/${name}/accounts`)).body;
     const limits = name === 'Hub' ? [] : (await request('GET', `/participants/${name}/limits`)).body;
     for (const account of accounts) {

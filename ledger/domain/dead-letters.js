@@ -56,7 +56,7 @@ export function decideDeadLetteredTransfer({ event, transfer, failure, now, link
     const conversion = conversionToRelease(transfer, linked);
     return {
       ...NOTHING,
-      stateUpdates: [{ transferId, statePath: transition(transfer.kind, transfer.state, S.abortedRejected), failure, completedAt: now }],
+      stateUpdates: [{ transferId, kind: transfer.kind, statePath: transition(transfer.kind, transfer.state, S.abortedRejected), failure, completedAt: now }],
       positionEvents: conversion ? [conversionRelease(conversion, event, failure)] : [],
       outcomes: [tell.error(transferId, transfer.payerFsp, failure)],
     };
@@ -66,7 +66,7 @@ export function decideDeadLetteredTransfer({ event, transfer, failure, now, link
     // As for an invalid fulfilment: marked in error here, released by the position handler.
     return {
       ...NOTHING,
-      stateUpdates: [{ transferId, statePath: transition(transfer.kind, transfer.state, S.receivedError), failure }],
+      stateUpdates: [{ transferId, kind: transfer.kind, statePath: transition(transfer.kind, transfer.state, S.receivedError), failure }],
       positionEvents: [release],
     };
   }
@@ -88,14 +88,14 @@ function decideDeadLetteredConversion({ event, conversion, failure, now }) {
   if (conversion.state === S.receivedPrepare) {
     return {
       ...NOTHING,
-      stateUpdates: [{ transferId, statePath: transition(conversion.kind, conversion.state, S.abortedRejected), failure, completedAt: now }],
+      stateUpdates: [{ transferId, kind: conversion.kind, statePath: transition(conversion.kind, conversion.state, S.abortedRejected), failure, completedAt: now }],
       outcomes: [tellFx.error(transferId, conversion.payerFsp, failure)],
     };
   }
   if (conversion.state !== S.reserved) return NOTHING;
   return {
     ...NOTHING,
-    stateUpdates: [{ transferId, statePath: transition(conversion.kind, conversion.state, S.receivedError), failure }],
+    stateUpdates: [{ transferId, kind: conversion.kind, statePath: transition(conversion.kind, conversion.state, S.receivedError), failure }],
     positionEvents: [{ accountId: conversion.payerAccountId, action: 'fx-abort', message: event, commitRequestId: transferId, failure }],
   };
 }

@@ -40,13 +40,13 @@ function decidePaymentExpiry(transfer, linked, now) {
     const expired = failure(FAILURE.transferExpired, `transfer expired at ${transfer.expiresAt.toISOString()} before it was reserved`);
     const conversion = conversionToRelease(transfer, linked);
     return {
-      stateUpdate: { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.expiredPrepared), failure: expired, completedAt: now },
+      stateUpdate: { transferId: transfer.transferId, kind: transfer.kind, statePath: transition(transfer.kind, transfer.state, S.expiredPrepared), failure: expired, completedAt: now },
       outcomes: [tell.error(transfer.transferId, transfer.payerFsp, expired)],
       ...(conversion ? { positionEvent: conversionRelease(conversion, timeoutMessage(transfer), expired) } : {}),
     };
   }
   return {
-    stateUpdate: { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.reservedTimeout) },
+    stateUpdate: { transferId: transfer.transferId, kind: transfer.kind, statePath: transition(transfer.kind, transfer.state, S.reservedTimeout) },
     positionEvent: withConversion(releaseEvent(transfer), transfer, linked),
     outcomes: [],
   };

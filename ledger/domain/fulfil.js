@@ -74,7 +74,7 @@ function decideCompletion(event, transfer, now) {
     const invalid = failure(FAILURE.validation, problem);
     return {
       outcomes: [],
-      update: { transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedError), completionHash: hash, failure: invalid },
+      update: { transferId: transfer.transferId, kind: transfer.kind, statePath: transition(transfer.kind, transfer.state, S.receivedError), completionHash: hash, failure: invalid },
       // fulfilAction: a payee that fulfilled with RESERVED waits for a PATCH with the outcome.
       positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event, failure: invalid, fulfilAction: event.action },
     };
@@ -82,7 +82,7 @@ function decideCompletion(event, transfer, now) {
   return {
     outcomes: [],
     update: {
-      transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedFulfil), completionHash: hash,
+      transferId: transfer.transferId, kind: transfer.kind, statePath: transition(transfer.kind, transfer.state, S.receivedFulfil), completionHash: hash,
       fulfilment: event.body.fulfilment, completedAt: completedAtOf(event.body.completedTimestamp, now),
     },
     positionEvent: { accountId: transfer.payeeAccountId, action: 'commit', message: event, fulfilAction: event.action },
@@ -113,7 +113,7 @@ function payeeAbort(event, transfer, hash) {
   return {
     outcomes: [],
     update: {
-      transferId: transfer.transferId, statePath: transition(transfer.kind, transfer.state, S.receivedError), completionHash: hash, payeeError: { errorCode, errorDescription },
+      transferId: transfer.transferId, kind: transfer.kind, statePath: transition(transfer.kind, transfer.state, S.receivedError), completionHash: hash, payeeError: { errorCode, errorDescription },
     },
     positionEvent: { accountId: transfer.payerAccountId, action: 'abort', message: event },
   };

@@ -39,13 +39,13 @@ export function decideFxExpiry(conversion, dependent, now) {
   if (canTransition(conversion.kind, conversion.state, S.expiredPrepared)) {
     const expired = failure(FAILURE.transferExpired, `conversion expired at ${conversion.expiresAt.toISOString()} before it was reserved`);
     return {
-      stateUpdate: { transferId: conversion.transferId, statePath: transition(conversion.kind, conversion.state, S.expiredPrepared), failure: expired, completedAt: now },
+      stateUpdate: { transferId: conversion.transferId, kind: conversion.kind, statePath: transition(conversion.kind, conversion.state, S.expiredPrepared), failure: expired, completedAt: now },
       outcomes: [tellFx.error(conversion.transferId, conversion.payerFsp, expired)],
     };
   }
   if (conversion.state === S.receivedFulfilDependent && dependentHoldsReservation(conversion, dependent)) return { outcomes: [] };
   return {
-    stateUpdate: { transferId: conversion.transferId, statePath: transition(conversion.kind, conversion.state, S.reservedTimeout) },
+    stateUpdate: { transferId: conversion.transferId, kind: conversion.kind, statePath: transition(conversion.kind, conversion.state, S.reservedTimeout) },
     positionEvent: fxReleaseEvent(conversion),
     outcomes: [],
   };

@@ -71,7 +71,7 @@ function decideCompletion(event, conversion, now) {
   const requestedState = event.action === 'fx-abort' ? S.receivedError : S.receivedFulfilDependent;
   if (!canTransition(conversion.kind, conversion.state, requestedState)) return refuse(event, FAILURE.validation, `fx transfer is ${conversion.state}, not RESERVED`);
   if (event.action === 'fx-reject') return refuse(event, FAILURE.validation, 'an FXP rejects a conversion with PUT /fxTransfers/{ID}/error');
-  const toState = (state, extra) => ({ transferId: conversion.transferId, statePath: transition(conversion.kind, conversion.state, state), completionHash: hash, ...extra });
+  const toState = (state, extra) => ({ transferId: conversion.transferId, kind: conversion.kind, statePath: transition(conversion.kind, conversion.state, state), completionHash: hash, ...extra });
   if (event.action === 'fx-abort') {
     const { errorCode, errorDescription } = event.body.errorInformation ?? {};
     return { outcomes: [], update: toState(S.receivedError, { payeeError: { errorCode, errorDescription } }), positionEvent: releaseEvent(conversion, event) };

@@ -8,7 +8,7 @@ import { transition } from './transfer-states.js';
 
 /** A state update from the record's current state, asserted against the transition table. */
 export function update(record, toState, extra = {}) {
-  return { transferId: record.transferId, statePath: transition(record.kind, record.state, toState), ...extra };
+  return { transferId: record.transferId, kind: record.kind, statePath: transition(record.kind, record.state, toState), ...extra };
 }
 
 /**

@@ -90,7 +90,7 @@ async function transfer(context, { payer, payee, transferId, amount, currency, i
   };
   const outcome = await roundTrip(context, `transfers:${payer}:${transferId}`, {
     url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: dfspHeaders('transfers', payer, payee, { version }), body: JSON.stringify(body),
-  }, { resend: true, waitMs: context.config.expirationMs + EXPIRY_CALLBACK_GRACE_MS });
+  }, { countResent: true, waitMs: context.config.expirationMs + EXPIRY_CALLBACK_GRACE_MS });
   const final = outcome.timeout ? await askTransferState(context, payer, payee, transferId) : outcome;
   if (final.timeout || final.error) noteFailedTransfer(context, transferId, final);
   return final;

@@ -59,5 +59,5 @@ export function fxTransfer(context, { payer, commitRequestId, terms, condition, 
   };
   return roundTrip(context, `fxTransfers:${payer}:${commitRequestId}`, {
     url: `${context.config.transfersUrl}/fxTransfers`, method: 'POST', headers: v2Headers('fxTransfers', payer, terms.counterPartyFsp), body: JSON.stringify(body),
-  }, { resend: true, waitMs });
+  }, { countResent: true, waitMs });
 }

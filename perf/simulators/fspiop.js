@@ -51,6 +51,23 @@ export function send(url, method, requestHeaders, body, agent = plainAgent, rese
   });
 }
 
+// A DFSP's answer that the switch did not take (the connection refused or cut off before an
+// answer, or 503: not stored) is sent again, a second apart, up to ANSWER_ATTEMPTS times, as a
+// DFSP's callback client does: an edge pod replaced in a rolling upgrade may refuse it, and an
+// answer lost there leaves its requester waiting for what was given. Repeating an answer is
+// harmless: the switch recognises the same answer again (handlers/README.md, quoting/README.md).
+const ANSWER_ATTEMPTS = 15;
+const ANSWER_RESEND_INTERVAL_MS = 1_000;
+
+/** sendAs for an answer (PUT): sent again while the switch has not taken it. */
+export async function answerAs(config, name, url, method, requestHeaders, body) {
+  for (let attempt = 1; ; attempt += 1) {
+    const sent = await sendAs(config, name, url, method, requestHeaders, body);
+    if (![0, 503].includes(sent.status) || attempt === ANSWER_ATTEMPTS) return sent;
+    await new Promise((resolve) => setTimeout(resolve, ANSWER_RESEND_INTERVAL_MS));
+  }
+}
+
 /** Reads a request body as text. */
 export function readBody(request) {
   return new Promise((resolve, reject) => {

@@ -7,7 +7,7 @@
 // fulfilment it reserves with matches the condition it quoted without keeping either. The
 // switch's PATCH (the conversion COMMITTED or ABORTED with its payment) is only counted.
 import { createHash, createHmac } from 'node:crypto';
-import { sendAs } from './fspiop.js';
+import { answerAs } from './fspiop.js';
 import { secretOf } from './payee.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 import { formatAmount, parseAmount } from '../../ledger/domain/money.js';
@@ -51,13 +51,13 @@ export function answerAsFxp(config, name, method, parts, text, requestHeaders) {
   const payer = requestHeaders['fspiop-source'];
   if (method === 'POST' && parts[0] === 'fxQuotes') {
     const request = JSON.parse(text);
-    return sendAs(config, name, `${config.quotingUrl}/fxQuotes/${request.conversionRequestId}`, 'PUT', answerHeaders('fxQuotes', name, payer),
+    return answerAs(config, name, `${config.quotingUrl}/fxQuotes/${request.conversionRequestId}`, 'PUT', answerHeaders('fxQuotes', name, payer),
       JSON.stringify(fxQuoteAnswer(config, name, request)));
   }
   if (method === 'POST' && parts[0] === 'fxTransfers') {
     const { commitRequestId } = JSON.parse(text);
     const body = { conversionState: 'RESERVED', fulfilment: fxSecretPair(secretOf(config, name), commitRequestId).fulfilment, completedTimestamp: new Date().toISOString() };
-    return sendAs(config, name, `${config.transfersUrl}/fxTransfers/${commitRequestId}`, 'PUT', answerHeaders('fxTransfers', name, payer), JSON.stringify(body));
+    return answerAs(config, name, `${config.transfersUrl}/fxTransfers/${commitRequestId}`, 'PUT', answerHeaders('fxTransfers', name, payer), JSON.stringify(body));
   }
   return undefined;
 }

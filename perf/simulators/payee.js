@@ -5,7 +5,7 @@
 // A payee answers in the version it was asked in (a v2.0 payer's lookup, quote and transfer
 // get v2.0 answers, the party naming the currencies the DFSP holds), as the SDKs do.
 import { fulfilmentFor, quoteIlp } from './payee-ilp.js';
-import { sendAs } from './fspiop.js';
+import { answerAs } from './fspiop.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 import { contentVersionOf } from '../../platform/fspiop/versions.js';
 
@@ -40,16 +40,16 @@ export function answerAsPayee(config, name, method, parts, text, requestHeaders)
   if (method === 'GET' && parts[0] === 'parties') {
     const [type, id] = parts.slice(1);
     const currencies = version.startsWith('2') ? config.dfspCurrencies[name] : undefined;
-    return sendAs(config, name, `${config.alsUrl}/parties/${type}/${id}`, 'PUT', answerHeaders('parties'), JSON.stringify(partyBody(name, type, id, currencies)));
+    return answerAs(config, name, `${config.alsUrl}/parties/${type}/${id}`, 'PUT', answerHeaders('parties'), JSON.stringify(partyBody(name, type, id, currencies)));
   }
   if (method === 'POST' && parts[0] === 'quotes') {
     const quote = JSON.parse(text);
-    return sendAs(config, name, `${config.quotingUrl}/quotes/${quote.quoteId}`, 'PUT', answerHeaders('quotes'), JSON.stringify(quoteAnswer(config, name, quote)));
+    return answerAs(config, name, `${config.quotingUrl}/quotes/${quote.quoteId}`, 'PUT', answerHeaders('quotes'), JSON.stringify(quoteAnswer(config, name, quote)));
   }
   if (method === 'POST' && parts[0] === 'transfers') {
     const prepare = JSON.parse(text);
     const body = { fulfilment: fulfilmentFor(secretOf(config, name), prepare.ilpPacket), completedTimestamp: new Date().toISOString(), transferState: 'COMMITTED' };
-    return sendAs(config, name, `${config.transfersUrl}/transfers/${prepare.transferId}`, 'PUT', answerHeaders('transfers'), JSON.stringify(body));
+    return answerAs(config, name, `${config.transfersUrl}/transfers/${prepare.transferId}`, 'PUT', answerHeaders('transfers'), JSON.stringify(body));
   }
   return undefined;
 }

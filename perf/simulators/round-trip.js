@@ -15,11 +15,13 @@ export const RESEND_INTERVAL_MS = 1_000;
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Sends `request` to the switch and waits for the callback under `key`. With `resend`, an
- * answer of unknown fate is followed by the same request again (UNKNOWN_FATE); otherwise
- * any answer but 202 settles the wait as a failure at once.
+ * Sends `request` to the switch and waits for the callback under `key`. An answer of unknown
+ * fate is followed by the same request again (UNKNOWN_FATE): the switch takes a request it
+ * already holds as a duplicate (a lookup asked again, a quote or transfer resent). Any other
+ * answer but 202 settles the wait as a failure at once. With `countResent` (transfers and fx
+ * transfers) the copies the switch may have stored beyond the first are counted as resent.
  */
-export async function roundTrip(context, key, request, { resend = false, waitMs = context.config.callbackTimeoutMs } = {}) {
+export async function roundTrip(context, key, request, { countResent = false, waitMs = context.config.callbackTimeoutMs } = {}) {
   let settled = false;
   let reached = 0;
   const waiting = context.correlator.wait(key, waitMs).finally(() => { settled = true; });
@@ -29,7 +31,7 @@ export async function roundTrip(context, key, request, { resend = false, waitMs 
     // The copy that the socket reset cut off may have been stored as well.
     if (sent.resentOnReset) reached += 1;
     if (sent.status === 202) break;
-    if (!resend || !UNKNOWN_FATE.has(sent.status)) {
+    if (!UNKNOWN_FATE.has(sent.status)) {
       context.correlator.settle(key, { error: `switch answered ${sent.status}`, body: sent.text });
       break;
     }
@@ -37,9 +39,9 @@ export async function roundTrip(context, key, request, { resend = false, waitMs 
     if (settled) break;
   }
   // Every copy beyond the first that the switch may have stored is a duplicate record. Only
-  // those of transfers and fx transfers are counted (the requests sent with `resend`): the
-  // gate sets them against the prepare topic, which both travel.
-  if (resend) context.counters.resent += Math.max(0, reached - 1);
+  // those of transfers and fx transfers are counted: the gate sets them against the prepare
+  // topic, which both travel.
+  if (countResent) context.counters.resent += Math.max(0, reached - 1);
   return waiting;
 }
 

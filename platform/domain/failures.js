@@ -23,6 +23,8 @@ export const FAILURE = Object.freeze({
   payerFspNotFound: 'PAYER_FSP_NOT_FOUND',
   payeeFspNotFound: 'PAYEE_FSP_NOT_FOUND',
   quoteNotFound: 'QUOTE_NOT_FOUND',
+  transactionRequestNotFound: 'TRANSACTION_REQUEST_NOT_FOUND',
+  bulkQuoteNotFound: 'BULK_QUOTE_NOT_FOUND',
   partyNotFound: 'PARTY_NOT_FOUND',
   destinationUnroutable: 'DESTINATION_UNROUTABLE',
   partyRegistrationRefused: 'PARTY_REGISTRATION_REFUSED',

@@ -18,7 +18,10 @@ export const RESOURCE_VERSIONS = Object.freeze({
   parties: API_VERSIONS,
   participants: API_VERSIONS,
   quotes: API_VERSIONS,
+  bulkQuotes: API_VERSIONS,
   transfers: API_VERSIONS,
+  transactionRequests: API_VERSIONS,
+  authorizations: API_VERSIONS,
   bulkTransfers: API_VERSIONS,
   // The resources of currency conversion exist from 2.0 on.
   services: Object.freeze(['2.0']),

@@ -1,6 +1,6 @@
-// What every relayed resource of the quoting context (/quotes, /fxQuotes) shares: a batch of
-// events decided in order against the stored records, and how a redelivered Kafka record is
-// told from a DFSP's resend.
+// What every relayed resource of the quoting context (/quotes, /fxQuotes, /bulkQuotes) shares:
+// a batch of events decided in order against the stored records, and how a redelivered Kafka
+// record is told from a DFSP's resend.
 
 /**
  * Runs `deciders[event.action](event, stored, context)` over `events` in order. `records`:

@@ -1,22 +1,13 @@
-// When a quote or fx quote message is set aside as a dead letter, its sender is told (2001),
-// and so is the requester when the message was the answering DFSP's answer (the quote's payer,
-// the fx quote's initiating DFSP): both are waiting on it. A quote moves no money, so nothing
-// else needs ending.
+// When a message of a relayed kind (handler/relayed-kinds.js) is set aside as a dead letter,
+// its sender is told (2001), and so is the requester when the message was the answering DFSP's
+// answer (the payer of a quote or bulk quote, the fx quote's initiating DFSP): both are waiting on it. None of
+// them moves money, so nothing else needs ending.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { QUOTE_ACTION, QUOTE_KIND, QUOTE_OUTCOME } from '../domain/quotes.js';
-import { FX_QUOTE_EVENT, FX_QUOTE_KIND } from '../domain/fx-quotes.js';
+import { QUOTE_ACTION, QUOTE_OUTCOME } from '../domain/quotes.js';
 import { runStatement } from '../../platform/db.js';
-import { quotesFromRows, selectQuotes } from '../repositories/quotes.js';
-import { fxQuotesFromRows, selectFxQuotes } from '../repositories/fx-quotes.js';
-import { fxQuoteNotificationRecords, quoteNotificationRecords } from './records.js';
+import { relayedKindOf } from './relayed-kinds.js';
 
 const isName = (value) => typeof value === 'string' && value !== '';
-
-// Each relayed resource's kind (its id and party fields), stored records and notification records.
-const KINDS = Object.freeze({
-  quote: { kind: QUOTE_KIND, select: selectQuotes, fromRows: quotesFromRows, records: quoteNotificationRecords },
-  fxQuote: { kind: FX_QUOTE_KIND, select: selectFxQuotes, fromRows: fxQuotesFromRows, records: fxQuoteNotificationRecords },
-});
 
 /** The requester of the stored record `event` answers, or null when its sender is not that record's answerer. */
 async function requesterOf(db, { kind, select, fromRows }, event) {
@@ -27,7 +18,7 @@ async function requesterOf(db, { kind, select, fromRows }, event) {
 /** `finishDeadLetter(event, error)` for the quoting handler. */
 export function createQuoteDeadLetterFinisher({ db, topics, hubName }) {
   return async function finishDeadLetter(event) {
-    const relayed = event.type === FX_QUOTE_EVENT ? KINDS.fxQuote : KINDS.quote;
+    const relayed = relayedKindOf(event);
     const failed = failure(FAILURE.processingFailed, 'the switch could not process this quote message; it was set aside for the operator');
     const told = new Set(isName(event.from) ? [event.from] : []);
     if (event.action === QUOTE_ACTION.response || event.action === QUOTE_ACTION.error) {

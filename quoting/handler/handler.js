@@ -1,22 +1,19 @@
-// The quoting handler: quote and fx quote events from both quote topics → prefetch the quotes,
-// the fx quotes and their parties → the pure decisions (quoting/domain/quotes.js and
-// fx-quotes.js) → one transaction → the callbacks as notification events, produced and
+// The quoting handler: the events of every relayed kind (quoting/handler/relayed-kinds.js)
+// from both quote topics → prefetch each kind's records and parties → the pure decisions
+// (quoting/domain/) → one transaction → the callbacks as notification events, produced and
 // acknowledged before the consumer commits the offsets. The transaction costs two round
-// trips: the locking reads with the reads of the parties, then the writes with the COMMIT
-// (platform/db.js inTransaction).
+// trips: the locking reads of every kind with the reads of their parties, then the writes
+// with the COMMIT (platform/db.js inTransaction).
 import { inTransaction } from '../../platform/db.js';
-import { decideQuoteBatch } from '../domain/quotes.js';
-import { FX_QUOTE_EVENT, decideFxQuoteBatch } from '../domain/fx-quotes.js';
-import { participantStatesFromRows } from '../../ledger/ports/participant-directory.js';
-import {
-  insertQuotes, quotesFromRows, selectParticipantStates, selectQuotes, updateQuotes,
-} from '../repositories/quotes.js';
-import {
-  fxPartiesFromRows, fxQuotesFromRows, insertFxQuotes, selectFxParties, selectFxQuotes, updateFxQuotes,
-} from '../repositories/fx-quotes.js';
-import { fxQuoteNotificationRecords, quoteNotificationRecords } from './records.js';
+import { RELAYED_KINDS, relayedKindOf, sharedRecordsOf } from './relayed-kinds.js';
+import { uniqueSorted } from '../../platform/sql-text.js';
 
-const namesOf = (events) => events.flatMap((event) => [event.from, event.to]);
+/** The batch's events by relayed kind, in the table's order; every kind is present, most with no events. */
+function eventsByKind(events) {
+  const groups = new Map(RELAYED_KINDS.map((relayed) => [relayed, []]));
+  for (const event of events) groups.get(relayedKindOf(event)).push(event);
+  return [...groups].map(([relayed, kindEvents]) => ({ relayed, events: kindEvents, ids: kindEvents.map((event) => event.id) }));
+}
 
 /**
  * `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). `persist` is config
@@ -26,35 +23,28 @@ export function createQuotingHandler({ pool, producer, topics, hubName, persist,
   const log = logger.child({ component: 'quoting-handler' });
   return async function handleQuoteEvents(events) {
     const now = clock();
-    const fxEvents = events.filter((event) => event.type === FX_QUOTE_EVENT);
-    const quoteEvents = events.filter((event) => event.type !== FX_QUOTE_EVENT);
-    const quoteIds = quoteEvents.map((event) => event.id);
-    const fxIds = fxEvents.map((event) => event.id);
-    const [quotes, fxQuotes] = await inTransaction(pool, async (tx) => {
-      // Every party a decision may check: the events' source and destination, and the stored records' parties.
-      const [quoteRows, participantRows, fxQuoteRows, fxFactRows, fxStateRows] = await tx.read(
-        selectQuotes(quoteIds, { forUpdate: true }),
-        selectParticipantStates(namesOf(quoteEvents), quoteIds),
-        selectFxQuotes(fxIds, { forUpdate: true }),
-        ...selectFxParties(namesOf(fxEvents), fxIds),
-      );
-      const quoteDecision = decideQuoteBatch({
-        events: quoteEvents, quotes: quotesFromRows(quoteRows), participants: participantStatesFromRows(participantRows), persist,
+    const groups = eventsByKind(events);
+    const decisions = await inTransaction(pool, async (tx) => {
+      // Every kind's statements in one round trip: its records locked, and every party a
+      // decision may check (the events' source and destination, the stored records' parties).
+      const linked = uniqueSorted(groups.flatMap(({ relayed, events: kindEvents }) => relayed.linkedIds?.(kindEvents) ?? []));
+      const reads = groups.map(({ relayed, events: kindEvents, ids }) => relayed.reads(kindEvents, ids, linked));
+      const rows = await tx.read(...reads.flat());
+      let offset = 0;
+      const rowsByKind = reads.map((statements) => {
+        offset += statements.length;
+        return rows.slice(offset - statements.length, offset);
       });
-      const fxDecision = decideFxQuoteBatch({
-        events: fxEvents, fxQuotes: fxQuotesFromRows(fxQuoteRows), participants: fxPartiesFromRows(fxFactRows, fxStateRows), persist,
-      });
-      tx.write(
-        insertQuotes(quoteDecision.inserts, now), ...updateQuotes(quoteDecision.updates, now),
-        insertFxQuotes(fxDecision.inserts, now), ...updateFxQuotes(fxDecision.updates, now),
-      );
-      return [quoteDecision, fxDecision];
+      const shared = sharedRecordsOf(rowsByKind);
+      const decided = groups.map(({ relayed, events: kindEvents }, index) => relayed.decide(kindEvents, rowsByKind[index], persist, shared));
+      tx.write(...groups.flatMap(({ relayed }, index) => relayed.writes(decided[index], now)));
+      return decided;
     });
     // The edge produces only the four actions; anything else is a producer's defect that
     // retrying would not cure, so it is logged and skipped.
-    for (const event of [...quotes.unknown, ...fxQuotes.unknown]) log.error({ id: event.id, type: event.type, action: event.action }, 'quote event with an unknown action skipped');
-    await producer.produce([
-      ...quoteNotificationRecords(topics, quotes.outcomes, hubName, quoteEvents), ...fxQuoteNotificationRecords(topics, fxQuotes.outcomes, hubName, fxEvents),
-    ]);
+    for (const event of decisions.flatMap((decision) => decision.unknown)) {
+      log.error({ id: event.id, type: event.type, action: event.action }, 'quote event with an unknown action skipped');
+    }
+    await producer.produce(groups.flatMap(({ relayed, events: kindEvents }, index) => relayed.records(topics, decisions[index].outcomes, hubName, kindEvents)));
   };
 }

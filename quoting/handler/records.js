@@ -1,11 +1,16 @@
 // Turns the quoting decisions' outcomes into notification events (handlers/README.md: one
-// event, one callback), keyed by the quote's id so that one quote's callbacks stay in order.
+// event, one callback), keyed by the record's id so that one record's callbacks stay in order.
 // A quote callback goes to the DFSP's FSPIOP_CALLBACK_URL_QUOTES, an fx quote callback to its
-// FSPIOP_CALLBACK_URL_FX_QUOTES: both are base URLs, plus the resource path.
+// FSPIOP_CALLBACK_URL_FX_QUOTES, a bulk quote's to FSPIOP_CALLBACK_URL_BULK_QUOTES, a
+// transaction request's to FSPIOP_CALLBACK_URL_TRX_REQ_SERVICE and an authorization's to
+// FSPIOP_CALLBACK_URL_AUTHORIZATIONS: all are base URLs, plus the resource path.
 import { carriedBody, encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { QUOTE_KIND, QUOTE_OUTCOME } from '../domain/quotes.js';
 import { FX_QUOTE_KIND } from '../domain/fx-quotes.js';
+import { TRANSACTION_REQUEST_KIND } from '../domain/transaction-requests.js';
+import { AUTHORIZATION_KIND } from '../domain/authorizations.js';
+import { BULK_QUOTE_KIND } from '../domain/bulk-quotes.js';
 import { senderVersionsOf } from '../../platform/fspiop/versions.js';
 
 /**
@@ -21,6 +26,12 @@ const deliveredAs = (kind, delivery) => Object.freeze({
 const RESOURCES = Object.freeze({
   quotes: deliveredAs(QUOTE_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_QUOTES' }),
   fxQuotes: deliveredAs(FX_QUOTE_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_FX_QUOTES', version: '2.0' }),
+  transactionRequests: deliveredAs(TRANSACTION_REQUEST_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_TRX_REQ_SERVICE' }),
+  // The payer DFSP's ask is a GET /authorizations/{ID} with its query, forwarded as it was sent.
+  authorizations: deliveredAs(AUTHORIZATION_KIND, {
+    endpointType: 'FSPIOP_CALLBACK_URL_AUTHORIZATIONS', request: { method: 'GET', path: (resource, id, message) => `${itemPath(resource, id)}${message.search ?? ''}` },
+  }),
+  bulkQuotes: deliveredAs(BULK_QUOTE_KIND, { endpointType: 'FSPIOP_CALLBACK_URL_BULK_QUOTES' }),
 });
 
 /** `callback.version` of a hub call: the resource's own version, else the one its receiver sent in. */
@@ -52,7 +63,7 @@ function requesterErrorIfUndeliverable(forward, id, resource) {
  * version, and an fx quote's is always 2.0, the one version /fxQuotes is served in.
  */
 function notificationEvent(outcome, hubName, resource, version) {
-  const spec = CALLBACKS[outcome.type];
+  const spec = outcome.type === QUOTE_OUTCOME.forwardRequest && resource.request ? { ...CALLBACKS[outcome.type], ...resource.request } : CALLBACKS[outcome.type];
   if (!spec) throw new Error(`no callback for quote outcome ${outcome.type}`);
   const id = resource.idOf(outcome);
   const event = {
@@ -61,7 +72,7 @@ function notificationEvent(outcome, hubName, resource, version) {
     action: spec.action,
     to: outcome.to,
     callback: {
-      endpointType: resource.endpointType, templateParams: { [resource.templateKey]: id }, method: spec.method, resource: resource.resource, path: spec.path(resource.resource, id),
+      endpointType: resource.endpointType, templateParams: { [resource.templateKey]: id }, method: spec.method, resource: resource.resource, path: spec.path(resource.resource, id, outcome.message ?? {}),
     },
   };
   if (spec.forward) {
@@ -78,6 +89,9 @@ export const quoteNotificationEvent = (outcome, hubName, version) => notificatio
 /** The notification event for one fx quote outcome. */
 export const fxQuoteNotificationEvent = (outcome, hubName) => notificationEvent(outcome, hubName, RESOURCES.fxQuotes);
 
+/** The notification event for one bulk quote outcome (`version` as notificationEvent takes it). */
+export const bulkQuoteNotificationEvent = (outcome, hubName, version) => notificationEvent(outcome, hubName, RESOURCES.bulkQuotes, version);
+
 /**
  * The outcomes' notification records; `events` are the batch's events they answer
  * (transfer-records.js's rule: a hub call to a DFSP that sent one goes out in its version).
@@ -93,3 +107,10 @@ const recordsOf = (toEvent, { resource, idOf }) => (topics, outcomes, hubName, e
 
 export const quoteNotificationRecords = recordsOf(quoteNotificationEvent, RESOURCES.quotes);
 export const fxQuoteNotificationRecords = recordsOf(fxQuoteNotificationEvent, RESOURCES.fxQuotes);
+export const transactionRequestNotificationRecords = recordsOf(
+  (outcome, hubName, version) => notificationEvent(outcome, hubName, RESOURCES.transactionRequests, version), RESOURCES.transactionRequests,
+);
+export const authorizationNotificationRecords = recordsOf(
+  (outcome, hubName, version) => notificationEvent(outcome, hubName, RESOURCES.authorizations, version), RESOURCES.authorizations,
+);
+export const bulkQuoteNotificationRecords = recordsOf(bulkQuoteNotificationEvent, RESOURCES.bulkQuotes);

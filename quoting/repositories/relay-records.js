@@ -1,7 +1,8 @@
-// The records of a relayed resource (a quote, an fx quote) for the quoting handler, as mysql2
-// statements (`{ sql, values }`, run by platform/db.js inTransaction; platform/sql-text.js):
-// set-based reads (locked, so that two consumers of one partition during a rebalance cannot
-// both change a record), bulk inserts and updates. Both tables keep the same columns for
+// The records of a relayed resource (a quote, an fx quote, a transaction request, an
+// authorization) for the quoting handler, as mysql2 statements (`{ sql, values }`, run by
+// platform/db.js inTransaction; platform/sql-text.js): set-based reads (locked, so that two
+// consumers of one partition during a rebalance cannot both change a record), bulk inserts
+// and updates. Every table keeps the same columns for
 // duplicate detection and the relayed bytes (quoting/migrations); a repository is made for
 // one table by naming its id, its two parties, and what each keeps beside those columns.
 import {
@@ -12,15 +13,20 @@ import { participantStatesStatementFor } from '../../ledger/ports/participant-di
 // BIGINT columns come back as strings (platform/db.js); epoch milliseconds fit a Number.
 const epochMs = (value) => (value === null || value === undefined ? null : Number(value));
 
-const SIMPLE_CHANGES = Object.freeze({ state: 'state', requestAt: 'request_at', answerHash: 'answer_hash', answerAt: 'answer_at' });
+const SIMPLE_CHANGES = Object.freeze({ state: 'state', requestHash: 'request_hash', requestAt: 'request_at', answerHash: 'answer_hash', answerAt: 'answer_at' });
 
 /** The record's id and parties from a row, and the columns they fill. */
 const keyFields = (shape, row) => Object.fromEntries([shape.id, ...shape.parties].map(({ field, column }) => [field, row[column]]));
 const keyColumns = (shape, record) => Object.fromEntries([shape.id, ...shape.parties].map(({ field, column }) => [column, record[field]]));
 
+/** The fields a kind's decisions read (relay.js decisionFields), from their columns and into them. */
+const decisionFieldsOf = (shape, row) => Object.fromEntries(shape.decisionFields.map(([field, { column, fromColumn }]) => [field, fromColumn(row[column])]));
+const decisionColumns = (shape, record) => Object.fromEntries(shape.decisionFields.map(([field, { column, toColumn }]) => [column, toColumn(record[field])]));
+
 function toRecord(shape, row) {
   return {
     ...keyFields(shape, row),
+    ...decisionFieldsOf(shape, row),
     state: row.state,
     requestHash: row.request_hash,
     requestAt: epochMs(row.request_at),
@@ -55,6 +61,7 @@ function answerColumns(shape, answer) {
 function insertRow(shape, record, now) {
   return {
     ...keyColumns(shape, record),
+    ...decisionColumns(shape, record),
     state: record.state,
     request_hash: record.requestHash,
     request_at: record.requestAt,
@@ -70,7 +77,7 @@ function insertRow(shape, record, now) {
 function updateRow(shape, update, now) {
   const { changes } = update;
   const columns = { changed_at: now };
-  for (const [field, column] of Object.entries(SIMPLE_CHANGES)) if (field in changes) columns[column] = changes[field];
+  for (const [field, column] of [...Object.entries(SIMPLE_CHANGES), ...shape.linkColumns]) if (field in changes) columns[column] = changes[field];
   if ('request' in changes) Object.assign(columns, requestColumns(shape, changes.request));
   if ('answer' in changes) Object.assign(columns, answerColumns(shape, changes.answer));
   return { key: update[shape.id.field], changes: columns };
@@ -81,11 +88,20 @@ function updateRow(shape, update, now) {
  * `parties` (each `{ field, column }`: the requester, then the answerer). `requestColumns(request)`
  * gives the columns of a kept request's own fields (beside its headers and body, null for
  * none); `answerFields` names the kept answer's own fields and their columns (field →
- * column), beside its error code, headers and body.
+ * column), beside its error code, headers and body; `linkColumns` (field → column) names
+ * columns that only an update fills, linking the record to another (null when inserted).
+ * `decisionFields` names the fields a kind's decisions read that are kept whatever is
+ * persisted (field → `{ column, toColumn(value), fromColumn(value) }`); they are written
+ * once, with the record.
  */
-export function relayRecordRepository({ table, id, parties, requestColumns: ownRequestColumns, answerFields = {} }) {
-  const shape = Object.freeze({ table, id, parties, requestColumns: ownRequestColumns, answerFields: Object.entries(answerFields) });
-  const selected = [id.column, ...parties.map((party) => party.column), 'state', 'request_hash', 'request_at', 'answer_hash', 'answer_at',
+export function relayRecordRepository({
+  table, id, parties, requestColumns: ownRequestColumns, answerFields = {}, linkColumns = {}, decisionFields = {},
+}) {
+  const shape = Object.freeze({
+    table, id, parties, requestColumns: ownRequestColumns, answerFields: Object.entries(answerFields), linkColumns: Object.entries(linkColumns),
+    decisionFields: Object.entries(decisionFields),
+  });
+  const selected = [id.column, ...parties.map((party) => party.column), ...shape.decisionFields.map(([, { column }]) => column), 'state', 'request_hash', 'request_at', 'answer_hash', 'answer_at',
     ...shape.answerFields.map(([, column]) => column), 'answer_error_code', 'answer_headers', 'answer_body'];
   const selectText = textCache((key) => {
     const [count, lock] = key.split(':');

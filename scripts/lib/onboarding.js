@@ -38,6 +38,10 @@ export function standardEndpoints(base) {
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT', `${base}/participants/{{requestId}}`],
     ['FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR', `${base}/participants/{{requestId}}/error`],
     ['FSPIOP_CALLBACK_URL_QUOTES', base],
+    // Request to pay: transaction requests and authorizations go to base URLs, as quotes do.
+    ['FSPIOP_CALLBACK_URL_TRX_REQ_SERVICE', base],
+    ['FSPIOP_CALLBACK_URL_AUTHORIZATIONS', base],
+    ['FSPIOP_CALLBACK_URL_BULK_QUOTES', base],
     ...conversionEndpoints(base),
     ...bulkTransferEndpoints(base),
   ];

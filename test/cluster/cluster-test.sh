@@ -22,8 +22,19 @@ bash "$CLUSTER" build
 IMAGE_TAG="$IMAGE_TAG" bash "$REPO_ROOT/scripts/image.sh" all
 IMAGE_TAG="$UPGRADE_IMAGE_TAG" bash "$REPO_ROOT/scripts/image.sh" switch
 
+# The tests' report is kept, and what failed is printed again after the teardown, whose own
+# page of output would otherwise bury it.
+TESTS_LOG="$RUN_DIR/logs/cluster-tests.log"
+mkdir -p "$(dirname "$TESTS_LOG")"
+: > "$TESTS_LOG"
+print_failures() {
+  if grep -q 'failing tests:' "$TESTS_LOG"; then
+    echo "[cluster-test] what failed (the whole report: $TESTS_LOG):"
+    sed -n '/failing tests:/,$p' "$TESTS_LOG" | head -150
+  fi
+}
 if [[ "${KEEP_CLUSTER:-0}" != 1 ]]; then
-  trap 'bash "$CLUSTER" down' EXIT
+  trap 'bash "$CLUSTER" down; print_failures' EXIT
 fi
 bash "$CLUSTER" up
 bash "$CLUSTER" load "$RUN_DIR/images/fspiop-switch-$IMAGE_TAG.tar" "$RUN_DIR/images/fspiop-switch-$UPGRADE_IMAGE_TAG.tar" \
@@ -36,4 +47,4 @@ network_policy=none
 
 KUBECONFIG="$RUN_DIR/cluster/kubeconfig" IMAGE_TAG="$IMAGE_TAG" UPGRADE_IMAGE_TAG="$UPGRADE_IMAGE_TAG" \
   BUSYBOX_IMAGE=localhost/busybox:1.35.0 NETWORK_POLICY="$network_policy" \
-  node --test --test-reporter=spec "$REPO_ROOT/test/cluster/"
+  node --test --test-reporter=spec "$REPO_ROOT/test/cluster/" 2>&1 | tee "$TESTS_LOG"

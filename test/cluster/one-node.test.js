@@ -94,6 +94,12 @@ function k6Counts(output) {
     conversionCompleted: count('conversion_completed'), conversionFailed: count('conversion_failed') };
 }
 
+/** What a k6 log says beyond its progress bars: warnings, errors and the summary, the last 60 lines of them. */
+function k6Findings(log) {
+  const progress = /^\s*$|^running \(|^\s*(warmup|transfers)\s+[✓✗ ]?\s*\[/;
+  return log.split('\n').filter((line) => !progress.test(line)).slice(-60).join('\n');
+}
+
 /** The install's k6 Job: its counts, every payment it completed (the warm-up's and the conversions' too) added to the run's. */
 async function countInstallRun() {
   const k6 = k6Counts(await kubectl(['logs', `job/${FULL}-loadtest`]));
@@ -116,7 +122,7 @@ test('install in dev mode: Deployments available, setup Jobs complete, the in-cl
     .catch(async (error) => {
       // A failed hook Job says why only in its log, which the cluster's teardown removes. The
       // payments it made still count for the later tests' gates.
-      const k6 = await kubectl(['logs', `job/${FULL}-loadtest`, '--tail', '60']).catch((logError) => logError.message);
+      const k6 = await kubectl(['logs', `job/${FULL}-loadtest`]).then(k6Findings).catch((logError) => logError.message);
       await countInstallRun().catch(() => {});
       throw new Error(`${error.message}\nk6's log:\n${k6}`, { cause: error });
     });

@@ -1,6 +1,6 @@
 // The FSPIOP documents of @mojaloop/api-snippets (the ones the edges validate against,
 // platform/fspiop/openapi.js) as the fuzzer gets them, one per slice: the v1.1 document
-// (transfers, quotes, parties, participants) and the v2.0 document (the resources of currency
+// (transfers, quotes, bulkQuotes, parties, participants, transactionRequests, authorizations) and the v2.0 document (the resources of currency
 // conversion, fxQuotes, fxTransfers and services/FXP, with the 2.0 versions of transfers,
 // quotes and parties). The signing proxy states the slice's version on every request, so the
 // edges check the fuzzed requests against this very document. Each keeps only the resources
@@ -20,7 +20,7 @@ const SERVED_PARTICIPANT_PUTS = new Set(['/participants/{Type}/{ID}/error', '/pa
 /** What each fuzzed version keeps: the paths served, and the operations the switch declares not served. */
 const SLICES = Object.freeze({
   '1.1': {
-    served: /^\/(transfers|quotes|parties|participants)(\/|$)/,
+    served: /^\/(transfers|quotes|bulkQuotes|parties|participants|transactionRequests|authorizations)(\/|$)/,
     notServed: [
       (method, path) => method === 'patch' && path === '/transfers/{ID}',
       (method, path) => method === 'put' && path.startsWith('/participants/') && !SERVED_PARTICIPANT_PUTS.has(path),
@@ -39,7 +39,7 @@ const SLICES = Object.freeze({
 
 // The path parameters the edges validate with a named schema of the document, by path.
 const TYPED_PATH_PARAMETERS = [
-  { paths: /^\/(transfers|quotes|fxTransfers|fxQuotes)\/\{ID\}/, name: 'ID', schema: 'CorrelationId' },
+  { paths: /^\/(transfers|quotes|bulkQuotes|fxTransfers|fxQuotes|transactionRequests|authorizations)\/\{ID\}/, name: 'ID', schema: 'CorrelationId' },
   { paths: /^\/services\/FXP\//, name: 'SourceCurrency', schema: 'Currency' },
   { paths: /^\/services\/FXP\//, name: 'TargetCurrency', schema: 'Currency' },
 ];

@@ -34,7 +34,8 @@ import { AGENT_OPTIONS } from '../../perf/simulators/fspiop.js';
 // The edge of each resource (the first segment of its path, which is also the resource its
 // media type names: application/vnd.interoperability.services+json for /services/FXP).
 const RESOURCES = Object.freeze({
-  transfers: 'transfers', fxTransfers: 'transfers', quotes: 'quotes', fxQuotes: 'quotes', parties: 'accountLookup', participants: 'accountLookup', services: 'accountLookup',
+  transfers: 'transfers', fxTransfers: 'transfers', quotes: 'quotes', fxQuotes: 'quotes', bulkQuotes: 'quotes', transactionRequests: 'quotes', authorizations: 'quotes',
+  parties: 'accountLookup', participants: 'accountLookup', services: 'accountLookup',
 });
 // The resources of a conversion: sent between the initiating DFSP and the FXP.
 const CONVERSION_RESOURCES = new Set(['fxTransfers', 'fxQuotes']);

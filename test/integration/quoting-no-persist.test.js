@@ -1,12 +1,14 @@
 // Quotes end to end with QUOTES_PERSIST=false: the switch keeps only what duplicate detection
 // needs, so a resend of an answered quote is put to the payee again rather than answered
-// from storage, and GET /quotes/{ID} of an answered quote cannot be repeated (3205).
+// from storage, and GET /quotes/{ID} of an answered quote cannot be repeated (3205). A bulk
+// quote keeps its quoteIds all the same, so the payee's answer is still checked against them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { onboardDfsp, setUpHub } from '../support/admin-api.js';
 import { startSwitch } from '../support/switch.js';
 import { quoteHeaders, quoteRequestBody, startQuoteDfsp } from '../support/quote-dfsp.js';
 import { unsignedFetch } from '../support/jws-keys.js';
+import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 let sw;
 let quotingUrl;
@@ -82,4 +84,29 @@ test('a quote accepted while the handler is down is relayed once it is back', as
   await sw.start('quoting-handler');
   await payer.waitFor((call) => call.method === 'PUT' && call.path === `/quotes/${body.quoteId}`, 30_000);
   assert.equal(postsTo(payee, body.quoteId).length, 1);
+});
+
+test('a bulk quote keeps only its quoteIds beside duplicate detection, and the payee\'s answer is still held to them', async () => {
+  const bulk = { bulkQuoteId: quoteRequestBody().quoteId, payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: '1', fspId: 'payerfsp' } } };
+  bulk.individualQuotes = [quoteRequestBody(), quoteRequestBody()].map(({ quoteId, transactionId, payee: party, amountType, amount, transactionType }) => ({
+    quoteId, transactionId, payee: party, amountType, amount, transactionType,
+  }));
+  const id = bulk.bulkQuoteId;
+  const send = (method, path, source, destination, body) => unsignedFetch(`${quotingUrl}${path}`, {
+    method, headers: dfspHeaders('bulkQuotes', source, destination, { accept: method !== 'PUT' }), body: JSON.stringify(body),
+  });
+  assert.equal((await send('POST', '/bulkQuotes', 'payerfsp', 'payeefsp', bulk)).status, 202);
+  await payee.waitFor((call) => call.method === 'POST' && call.body?.bulkQuoteId === id);
+  const results = (quoteIds) => ({ expiration: new Date(Date.now() + 60_000).toISOString(), individualQuoteResults: quoteIds.map((quoteId) => ({ quoteId })) });
+  const stranger = quoteRequestBody().quoteId;
+  assert.equal((await send('PUT', `/bulkQuotes/${id}`, 'payeefsp', 'payerfsp', results([stranger]))).status, 200);
+  const refused = await payee.waitFor((call) => call.path === `/bulkQuotes/${id}/error`);
+  assert.deepEqual([refused.body.errorInformation.errorCode, refused.body.errorInformation.errorDescription.endsWith(`${stranger} was not asked for`)], ['3100', true]);
+  const genuine = results(bulk.individualQuotes.map((entry) => entry.quoteId));
+  assert.equal((await send('PUT', `/bulkQuotes/${id}`, 'payeefsp', 'payerfsp', genuine)).status, 200);
+  const answer = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/bulkQuotes/${id}`);
+  assert.equal(answer.rawBody, JSON.stringify(genuine));
+  const row = (await sw.admin.db('bulk_quote').where({ bulk_quote_id: id }))[0];
+  assert.deepEqual([row.state, JSON.parse(row.quote_ids), row.item_count, row.currencies, row.request_body, row.answer_body],
+    ['ANSWERED', bulk.individualQuotes.map((entry) => entry.quoteId), null, null, null, null]);
 });

@@ -175,7 +175,7 @@ test('prepare handler: stores a valid prepare RECEIVED_PREPARE and one expired b
   const pair = await newPair();
   const valid = prepareEvent(pair);
   const expired = prepareEvent(pair, { expiresAt: at(-1) });
-  const invalidBefore = await counterValue('transfers_finished_total', { state: S.invalid, error_code: '3100' });
+  const invalidBefore = await counterValue('transfers_finished_total', { kind: 'PAYMENT', state: S.invalid, error_code: '3100' });
 
   await handlers.prepare([valid, expired]);
 
@@ -198,7 +198,7 @@ test('prepare handler: stores a valid prepare RECEIVED_PREPARE and one expired b
   await handlers.prepare([valid, expired]);
   assert.equal((await transferJournal(db, valid.id)).length, 1, 'no second RECEIVED_PREPARE');
   assert.equal((await transferJournal(db, expired.id)).length, 1, 'no second INVALID');
-  assert.equal(await counterValue('transfers_finished_total', { state: S.invalid, error_code: '3100' }), invalidBefore + 1, 'counted once');
+  assert.equal(await counterValue('transfers_finished_total', { kind: 'PAYMENT', state: S.invalid, error_code: '3100' }), invalidBefore + 1, 'counted once');
   await positionRecordsOf([valid.id, valid.id], 'prepare'); // still in RECEIVED_PREPARE: sent on to the position handler again
 });
 

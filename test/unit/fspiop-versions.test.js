@@ -25,7 +25,7 @@ const headersIn = (version, accept = media('transfers', version.split('.')[0])) 
 });
 
 test('versions: every resource of today is served in 1.0, 1.1 and 2.0; an unknown resource is a programming error', () => {
-  for (const resource of ['parties', 'participants', 'quotes', 'transfers', 'bulkTransfers']) assert.deepEqual(versionsOf(resource), ['1.0', '1.1', '2.0']);
+  for (const resource of ['parties', 'participants', 'quotes', 'transfers', 'transactionRequests', 'authorizations', 'bulkTransfers']) assert.deepEqual(versionsOf(resource), ['1.0', '1.1', '2.0']);
   assert.throws(() => versionsOf('consentRequests'), /no FSPIOP versions/);
 });
 

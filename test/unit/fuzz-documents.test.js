@@ -71,8 +71,10 @@ test('a write route without a known body schema stops the run instead of going u
 test('the FSPIOP document: served resources only, no 2002 operations, every pattern generatable', () => {
   const document = fuzzedFspiopDocument();
   const paths = Object.keys(document.paths);
-  assert.ok(paths.includes('/transfers') && paths.includes('/quotes/{ID}') && paths.includes('/parties/{Type}/{ID}'));
-  assert.ok(paths.every((path) => /^\/(transfers|quotes|parties|participants)/.test(path)), paths.join(' '));
+  for (const path of ['/transfers', '/quotes/{ID}', '/parties/{Type}/{ID}', '/bulkQuotes', '/transactionRequests/{ID}', '/authorizations/{ID}']) {
+    assert.ok(paths.includes(path), `${path} is fuzzed`);
+  }
+  assert.ok(paths.every((path) => /^\/(transfers|quotes|bulkQuotes|parties|participants|transactionRequests|authorizations)/.test(path)), paths.join(' '));
   assert.equal(document.paths['/transfers/{ID}'].patch, undefined);
   assert.equal(document.paths['/participants/{ID}'], undefined);
   assert.equal(document.paths['/participants/{Type}/{ID}'].put, undefined);

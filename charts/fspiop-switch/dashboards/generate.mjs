@@ -4,7 +4,7 @@
 // editing the JSON by hand. test/charts/prometheus.test.js evaluates every query
 // against the running switch. Only metrics that exist are used:
 //   the switch:      http_request_duration_seconds{service,route,method,status},
-//                    transfer_end_to_end_seconds, transfers_finished_total{state,error_code},
+//                    transfer_end_to_end_seconds, transfers_finished_total{kind,state,error_code},
 //                    position_changes_total{reason}, callbacks_total{fsp,endpoint_type,outcome},
 //                    callback_duration_seconds{endpoint_type}, notification_events_skipped_total,
 //                    handler_batch_size{handler}, handler_batch_duration_seconds{handler},
@@ -87,11 +87,11 @@ const overview = () => dashboard('fspiop-overview', 'fspiop-switch / Overview', 
   panel('HTTP answers by status (4xx/5xx)', [
     [`sum by (service, status) (rate(http_request_duration_seconds_count{${ns}, status=~"[45].."}[$__rate_interval]))`, '{{service}} {{status}}'],
   ], { unit: 'reqps' }),
-  panel('Transfers finished per second by state', [
-    [`sum by (state) (rate(transfers_finished_total{${ns}}[$__rate_interval]))`, '{{state}}'],
-  ], { unit: 'ops' }),
-  panel('Success ratio (committed of finished)', [
-    [`sum(rate(transfers_finished_total{${ns}, state="COMMITTED"}[$__rate_interval])) / sum(rate(transfers_finished_total{${ns}}[$__rate_interval]))`, 'committed'],
+  panel('Transfers finished per second by kind and state', [
+    [`sum by (kind, state) (rate(transfers_finished_total{${ns}}[$__rate_interval]))`, '{{kind}} {{state}}'],
+  ], { unit: 'ops', description: 'PAYMENT: DFSPs\' payments; FX_TRANSFER: their currency conversions; FUNDS_IN and FUNDS_OUT: the operator\'s.' }),
+  panel('Payment success ratio (committed of finished payments)', [
+    [`sum(rate(transfers_finished_total{${ns}, kind="PAYMENT", state="COMMITTED"}[$__rate_interval])) / sum(rate(transfers_finished_total{${ns}, kind="PAYMENT"}[$__rate_interval]))`, 'committed'],
   ], { unit: 'percentunit' }),
   panel('Failed transfers by FSPIOP error code', [
     [`sum by (error_code, state) (rate(transfers_finished_total{${ns}, state!="COMMITTED"}[$__rate_interval]))`, '{{error_code}} {{state}}'],
@@ -210,10 +210,10 @@ const settlement = () => dashboard('fspiop-settlement', 'fspiop-switch / Settlem
 // Currency conversion (FSPIOP v2.0) has no metrics of its own: its messages travel the
 // transfer and quote topics and are decided by the same handlers, and what sets them apart is
 // already a label: the position handler's reasons FX_PREPARE, FX_COMMIT, FX_ABORT and
-// FX_TIMEOUT (a conversion's own position changes), the edges' route templates (/fxTransfers…,
-// /fxQuotes…, /services/FXP…) and the callbacks' endpoint types (FSPIOP_CALLBACK_URL_FX_*,
-// FSPIOP_CALLBACK_URL_SERVICES). transfers_finished_total counts a conversion with the
-// payments: it has no label for the kind.
+// FX_TIMEOUT (a conversion's own position changes), the kind FX_TRANSFER of
+// transfers_finished_total, the edges' route templates (/fxTransfers…, /fxQuotes…,
+// /services/FXP…) and the callbacks' endpoint types (FSPIOP_CALLBACK_URL_FX_*,
+// FSPIOP_CALLBACK_URL_SERVICES).
 const FX_REASONS = 'reason=~"FX_.*"';
 const FX_CALLBACKS = 'endpoint_type=~"FSPIOP_CALLBACK_URL_FX_.*|FSPIOP_CALLBACK_URL_SERVICES"';
 const edgeRequests = (service, route) =>
@@ -244,6 +244,9 @@ const fx = () => dashboard('fspiop-fx', 'fspiop-switch / Currency conversion', [
   panel('Failed conversion callbacks by DFSP', [
     [`sum by (fsp, endpoint_type) (rate(callbacks_total{${ns}, ${FX_CALLBACKS}, outcome!="delivered"}[$__rate_interval])) or 0 * sum by (fsp, endpoint_type) (rate(callbacks_total{${ns}, ${FX_CALLBACKS}}[$__rate_interval]))`, '{{fsp}} {{endpoint_type}}'],
   ], { unit: 'ops', description: 'Zero while every conversion callback is delivered.' }),
+  panel('Fx transfers finished by state and FSPIOP error code', [
+    [`sum by (state, error_code) (rate(transfers_finished_total{${ns}, kind="FX_TRANSFER"}[$__rate_interval]))`, '{{state}} {{error_code}}'],
+  ], { unit: 'ops', description: 'COMMITTED with its payment, or ended with the code that released it (the FXP\'s own 5xxx, the switch\'s 3xxx/4xxx, 3303 on expiry).' }),
 ]);
 
 const boards = [['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp], ['settlement', settlement], ['fx', fx]];
