@@ -5,11 +5,15 @@
 // tells the parties about the bulk as a whole (handlers/README.md, "Bulk transfers"). The
 // decisions stay as they are: only the produce step looks at which transfer an outcome is about.
 import { encodeEvent } from '../platform/kafka/envelope.js';
+import { failureToFspiop } from '../platform/fspiop/errors.js';
+import { FINAL_RESULT_ACTION } from '../ledger/domain/bulk-results.js';
 import { OUTCOME } from '../ledger/domain/outcomes.js';
 import { fspiopTransferState } from '../ledger/domain/transfer-states.js';
 
 /** An individual transfer's prepare result as the bulk handler records it. */
 export const ITEM_RESULT = Object.freeze({ reserved: 'RESERVED', failed: 'FAILED' });
+/** An individual transfer's final result (its commit or abort) as the bulk handler records it. */
+export const FINAL_RESULT = Object.freeze({ committed: 'COMMITTED', aborted: 'ABORTED' });
 
 /** The failure an aborted transfer's state names: the switch's, or the payee's own error. */
 function stateFailure(view) {
@@ -32,36 +36,65 @@ function prepareResultOf(outcome) {
 }
 
 /**
- * Splits `outcomes` into those told to the parties as before and the item results of
- * individual transfers of a bulk; `bulkOf`: transferId → bulkTransferId, for the transfers
- * of the batch that belong to one.
+ * The final result a commit's or abort's outcome says: the payee's fulfil forwarded to the
+ * payer is COMMITTED with its fulfilment; the payee's error forwarded, or the switch's failure
+ * (a wrong fulfilment), is ABORTED with the errorInformation the payer would have been told.
+ * Null for any other outcome, which goes on as a callback.
  */
-export function routeBulkOutcomes(outcomes, bulkOf) {
-  if (bulkOf.size === 0) return { outcomes, itemResults: [] };
+function finalResultOf(outcome) {
+  if (outcome.type === OUTCOME.forwardFulfil) return { result: FINAL_RESULT.committed, fulfilment: outcome.message.body?.fulfilment };
+  if (outcome.type === OUTCOME.forwardError) return { result: FINAL_RESULT.aborted, errorInformation: outcome.message.body?.errorInformation };
+  if (outcome.type === OUTCOME.error) return { result: FINAL_RESULT.aborted, errorInformation: failureToFspiop(outcome.failure).body.errorInformation };
+  return null;
+}
+
+/**
+ * Splits `outcomes` into those told to the parties as before and the item results of
+ * individual transfers of a bulk. `bulkOf`: transferId → bulkTransferId, for the transfers of
+ * the batch being prepared that belong to one; `finalOf`: the same for those being committed
+ * or aborted. A switch-decided abort tells both parties: the bulk's transfer has one final
+ * result, and the payee hears of it in the bulk's answer to the payer, not on its own.
+ */
+export function routeBulkOutcomes(outcomes, bulkOf, finalOf = new Map()) {
+  if (bulkOf.size === 0 && finalOf.size === 0) return { outcomes, itemResults: [] };
   const told = [];
   const itemResults = [];
+  const ended = new Set();
   for (const outcome of outcomes) {
-    const bulkTransferId = outcome.resource ? undefined : bulkOf.get(outcome.transferId);
-    const prepared = bulkTransferId ? prepareResultOf(outcome) : null;
-    if (prepared) itemResults.push({ bulkTransferId, transferId: outcome.transferId, ...prepared });
-    else told.push(outcome);
+    const preparing = outcome.resource ? undefined : bulkOf.get(outcome.transferId);
+    const ending = outcome.resource ? undefined : finalOf.get(outcome.transferId);
+    const prepared = preparing ? prepareResultOf(outcome) : null;
+    const final = ending ? finalResultOf(outcome) : null;
+    if (prepared) itemResults.push({ bulkTransferId: preparing, transferId: outcome.transferId, ...prepared });
+    else if (final && !ended.has(outcome.transferId)) {
+      ended.add(outcome.transferId);
+      itemResults.push({ bulkTransferId: ending, transferId: outcome.transferId, action: FINAL_RESULT_ACTION, ...final });
+    } else if (!final) told.push(outcome);
   }
   return { outcomes: told, itemResults };
 }
 
-/** transferId → bulkTransferId of the events of a batch that carry one. */
+const ENDING_ACTIONS = new Set(['commit', 'abort']);
+
+/**
+ * transferId → bulkTransferId of the events of a batch that carry one: `bulkOf` for those
+ * that prepare, `finalOf` for those that commit or abort.
+ */
 export function bulkOfEvents(events) {
-  return new Map(events.filter((event) => event.bulkTransferId).map((event) => [event.id, event.bulkTransferId]));
+  const bulkOf = new Map();
+  const finalOf = new Map();
+  for (const event of events) {
+    if (event.bulkTransferId) (ENDING_ACTIONS.has(event.action) ? finalOf : bulkOf).set(event.id, event.bulkTransferId);
+  }
+  return { bulkOf, finalOf };
 }
 
 /** The item results as records of topic-bulk-processing, keyed by their bulk. */
 export function bulkItemResultRecords(topics, itemResults, now) {
-  return itemResults.map(({ bulkTransferId, transferId, result, failure }) => ({
+  return itemResults.map(({ bulkTransferId, transferId, action = 'prepare-result', ...result }) => ({
     topic: topics.bulkProcessing,
     key: bulkTransferId,
-    value: encodeEvent({
-      id: bulkTransferId, type: 'bulkItem', action: 'prepare-result', transferId, result, failure, at: now.getTime(),
-    }),
+    value: encodeEvent({ id: bulkTransferId, type: 'bulkItem', action, transferId, ...result, at: now.getTime() }),
   }));
 }
 

@@ -28,7 +28,8 @@ export function createTransferDeadLetterFinisher({ db, topics, hubName, clock = 
       return decided;
     });
     // An individual transfer of a bulk ends as an item result of its bulk, as in the handlers.
-    const routed = routeBulkOutcomes(decision.outcomes, bulkOfEvents([event]));
+    const { bulkOf } = bulkOfEvents([event]);
+    const routed = routeBulkOutcomes(decision.outcomes, bulkOf);
     return [
       ...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, routed.outcomes, hubName, [event]),
       ...bulkItemResultRecords(topics, routed.itemResults, now),

@@ -1,6 +1,7 @@
 // The bulk handler's outcomes as notification events (one callback each, keyed by the
-// bulkTransferId): the forward of a bulk to its payee, and the rejection of a bulk none of
-// whose transfers reserved, to its payer.
+// bulkTransferId): the forward of a bulk to its payee, the rejection of a bulk none of whose
+// transfers reserved, to its payer, and the payer's aggregated answer once every transfer of
+// its bulk has committed or aborted.
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { answerVersionOf, contentVersionOf } from '../../platform/fspiop/versions.js';
@@ -38,31 +39,45 @@ function itemErrorInformation(item) {
   return failureToFspiop(item.failure ?? { code: 'PROCESSING_FAILED', detail: 'the transfer could not be prepared' }).body.errorInformation;
 }
 
-/** PUT /bulkTransfers/{ID} to the payer from the hub: REJECTED, with every item's error. */
-function rejectionEvent(outcome, hubName, now) {
+/**
+ * An item's entry of individualTransferResults: its fulfilment when committed, its error when
+ * refused at prepare or aborted, only its id while it is still in flight.
+ */
+function itemResultBody(item) {
+  if (item.finalResult === 'COMMITTED') return { transferId: item.transferId, ...(item.fulfilment ? { fulfilment: item.fulfilment } : {}) };
+  if (item.finalResult) return { transferId: item.transferId, errorInformation: item.errorInformation ?? itemErrorInformation(item) };
+  if (item.prepareResult === 'FAILED') return { transferId: item.transferId, errorInformation: itemErrorInformation(item) };
+  return { transferId: item.transferId };
+}
+
+/**
+ * PUT /bulkTransfers/{ID} to the payer from the hub, in the version the payer sent its bulk
+ * in, once the bulk has ended: REJECTED with every item's error, or COMPLETED with every
+ * item's fulfilment or error.
+ */
+function finalEvent(outcome, hubName, now, { action, items }) {
   const { bulk } = outcome;
   const version = contentVersionOf(bulk.headers['content-type']);
   return {
-    id: bulk.bulkTransferId, type: 'notification', action: 'bulk-rejected', to: bulk.payerFsp, from: hubName, headers: {},
+    id: bulk.bulkTransferId, type: 'notification', action, to: bulk.payerFsp, from: hubName, headers: {},
     callback: { ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_PUT', bulk, 'PUT'), ...(version ? { version } : {}) },
     body: {
       bulkTransferState: fspiopBulkTransferState(bulk.state),
       completedTimestamp: now.toISOString(),
-      individualTransferResults: outcome.failedItems.map((item) => ({ transferId: item.transferId, errorInformation: itemErrorInformation(item) })),
+      individualTransferResults: items.map(itemResultBody),
     },
   };
 }
 
 /**
- * PUT /bulkTransfers/{ID} from the hub to the payer that sent its bulk again, in the version
- * it sent it in: the bulk's state, with the items that have a result so far (a failed one
- * with its error).
+ * PUT /bulkTransfers/{ID} from the hub to the party that asked for it (its bulk sent again, or
+ * its GET), in the version it asked in: the bulk's state, with the items that have a result so
+ * far (a failed one with its error, a committed one with its fulfilment).
  */
 function stateEvent(outcome, hubName) {
   const { bulk } = outcome;
   const version = answerVersionOf(outcome.request.headers, RESOURCE);
-  const results = outcome.items.filter((item) => item.prepareResult).map((item) => (item.prepareResult === 'FAILED'
-    ? { transferId: item.transferId, errorInformation: itemErrorInformation(item) } : { transferId: item.transferId }));
+  const results = outcome.items.filter((item) => item.prepareResult).map(itemResultBody);
   return {
     id: bulk.bulkTransferId, type: 'notification', action: 'bulk-state', to: outcome.to, from: hubName, headers: {},
     callback: { ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_PUT', bulk, 'PUT'), ...(version ? { version } : {}) },
@@ -76,7 +91,8 @@ function stateEvent(outcome, hubName) {
 
 const EVENT_OF = Object.freeze({
   [BULK_OUTCOME.forward]: (outcome, hubName) => forwardEvent(outcome, hubName),
-  [BULK_OUTCOME.rejected]: (outcome, hubName, now) => rejectionEvent(outcome, hubName, now),
+  [BULK_OUTCOME.rejected]: (outcome, hubName, now) => finalEvent(outcome, hubName, now, { action: 'bulk-rejected', items: outcome.failedItems }),
+  [BULK_OUTCOME.completed]: (outcome, hubName, now) => finalEvent(outcome, hubName, now, { action: 'bulk-completed', items: outcome.items }),
   [BULK_OUTCOME.state]: (outcome, hubName) => stateEvent(outcome, hubName),
 });
 

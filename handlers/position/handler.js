@@ -110,7 +110,8 @@ export function createPositionHandler({ pool, producer, topics, hubName, metrics
     transferMetrics.countPositionChanges(decision.positionChanges);
     transferMetrics.countFinished(decision.stateUpdates, payeeErrorCodes(events));
     // An individual transfer of a bulk has its result recorded by the bulk handler instead.
-    const routed = routeBulkOutcomes(decision.outcomes, bulkOfEvents(rawEvents));
+    const { bulkOf, finalOf } = bulkOfEvents(rawEvents);
+    const routed = routeBulkOutcomes(decision.outcomes, bulkOf, finalOf);
     await producer.produce([...notificationRecords(topics, routed.outcomes, hubName, rawEvents), ...bulkItemResultRecords(topics, routed.itemResults, now)]);
   };
 }

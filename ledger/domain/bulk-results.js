@@ -2,7 +2,9 @@
 // transfers"): each result is recorded on its item once; when every item of a bulk still
 // RECEIVED has its prepare result, the bulk is forwarded to the payee with the items that
 // reserved (ACCEPTED), or, when none did, rejected to the payer with every item's failure
-// (REJECTED). A result the bulk already holds is a redelivery (after a crash between a
+// (REJECTED). The reserved items' final results (committed or aborted by the payee's answer)
+// move it to PROCESSING, and when every item has its final result, to COMPLETED, with one
+// aggregated answer to the payer. A result the bulk already holds is a redelivery (after a crash between a
 // handler's commit and its produce): it changes nothing, and the bulk's forward or rejection,
 // if already decided, is produced again, since it may be what the crash lost.
 import { BULK_STATE, bulkTransition } from './bulk-transfer-states.js';
@@ -15,6 +17,9 @@ export const BULK_OUTCOME = Object.freeze({
   forward: 'BULK_FORWARD',
   // PUT /bulkTransfers/{ID} to the payer: REJECTED, with every item's failure.
   rejected: 'BULK_REJECTED',
+  // PUT /bulkTransfers/{ID} to the payer: COMPLETED, with every item's fulfilment or error,
+  // the items refused at prepare included.
+  completed: 'BULK_COMPLETED',
   // PUT /bulkTransfers/{ID} to the payer that sent its bulk again: its current state, with the
   // results its items have so far.
   state: 'BULK_STATE',
@@ -33,15 +38,65 @@ function settledState(items) {
   return items.some((item) => item.prepareResult === RESERVED) ? BULK_STATE.accepted : BULK_STATE.rejected;
 }
 
+/** Whether an item has its final result: refused at prepare, or committed or aborted since. */
+const isItemFinal = (item) => (item.prepareResult && item.prepareResult !== RESERVED) || Boolean(item.finalResult);
+
 /**
- * `results`: item-result events `{ id: bulkTransferId, transferId, result, failure? }` in
- * consumption order. `bulks`: bulkTransferId → stored bulk (locked). `items`: bulkTransferId →
- * its items in order, `{ transferId, itemIndex, prepareResult, failure? }`. `stateRequests`:
- * bulk-state events `{ id, from, headers }`, answered after the batch's results. Returns the
- * results to record, the bulks' state updates and the outcomes.
+ * The state path of a bulk some of whose items have final results: ACCEPTED → PROCESSING at
+ * the first, → COMPLETED when every item has one; null when the bulk does not move.
+ */
+function finalPath(state, items) {
+  if (state !== BULK_STATE.accepted && state !== BULK_STATE.processing) return null;
+  if (!items.some((item) => item.finalResult)) return null;
+  const steps = state === BULK_STATE.accepted ? [BULK_STATE.processing] : [];
+  if (items.every(isItemFinal)) steps.push(BULK_STATE.completed);
+  return steps.length > 0 ? bulkTransition(state, ...steps) : null;
+}
+
+/**
+ * Records the bulk's results on copies of its items, in order: a prepare result on an item
+ * without one, a final result on an item without one. Returns the results recorded, those for
+ * no item, and whether one was already held (a redelivery).
+ */
+function applyResults(bulkTransferId, bulkResults, byTransferId, hasBulk) {
+  const applied = { recorded: [], finals: [], unknown: [], redelivered: false };
+  for (const result of bulkResults) {
+    const item = byTransferId.get(result.transferId);
+    if (!hasBulk || !item) { applied.unknown.push(result); continue; }
+    const final = result.action === FINAL_RESULT_ACTION;
+    if (final ? item.finalResult : item.prepareResult) { applied.redelivered = true; continue; }
+    if (final) {
+      Object.assign(item, { finalResult: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation });
+      applied.finals.push({ bulkTransferId, transferId: result.transferId, result: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation });
+      continue;
+    }
+    item.prepareResult = result.result;
+    item.failure = result.failure;
+    applied.recorded.push({ bulkTransferId, transferId: result.transferId, result: result.result, failure: result.failure });
+  }
+  return applied;
+}
+
+/** The outcome of a bulk whose items have their results, or null: what its state tells. */
+function settledOutcome(bulk, items) {
+  if (bulk.state === BULK_STATE.completed) return { type: BULK_OUTCOME.completed, bulk, items };
+  if (bulk.state === BULK_STATE.accepted || bulk.state === BULK_STATE.rejected) return outcomeOf(bulk, items);
+  return null;
+}
+
+/** The item-result events' action of a final result (a commit or an abort). */
+export const FINAL_RESULT_ACTION = 'final-result';
+
+/**
+ * `results`: item-result events `{ id: bulkTransferId, transferId, action, result, failure?,
+ * fulfilment?, errorInformation? }` in consumption order, `action` prepare-result or
+ * final-result. `bulks`: bulkTransferId → stored bulk (locked). `items`: bulkTransferId → its
+ * items in order (bulkItemsFromRows). `stateRequests`: bulk-state events `{ id, from,
+ * headers }`, answered after the batch's results. Returns the prepare and final results to
+ * record, the bulks' state updates and the outcomes.
  */
 export function decideBulkResults({ results, bulks, items, stateRequests = [] }) {
-  const decision = { recorded: [], bulkUpdates: [], outcomes: [], unknown: [] };
+  const decision = { recorded: [], finals: [], bulkUpdates: [], outcomes: [], unknown: [] };
   const current = new Map();
   const byBulk = new Map();
   for (const result of results) {
@@ -51,25 +106,26 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [] })
   for (const [bulkTransferId, bulkResults] of byBulk) {
     const bulk = bulks.get(bulkTransferId);
     const bulkItems = (items.get(bulkTransferId) ?? []).map((item) => ({ ...item }));
-    const byTransferId = new Map(bulkItems.map((item) => [item.transferId, item]));
-    let redelivered = false;
-    for (const result of bulkResults) {
-      const item = byTransferId.get(result.transferId);
-      if (!bulk || !item) { decision.unknown.push(result); continue; }
-      if (item.prepareResult) { redelivered = true; continue; }
-      item.prepareResult = result.result;
-      item.failure = result.failure;
-      decision.recorded.push({ bulkTransferId, transferId: result.transferId, result: result.result, failure: result.failure });
-    }
+    const applied = applyResults(bulkTransferId, bulkResults, new Map(bulkItems.map((item) => [item.transferId, item])), Boolean(bulk));
+    decision.recorded.push(...applied.recorded);
+    decision.finals.push(...applied.finals);
+    decision.unknown.push(...applied.unknown);
     if (!bulk) continue;
-    current.set(bulkTransferId, { bulk, items: bulkItems });
-    if (bulk.state === BULK_STATE.received && bulkItems.every((item) => item.prepareResult)) {
-      const next = settledState(bulkItems);
-      decision.bulkUpdates.push({ bulkTransferId, statePath: bulkTransition(bulk.state, next) });
-      current.set(bulkTransferId, { bulk: { ...bulk, state: next }, items: bulkItems });
-      decision.outcomes.push(outcomeOf({ ...bulk, state: next }, bulkItems));
-    } else if (redelivered && (bulk.state === BULK_STATE.accepted || bulk.state === BULK_STATE.rejected)) {
-      decision.outcomes.push(outcomeOf(bulk, bulkItems));
+    const path = [];
+    if (bulk.state === BULK_STATE.received && bulkItems.every((item) => item.prepareResult)) path.push(...bulkTransition(bulk.state, settledState(bulkItems)));
+    const afterPrepare = path.at(-1) ?? bulk.state;
+    path.push(...(finalPath(afterPrepare, bulkItems) ?? []));
+    const moved = { ...bulk, state: path.at(-1) ?? bulk.state };
+    current.set(bulkTransferId, { bulk: moved, items: bulkItems });
+    if (path.length > 0) {
+      decision.bulkUpdates.push({ bulkTransferId, statePath: bulkTransition(bulk.state, ...path) });
+      // The forward or rejection, when the prepare results settled the bulk; the aggregated
+      // answer, when the final results completed it.
+      if (afterPrepare !== bulk.state) decision.outcomes.push(outcomeOf({ ...bulk, state: afterPrepare }, bulkItems));
+      if (moved.state === BULK_STATE.completed) decision.outcomes.push(settledOutcome(moved, bulkItems));
+    } else if (applied.redelivered) {
+      const again = settledOutcome(bulk, bulkItems);
+      if (again) decision.outcomes.push(again);
     }
   }
   for (const request of stateRequests) {

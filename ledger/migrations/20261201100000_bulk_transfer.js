@@ -40,6 +40,13 @@ export async function up(knex) {
     table.string('prepare_result', 16).nullable();
     table.string('failure_code', 32).nullable();
     table.string('failure_detail', 512).nullable();
+    // Null until the bulk handler records the item's final result (its commit or abort):
+    // COMMITTED with the payee's fulfilment, or ABORTED with the errorInformation the payer
+    // is told (the payee's own error, or the switch's failure).
+    table.string('final_result', 16).nullable();
+    table.string('fulfilment', 48).nullable();
+    table.string('error_code', 4).nullable();
+    table.string('error_description', 128).nullable();
     table.datetime('changed_at', { precision: 3 }).notNullable();
     table.primary(['bulk_transfer_id', 'transfer_id']);
     // The handlers that meet an individual transfer find its bulk by its id.

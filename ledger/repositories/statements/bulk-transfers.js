@@ -46,7 +46,8 @@ export function bulkTransfersFromRows(rows = []) {
   return new Map(rows.map((row) => [row.bulk_transfer_id, toBulkTransfer(row)]));
 }
 
-const ITEM_COLUMNS = ['bulk_transfer_id', 'transfer_id', 'item_index', 'prepare_result', 'failure_code', 'failure_detail', 'changed_at'];
+const ITEM_COLUMNS = ['bulk_transfer_id', 'transfer_id', 'item_index', 'prepare_result', 'failure_code', 'failure_detail',
+  'final_result', 'fulfilment', 'error_code', 'error_description', 'changed_at'];
 const itemsText = textCache((count) => `SELECT ${ITEM_COLUMNS.map(quoted).join(',')} FROM \`bulk_transfer_item\``
   + ` WHERE \`bulk_transfer_id\` IN (${placeholders(count)}) ORDER BY \`bulk_transfer_id\`, \`item_index\``);
 
@@ -57,7 +58,10 @@ export function selectBulkItems(bulkTransferIds) {
   return { sql: itemsText(ids.length), values: ids };
 }
 
-/** bulkTransferId → its items in order, each `{ transferId, itemIndex, prepareResult, failure? }`. */
+/**
+ * bulkTransferId → its items in order, each `{ transferId, itemIndex, prepareResult, failure?,
+ * finalResult, fulfilment?, errorInformation? }`.
+ */
 export function bulkItemsFromRows(rows = []) {
   const items = new Map();
   for (const row of rows) {
@@ -67,6 +71,9 @@ export function bulkItemsFromRows(rows = []) {
       itemIndex: Number(row.item_index),
       prepareResult: row.prepare_result,
       failure: row.failure_code ? failure(row.failure_code, row.failure_detail) : undefined,
+      finalResult: row.final_result,
+      fulfilment: row.fulfilment ?? undefined,
+      errorInformation: row.error_code ? { errorCode: row.error_code, errorDescription: row.error_description ?? '' } : undefined,
     });
   }
   return items;
@@ -102,6 +109,23 @@ export function itemResultStatements(results, now) {
   return results.map((result) => ({
     sql: recordResultText,
     values: [result.result, result.failure?.code ?? null, result.failure?.detail?.slice(0, 512) ?? null, now, result.bulkTransferId, result.transferId],
+  }));
+}
+
+const recordFinalText = 'UPDATE `bulk_transfer_item` SET `final_result` = ?, `fulfilment` = ?, `error_code` = ?, `error_description` = ?,'
+  + ' `changed_at` = ? WHERE `bulk_transfer_id` = ? AND `transfer_id` = ? AND `final_result` IS NULL';
+
+/**
+ * Records item final results (COMMITTED with the fulfilment, ABORTED with the errorInformation
+ * the payer is told), each only if its item has none yet, as itemResultStatements does.
+ */
+export function itemFinalStatements(results, now) {
+  return results.map((result) => ({
+    sql: recordFinalText,
+    values: [
+      result.result, result.fulfilment ?? null, result.errorInformation?.errorCode?.slice(0, 4) ?? null,
+      result.errorInformation?.errorDescription?.slice(0, 128) ?? null, now, result.bulkTransferId, result.transferId,
+    ],
   }));
 }
 
