@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTransferSwitch } from '../support/transfer-switch.js';
-import { quoteIlp } from '../support/test-dfsp.js';
+import { fulfilmentFor, quoteIlp } from '../support/test-dfsp.js';
 import { signedFetch } from '../support/jws-keys.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
@@ -21,15 +21,18 @@ let payer;
 let payee;
 let poor;
 let resender;
+let fulfiller;
 let stop;
 
 before(async () => {
-  ({ sw, dfsps: [payer, payee, poor, resender], stop } = await startTransferSwitch({ dfsps: [
+  ({ sw, dfsps: [payer, payee, poor, resender, fulfiller], stop } = await startTransferSwitch({ dfsps: [
     // The net debit cap is far above the liquidity, so the liquidity cover is what runs out.
     { name: 'payerfsp', netDebitCap: '1000000', fundsIn: PAYER_LIQUIDITY }, { name: 'payeefsp', netDebitCap: '1000', fundsIn: '5000' },
     { name: 'poorfsp', netDebitCap: '1000', fundsIn: '5' },
     // A payer of its own, whatever the bulk of 1,000 left of the first one's liquidity.
     { name: 'resendfsp', netDebitCap: '1000', fundsIn: '5000' },
+    // The payer of the bulks the payee answers.
+    { name: 'fulfilfsp', netDebitCap: '10000', fundsIn: '10000' },
   ] }));
 });
 
@@ -81,6 +84,23 @@ async function bulkState(bulkTransferId) {
 async function journal(transferId) {
   return (await sw.admin.db('transfer_state_change').where({ transfer_id: transferId }).orderBy('id').select('state')).map((row) => row.state);
 }
+
+/** The payee's PUT /bulkTransfers/{ID} (or …/error), signed by the payee. */
+async function answerBulk(bulkTransferId, body, { to = 'fulfilfsp', error = false, from = 'payeefsp' } = {}) {
+  const url = `${sw.apiUrl}/bulkTransfers/${bulkTransferId}${error ? '/error' : ''}`;
+  const response = await signedFetch(url, { method: 'PUT', headers: dfspHeaders('bulkTransfers', from, to, { accept: false }), body: JSON.stringify(body) });
+  assert.equal(response.status, 200, await response.text());
+}
+
+/** Posts a bulk from fulfilfsp and waits until the payee has it. */
+async function preparedBulk(items) {
+  const body = bulkBody({ items, from: 'fulfilfsp' });
+  await postBulk(JSON.stringify(body), 'fulfilfsp');
+  await payee.waitFor((call) => call.method === 'POST' && call.path === '/bulkTransfers' && call.body?.bulkTransferId === body.bulkTransferId, 30_000);
+  return body;
+}
+
+const finalAnswers = (dfsp, bulkTransferId) => dfsp.received.filter((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${bulkTransferId}`);
 
 test('a bulk the payer can afford: every transfer RECEIVED_PREPARE → RESERVED, linked to its bulk; the payee gets the payer\'s signed bytes', async () => {
   const body = bulkBody({ items: 5 });
@@ -173,4 +193,95 @@ test('the same bulk again changes nothing and its payer hears its state; the sam
   assert.equal(payee.received.filter((call) => call.body?.bulkTransferId === body.bulkTransferId).length, 1, 'forwarded once');
   assert.equal((await sw.admin.db('bulk_transfer_item').where({ bulk_transfer_id: body.bulkTransferId })).length, 2);
   for (const item of body.individualTransfers) assert.deepEqual(await journal(item.transferId), ['RECEIVED_PREPARE', 'RESERVED']);
+});
+
+test('the payee fulfils a bulk of 20 with one bad fulfilment: that transfer aborts alone, the rest commit, the payer gets one aggregated PUT', async () => {
+  const payerBefore = await position('fulfilfsp');
+  const payeeBefore = await position('payeefsp');
+  const body = await preparedBulk(20);
+  assert.equal(await position('fulfilfsp'), payerBefore + 20 * Number(ITEM_AMOUNT));
+  const bad = body.individualTransfers[7].transferId;
+  const results = body.individualTransfers.map((item) => ({
+    transferId: item.transferId,
+    fulfilment: item.transferId === bad ? fulfilmentFor('not-the-payee-secret', item.ilpPacket) : fulfilmentFor(payee.secret, item.ilpPacket),
+  }));
+  await answerBulk(body.bulkTransferId, { bulkTransferState: 'COMPLETED', completedTimestamp: new Date().toISOString(), individualTransferResults: results });
+  const answer = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`, 30_000);
+  assert.equal(answer.body.bulkTransferState, 'COMPLETED');
+  assert.equal(answer.headers['fspiop-source'], 'Hub');
+  assert.equal(answer.signatureProblem, null);
+  assert.deepEqual(answer.body.individualTransferResults.map((result) => result.transferId), body.individualTransfers.map((item) => item.transferId), 'every item, in the bulk\'s order');
+  for (const [index, result] of answer.body.individualTransferResults.entries()) {
+    if (result.transferId === bad) {
+      assert.equal(result.errorInformation.errorCode, '3100', 'the bad fulfilment is a validation error of that item alone');
+      assert.equal(result.fulfilment, undefined);
+    } else {
+      assert.equal(result.fulfilment, results[index].fulfilment);
+      assert.equal(result.errorInformation, undefined);
+    }
+  }
+  const items = await storedItems(body.bulkTransferId);
+  for (const row of items) {
+    const expected = row.transfer_id === bad ? ['RECEIVED_PREPARE', 'RESERVED', 'RECEIVED_ERROR', 'ABORTED_ERROR'] : ['RECEIVED_PREPARE', 'RESERVED', 'RECEIVED_FULFIL', 'COMMITTED'];
+    assert.deepEqual(await journal(row.transfer_id), expected);
+  }
+  assert.equal(await bulkState(body.bulkTransferId), 'COMPLETED');
+  assert.equal(await position('fulfilfsp'), payerBefore + 19 * Number(ITEM_AMOUNT), 'the bad item\'s reservation is released, the rest committed');
+  assert.equal(await position('payeefsp'), payeeBefore - 19 * Number(ITEM_AMOUNT));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.equal(finalAnswers(fulfiller, body.bulkTransferId).length, 1, 'exactly one aggregated answer');
+  const ids = new Set(body.individualTransfers.map((item) => item.transferId));
+  assert.equal(fulfiller.received.filter((call) => call.path.startsWith('/transfers/') && ids.has(call.path.split('/')[2])).length, 0, 'no single transfer callback to the payer');
+  assert.equal(payee.received.filter((call) => call.path.startsWith('/transfers/') && ids.has(call.path.split('/')[2])).length, 0, 'nor to the payee');
+});
+
+test('a payee item with errorInformation aborts that item alone; the payee\'s PUT …/error aborts every reserved one', async () => {
+  const payerBefore = await position('fulfilfsp');
+  const mixed = await preparedBulk(3);
+  const [first, second, third] = mixed.individualTransfers;
+  await answerBulk(mixed.bulkTransferId, {
+    bulkTransferState: 'COMPLETED',
+    individualTransferResults: [
+      { transferId: first.transferId, fulfilment: fulfilmentFor(payee.secret, first.ilpPacket) },
+      { transferId: second.transferId, errorInformation: { errorCode: '5101', errorDescription: 'Payee transaction limit reached' } },
+      { transferId: third.transferId, fulfilment: fulfilmentFor(payee.secret, third.ilpPacket) },
+    ],
+  });
+  const answer = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${mixed.bulkTransferId}`, 30_000);
+  assert.deepEqual(answer.body.individualTransferResults.map((result) => result.errorInformation?.errorCode ?? 'fulfilled'), ['fulfilled', '5101', 'fulfilled']);
+  assert.equal(await position('fulfilfsp'), payerBefore + 2 * Number(ITEM_AMOUNT));
+
+  const refused = await preparedBulk(4);
+  await answerBulk(refused.bulkTransferId, { errorInformation: { errorCode: '5104', errorDescription: 'Payee rejected the bulk' } }, { error: true });
+  const rejected = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${refused.bulkTransferId}`, 30_000);
+  assert.equal(rejected.body.bulkTransferState, 'COMPLETED');
+  assert.equal(rejected.body.individualTransferResults.length, 4);
+  for (const result of rejected.body.individualTransferResults) assert.equal(result.errorInformation.errorCode, '5104');
+  for (const item of refused.individualTransfers) assert.deepEqual(await journal(item.transferId), ['RECEIVED_PREPARE', 'RESERVED', 'RECEIVED_ERROR', 'ABORTED_ERROR']);
+  assert.equal(await position('fulfilfsp'), payerBefore + 2 * Number(ITEM_AMOUNT), 'every reservation of the refused bulk released');
+});
+
+test('an answer from another DFSP than the payee, or naming a transfer not of the bulk, is refused whole and moves nothing', async () => {
+  const body = await preparedBulk(2);
+  const before = await position('fulfilfsp');
+  const good = body.individualTransfers.map((item) => ({ transferId: item.transferId, fulfilment: fulfilmentFor(payee.secret, item.ilpPacket) }));
+  await answerBulk(body.bulkTransferId, { bulkTransferState: 'COMPLETED', individualTransferResults: good }, { from: 'resendfsp', to: 'fulfilfsp' });
+  const notPayee = await resender.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);
+  assert.equal(notPayee.body.errorInformation.errorCode, '3100');
+  const foreign = [...good, { transferId: randomUUID(), fulfilment: good[0].fulfilment }];
+  await answerBulk(body.bulkTransferId, { bulkTransferState: 'COMPLETED', individualTransferResults: foreign });
+  const notOfBulk = await payee.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);
+  assert.equal(notOfBulk.body.errorInformation.errorCode, '3100');
+  for (const item of body.individualTransfers) assert.deepEqual(await journal(item.transferId), ['RECEIVED_PREPARE', 'RESERVED']);
+  assert.equal(await position('fulfilfsp'), before);
+  assert.equal(await bulkState(body.bulkTransferId), 'ACCEPTED');
+  // The payee's own answer still completes it.
+  await answerBulk(body.bulkTransferId, { bulkTransferState: 'COMPLETED', individualTransferResults: good });
+  const answer = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`, 30_000);
+  assert.equal(answer.body.bulkTransferState, 'COMPLETED');
+  const got = await signedFetch(`${sw.apiUrl}/bulkTransfers/${body.bulkTransferId}`, { headers: dfspHeaders('bulkTransfers', 'fulfilfsp', 'payeefsp') });
+  assert.equal(got.status, 202);
+  const state = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}` && call !== answer, 30_000);
+  assert.equal(state.body.bulkTransferState, 'COMPLETED');
+  assert.deepEqual(state.body.individualTransferResults.map((result) => result.fulfilment), good.map((result) => result.fulfilment));
 });
