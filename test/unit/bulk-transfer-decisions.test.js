@@ -5,12 +5,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { decideBulkPrepareBatch, individualTransferMessages } from '../../ledger/domain/bulk-prepare.js';
-import { BULK_OUTCOME, decideBulkResults } from '../../ledger/domain/bulk-results.js';
+import { expandBulkAnswers } from '../../ledger/domain/bulk-fulfil.js';
+import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
+import { BULK_OUTCOME, FINAL_RESULT_ACTION, decideBulkResults } from '../../ledger/domain/bulk-results.js';
 import { BULK_STATE as B, bulkTransition, canBulkTransition, fspiopBulkTransferState, isBulkFinal } from '../../ledger/domain/bulk-transfer-states.js';
 import { OUTCOME, RESOURCE, tell } from '../../ledger/domain/outcomes.js';
 import { TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { ITEM_RESULT, routeBulkOutcomes } from '../../handlers/bulk-records.js';
+import { FINAL_RESULT, ITEM_RESULT, bulkOfEvents, routeBulkOutcomes } from '../../handlers/bulk-records.js';
 import { notificationEvent } from '../../handlers/transfer-records.js';
 
 const now = new Date('2026-12-01T12:00:00.000Z');
@@ -195,4 +197,104 @@ test('bulk results: a bulk sent again is answered with its state after the batch
   assert.deepEqual(state.items.map((item) => item.prepareResult), ['RESERVED', 'FAILED']);
   const prepared = decideBulkPrepareBatch({ messages: [bulk([item()])], existingBulks: new Map(), existing: new Map(), participants, now });
   assert.deepEqual(prepared.stateRequests, [], 'a new bulk asks for nothing');
+});
+
+const answer = (action, body, from = 'payee') => ({ id: 'bulk-1', type: 'bulkTransfer', action, from, to: 'payer', headers: {}, body, at: now.getTime() });
+
+test('bulk fulfil: each item of the payee\'s PUT is a single fulfil carrying its bulk; an item with an error aborts; …/error aborts every reserved item', () => {
+  const bulks = new Map([['bulk-1', storedBulk(B.accepted)]]);
+  const items = storedItems('RESERVED', 'RESERVED', 'FAILED');
+  const fulfilled = expandBulkAnswers({
+    events: [answer('bulk-fulfil', {
+      bulkTransferState: 'COMPLETED', completedTimestamp: now.toISOString(),
+      individualTransferResults: [{ transferId: 't0', fulfilment: 'abc' }, { transferId: 't1', errorInformation: { errorCode: '5101', errorDescription: 'limit' } }],
+    })],
+    bulks, items,
+  });
+  assert.deepEqual(fulfilled.outcomes, []);
+  assert.deepEqual(fulfilled.fulfils.map((event) => [event.id, event.action, event.bulkTransferId, event.from]), [['t0', 'commit', 'bulk-1', 'payee'], ['t1', 'abort', 'bulk-1', 'payee']]);
+  assert.deepEqual(fulfilled.fulfils[0].body, { transferState: 'COMMITTED', fulfilment: 'abc', completedTimestamp: now.toISOString() });
+  assert.equal(fulfilled.fulfils[1].body.errorInformation.errorCode, '5101');
+  const refused = expandBulkAnswers({ events: [answer('bulk-abort', { errorInformation: { errorCode: '5104', errorDescription: 'no' } })], bulks, items });
+  assert.deepEqual(refused.fulfils.map((event) => [event.id, event.action]), [['t0', 'abort'], ['t1', 'abort']], 'the item refused at prepare is not aborted again');
+});
+
+test('bulk fulfil: an answer for no bulk, not from its payee, or naming a foreign or repeated transfer is refused whole about the bulk', () => {
+  const bulks = new Map([['bulk-1', storedBulk(B.accepted)]]);
+  const items = storedItems('RESERVED', 'RESERVED', 'RESERVED');
+  const results = (...ids) => ({ bulkTransferState: 'COMPLETED', individualTransferResults: ids.map((transferId) => ({ transferId, fulfilment: 'abc' })) });
+  const cases = [
+    [{ ...answer('bulk-fulfil', results('t0')), id: 'bulk-2' }, FAILURE.transferNotFound],
+    [answer('bulk-fulfil', results('t0'), 'other'), FAILURE.validation],
+    [answer('bulk-fulfil', results('t0', 'elsewhere')), FAILURE.validation],
+    [answer('bulk-fulfil', results('t0', 't0')), FAILURE.validation],
+  ];
+  for (const [event, code] of cases) {
+    const expanded = expandBulkAnswers({ events: [event], bulks, items });
+    assert.deepEqual(expanded.fulfils, []);
+    assert.equal(expanded.outcomes[0].failure.code, code);
+    assert.equal(expanded.outcomes[0].resource, RESOURCE.bulkTransfers);
+    assert.equal(expanded.outcomes[0].to, event.from);
+  }
+});
+
+test('bulk fulfil: the items are decided by the single fulfil\'s decisions: a wrong fulfilment aborts its transfer alone', () => {
+  const fulfilment = randomBytes(32).toString('base64url');
+  const itemCondition = createHash('sha256').update(Buffer.from(fulfilment, 'base64url')).digest('base64url');
+  const reserved = (transferId) => ({
+    transferId, kind: 'PAYMENT', state: S.reserved, payerFsp: 'payer', payeeFsp: 'payee', payerAccountId: 1, payeeAccountId: 3, ilpCondition: itemCondition,
+    expiresAt: new Date(now.getTime() + 60_000),
+  });
+  const { fulfils } = expandBulkAnswers({
+    events: [answer('bulk-fulfil', { bulkTransferState: 'COMPLETED', individualTransferResults: [{ transferId: 't0', fulfilment }, { transferId: 't1', fulfilment: 'x'.repeat(43) }] })],
+    bulks: new Map([['bulk-1', storedBulk(B.accepted, 2)]]), items: storedItems('RESERVED', 'RESERVED'),
+  });
+  const decided = decideFulfilBatch({ events: fulfils, transfers: new Map([['t0', reserved('t0')], ['t1', reserved('t1')]]), now });
+  assert.deepEqual(decided.positionEvents.map((event) => [event.message.id, event.action, event.message.bulkTransferId]), [['t0', 'commit', 'bulk-1'], ['t1', 'abort', 'bulk-1']]);
+  assert.equal(decided.positionEvents[1].failure.code, FAILURE.validation);
+});
+
+test('routing: a bulk item\'s commit and abort become one final result each; the payee is not told on its own', () => {
+  const fulfilMessage = { id: 'a', body: { fulfilment: 'abc' } };
+  const events = [
+    { id: 'a', action: 'commit', bulkTransferId: 'bulk-1' }, { id: 'b', action: 'abort', bulkTransferId: 'bulk-1' },
+    { id: 'c', action: 'abort', bulkTransferId: 'bulk-1' }, { id: 'p', action: 'prepare', bulkTransferId: 'bulk-1' },
+  ];
+  const { bulkOf, finalOf } = bulkOfEvents(events);
+  assert.deepEqual([[...bulkOf.keys()], [...finalOf.keys()]], [['p'], ['a', 'b', 'c']]);
+  const invalid = failure(FAILURE.validation, 'wrong fulfilment');
+  const routed = routeBulkOutcomes([
+    tell.forwardFulfil('a', 'payer', fulfilMessage),
+    tell.error('b', 'payer', invalid), tell.error('b', 'payee', invalid),
+    tell.forwardError('c', 'payer', { id: 'c', body: { errorInformation: { errorCode: '5101', errorDescription: 'limit' } } }),
+    tell.forwardPrepare('p', 'payee', {}),
+  ], bulkOf, finalOf);
+  assert.deepEqual(routed.outcomes, []);
+  assert.deepEqual(routed.itemResults.map((result) => [result.transferId, result.action ?? 'prepare-result', result.result, result.fulfilment ?? result.errorInformation?.errorCode]), [
+    ['a', FINAL_RESULT_ACTION, FINAL_RESULT.committed, 'abc'], ['b', FINAL_RESULT_ACTION, FINAL_RESULT.aborted, '3100'],
+    ['c', FINAL_RESULT_ACTION, FINAL_RESULT.aborted, '5101'], ['p', 'prepare-result', ITEM_RESULT.reserved, undefined],
+  ]);
+});
+
+const finalResult = (transferId, result, extra = {}) => ({ id: 'bulk-1', type: 'bulkItem', action: FINAL_RESULT_ACTION, transferId, result, ...extra });
+
+test('bulk results: the first final result moves the bulk to PROCESSING; the last completes it with every item, those refused at prepare included', () => {
+  const bulks = new Map([['bulk-1', storedBulk(B.accepted)]]);
+  const first = decideBulkResults({ results: [finalResult('t0', 'COMMITTED', { fulfilment: 'abc' })], bulks, items: storedItems('RESERVED', 'RESERVED', 'FAILED') });
+  assert.deepEqual(first.finals.map((result) => [result.transferId, result.result]), [['t0', 'COMMITTED']]);
+  assert.deepEqual(first.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.processing] }]);
+  assert.deepEqual(first.outcomes, []);
+  const items = new Map([['bulk-1', storedItems('RESERVED', 'RESERVED', 'FAILED').get('bulk-1').map((row, index) => (index === 0 ? { ...row, finalResult: 'COMMITTED', fulfilment: 'abc' } : row))]]);
+  const last = decideBulkResults({
+    results: [finalResult('t1', 'ABORTED', { errorInformation: { errorCode: '3100', errorDescription: 'bad' } })], bulks: new Map([['bulk-1', storedBulk(B.processing)]]), items,
+  });
+  assert.deepEqual(last.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.completed] }]);
+  assert.equal(last.outcomes.length, 1);
+  assert.equal(last.outcomes[0].type, BULK_OUTCOME.completed);
+  assert.deepEqual(last.outcomes[0].items.map((item) => [item.transferId, item.finalResult ?? item.prepareResult]), [['t0', 'COMMITTED'], ['t1', 'ABORTED'], ['t2', 'FAILED']]);
+  const again = decideBulkResults({ results: [finalResult('t1', 'ABORTED')], bulks: new Map([['bulk-1', storedBulk(B.completed)]]), items: last.outcomes.map((outcome) => ['bulk-1', outcome.items]).reduce((map, [key, value]) => map.set(key, value), new Map()) });
+  assert.deepEqual([again.finals, again.bulkUpdates], [[], []], 'a redelivered final result records nothing');
+  assert.equal(again.outcomes[0].type, BULK_OUTCOME.completed, 'and produces the aggregated answer again');
+  const whole = decideBulkResults({ results: [finalResult('t0', 'COMMITTED'), finalResult('t1', 'COMMITTED')], bulks: new Map([['bulk-1', storedBulk(B.accepted, 2)]]), items: storedItems('RESERVED', 'RESERVED') });
+  assert.deepEqual(whole.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.processing, B.completed] }], 'ACCEPTED to COMPLETED in one batch');
 });
