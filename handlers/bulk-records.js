@@ -5,6 +5,7 @@
 // tells the parties about the bulk as a whole (handlers/README.md, "Bulk transfers"). The
 // decisions stay as they are: only the produce step looks at which transfer an outcome is about.
 import { encodeEvent } from '../platform/kafka/envelope.js';
+import { FAILURE } from '../platform/domain/failures.js';
 import { failureToFspiop } from '../platform/fspiop/errors.js';
 import { FINAL_RESULT_ACTION } from '../ledger/domain/bulk-results.js';
 import { OUTCOME } from '../ledger/domain/outcomes.js';
@@ -13,7 +14,7 @@ import { fspiopTransferState } from '../ledger/domain/transfer-states.js';
 /** An individual transfer's prepare result as the bulk handler records it. */
 export const ITEM_RESULT = Object.freeze({ reserved: 'RESERVED', failed: 'FAILED' });
 /** An individual transfer's final result (its commit or abort) as the bulk handler records it. */
-export const FINAL_RESULT = Object.freeze({ committed: 'COMMITTED', aborted: 'ABORTED' });
+export const FINAL_RESULT = Object.freeze({ committed: 'COMMITTED', aborted: 'ABORTED', expired: 'EXPIRED' });
 
 /** The failure an aborted transfer's state names: the switch's, or the payee's own error. */
 function stateFailure(view) {
@@ -44,7 +45,11 @@ function prepareResultOf(outcome) {
 function finalResultOf(outcome) {
   if (outcome.type === OUTCOME.forwardFulfil) return { result: FINAL_RESULT.committed, fulfilment: outcome.message.body?.fulfilment };
   if (outcome.type === OUTCOME.forwardError) return { result: FINAL_RESULT.aborted, errorInformation: outcome.message.body?.errorInformation };
-  if (outcome.type === OUTCOME.error) return { result: FINAL_RESULT.aborted, errorInformation: failureToFspiop(outcome.failure).body.errorInformation };
+  if (outcome.type === OUTCOME.error) {
+    // A reserved transfer's expiry (the timeout handler's release) is told as its 3303.
+    const result = outcome.failure.code === FAILURE.transferExpired ? FINAL_RESULT.expired : FINAL_RESULT.aborted;
+    return { result, errorInformation: failureToFspiop(outcome.failure).body.errorInformation };
+  }
   return null;
 }
 
@@ -74,11 +79,11 @@ export function routeBulkOutcomes(outcomes, bulkOf, finalOf = new Map()) {
   return { outcomes: told, itemResults };
 }
 
-const ENDING_ACTIONS = new Set(['commit', 'abort']);
+const ENDING_ACTIONS = new Set(['commit', 'abort', 'timeout-reserved']);
 
 /**
  * transferId → bulkTransferId of the events of a batch that carry one: `bulkOf` for those
- * that prepare, `finalOf` for those that commit or abort.
+ * that prepare, `finalOf` for those that commit, abort or release an expired reservation.
  */
 export function bulkOfEvents(events) {
   const bulkOf = new Map();

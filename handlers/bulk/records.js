@@ -3,6 +3,7 @@
 // transfers reserved, to its payer, and the payer's aggregated answer once every transfer of
 // its bulk has committed or aborted.
 import { encodeEvent } from '../../platform/kafka/envelope.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { failureToFspiop } from '../../platform/fspiop/errors.js';
 import { answerVersionOf, contentVersionOf } from '../../platform/fspiop/versions.js';
 import { BULK_OUTCOME } from '../../ledger/domain/bulk-results.js';
@@ -89,18 +90,36 @@ function stateEvent(outcome, hubName) {
   };
 }
 
+/**
+ * PUT /bulkTransfers/{ID}/error (3303) from the hub to the payee of a bulk some of whose
+ * transfers expired before its answer committed them: their reservations are released.
+ */
+function payeeExpiryEvent(outcome, hubName) {
+  const { bulk } = outcome;
+  const version = contentVersionOf(bulk.headers['content-type']);
+  const expired = failure(FAILURE.transferExpired, `bulk transfer expired at ${new Date(bulk.expiresAt).toISOString()}`);
+  return {
+    id: bulk.bulkTransferId, type: 'notification', action: 'bulk-expired', to: bulk.payeeFsp, from: hubName, headers: {},
+    callback: { ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', bulk, 'PUT'), ...(version ? { version } : {}) },
+    body: failureToFspiop(expired).body,
+  };
+}
+
 const EVENT_OF = Object.freeze({
   [BULK_OUTCOME.forward]: (outcome, hubName) => forwardEvent(outcome, hubName),
   [BULK_OUTCOME.rejected]: (outcome, hubName, now) => finalEvent(outcome, hubName, now, { action: 'bulk-rejected', items: outcome.failedItems }),
   [BULK_OUTCOME.completed]: (outcome, hubName, now) => finalEvent(outcome, hubName, now, { action: 'bulk-completed', items: outcome.items }),
+  [BULK_OUTCOME.expired]: (outcome, hubName, now) => [
+    finalEvent(outcome, hubName, now, { action: 'bulk-expired', items: outcome.items }), payeeExpiryEvent(outcome, hubName),
+  ],
   [BULK_OUTCOME.state]: (outcome, hubName) => stateEvent(outcome, hubName),
 });
 
-/** The outcomes' notification records. */
+/** The outcomes' notification records (an expiry's two: to the payer and to the payee). */
 export function bulkNotificationRecords(topics, outcomes, hubName, now) {
-  return outcomes.map((outcome) => ({
+  return outcomes.flatMap((outcome) => [EVENT_OF[outcome.type](outcome, hubName, now)].flat().map((event) => ({
     topic: topics.notificationEvent,
     key: outcome.bulk.bulkTransferId,
-    value: encodeEvent(EVENT_OF[outcome.type](outcome, hubName, now)),
-  }));
+    value: encodeEvent(event),
+  })));
 }

@@ -5,8 +5,24 @@ import { decideExpiries, releaseStaleTimeouts } from '../../ledger/domain/expiry
 import {
   applyStateUpdates, claimExpiredTransfers, findStaleTimeouts, findTransfers, lockLinkedTransfers,
 } from '../../ledger/repositories/transfers.js';
+import { bulksOfTransfersFromRows, selectBulksOfTransfers } from '../../ledger/repositories/statements/bulk-transfers.js';
+import { runStatement } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
+import { bulkItemResultRecords, routeBulkOutcomes } from '../bulk-records.js';
+
+/**
+ * transferId → bulkTransferId of the transfers that belong to a bulk. An individual transfer
+ * of a bulk expires as any other; its release carries its bulk, so that the position
+ * handler's outcome reaches the bulk handler, and its expiry before it was reserved is an
+ * item result (handlers/README.md, "Bulk transfers").
+ */
+async function bulksOf(db, transferIds) {
+  const statement = selectBulksOfTransfers(transferIds);
+  return statement ? bulksOfTransfersFromRows(await runStatement(db, statement)) : new Map();
+}
+
+const withBulk = (bulkOf) => (event) => (bulkOf.has(event.message.id) ? { ...event, message: { ...event.message, bulkTransferId: bulkOf.get(event.message.id) } } : event);
 
 export function createTimeoutSweeper({ db, producer, topics, hubName, settings, metrics, clock = () => new Date() }) {
   const transferMetrics = createTransferMetrics(metrics);
@@ -24,8 +40,13 @@ export function createTimeoutSweeper({ db, producer, topics, hubName, settings, 
     const stale = await findStaleTimeouts(db, new Date(now.getTime() - settings.staleReleaseAfterMs), settings.batchSizeMax);
     // A stale payment's release names its conversion; a conversion's accounts never change, so an unlocked read will do.
     const conversions = await findTransfers(db, stale.map((transfer) => transfer.commitRequestId).filter(Boolean));
-    const positionEvents = [...decision.positionEvents, ...releaseStaleTimeouts(stale, conversions)];
-    await producer.produce([...positionRecords(topics, positionEvents), ...notificationRecords(topics, decision.outcomes, hubName)]);
+    const released = [...decision.positionEvents, ...releaseStaleTimeouts(stale, conversions)];
+    const bulkOf = await bulksOf(db, [...released.map((event) => event.message.id), ...decision.outcomes.map((outcome) => outcome.transferId)]);
+    const routed = routeBulkOutcomes(decision.outcomes, bulkOf);
+    await producer.produce([
+      ...positionRecords(topics, released.map(withBulk(bulkOf))), ...notificationRecords(topics, routed.outcomes, hubName),
+      ...bulkItemResultRecords(topics, routed.itemResults, now),
+    ]);
     return decision.claimed;
   };
 }

@@ -20,6 +20,9 @@ export const BULK_OUTCOME = Object.freeze({
   // PUT /bulkTransfers/{ID} to the payer: COMPLETED, with every item's fulfilment or error,
   // the items refused at prepare included.
   completed: 'BULK_COMPLETED',
+  // The same, REJECTED, when some of its transfers expired before the payee's answer; and
+  // PUT /bulkTransfers/{ID}/error (3303) to the payee.
+  expired: 'BULK_EXPIRED',
   // PUT /bulkTransfers/{ID} to the payer that sent its bulk again: its current state, with the
   // results its items have so far.
   state: 'BULK_STATE',
@@ -41,15 +44,21 @@ function settledState(items) {
 /** Whether an item has its final result: refused at prepare, or committed or aborted since. */
 const isItemFinal = (item) => (item.prepareResult && item.prepareResult !== RESERVED) || Boolean(item.finalResult);
 
+const EXPIRED = 'EXPIRED';
+
 /**
  * The state path of a bulk some of whose items have final results: ACCEPTED → PROCESSING at
- * the first, → COMPLETED when every item has one; null when the bulk does not move.
+ * the first, → COMPLETED when every item has one, or EXPIRED when some of them are the
+ * expiries of reservations the payee never answered; null when the bulk does not move.
  */
 function finalPath(state, items) {
   if (state !== BULK_STATE.accepted && state !== BULK_STATE.processing) return null;
   if (!items.some((item) => item.finalResult)) return null;
-  const steps = state === BULK_STATE.accepted ? [BULK_STATE.processing] : [];
-  if (items.every(isItemFinal)) steps.push(BULK_STATE.completed);
+  const ended = items.every(isItemFinal);
+  const expired = items.some((item) => item.finalResult === EXPIRED);
+  const answered = items.some((item) => item.finalResult && item.finalResult !== EXPIRED);
+  const steps = state === BULK_STATE.accepted && (answered || !ended) ? [BULK_STATE.processing] : [];
+  if (ended) steps.push(expired ? BULK_STATE.expired : BULK_STATE.completed);
   return steps.length > 0 ? bulkTransition(state, ...steps) : null;
 }
 
@@ -80,6 +89,7 @@ function applyResults(bulkTransferId, bulkResults, byTransferId, hasBulk) {
 /** The outcome of a bulk whose items have their results, or null: what its state tells. */
 function settledOutcome(bulk, items) {
   if (bulk.state === BULK_STATE.completed) return { type: BULK_OUTCOME.completed, bulk, items };
+  if (bulk.state === BULK_STATE.expired) return { type: BULK_OUTCOME.expired, bulk, items };
   if (bulk.state === BULK_STATE.accepted || bulk.state === BULK_STATE.rejected) return outcomeOf(bulk, items);
   return null;
 }
@@ -122,7 +132,7 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [] })
       // The forward or rejection, when the prepare results settled the bulk; the aggregated
       // answer, when the final results completed it.
       if (afterPrepare !== bulk.state) decision.outcomes.push(outcomeOf({ ...bulk, state: afterPrepare }, bulkItems));
-      if (moved.state === BULK_STATE.completed) decision.outcomes.push(settledOutcome(moved, bulkItems));
+      if (moved.state === BULK_STATE.completed || moved.state === BULK_STATE.expired) decision.outcomes.push(settledOutcome(moved, bulkItems));
     } else if (applied.redelivered) {
       const again = settledOutcome(bulk, bulkItems);
       if (again) decision.outcomes.push(again);

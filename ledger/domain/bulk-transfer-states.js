@@ -25,7 +25,8 @@ const BULK_TRANSITIONS = Object.freeze({
   null: [B.received, B.invalid],
   [B.received]: [B.accepted, B.rejected, B.expired],
   [B.accepted]: [B.processing, B.rejected, B.expired],
-  [B.processing]: [B.completed],
+  // A bulk whose last transfers expired before the payee's answer committed them.
+  [B.processing]: [B.completed, B.expired],
 });
 
 /** What a DFSP sees in `bulkTransferState` (FSPIOP BulkTransferState) for each state. */

@@ -41,8 +41,8 @@ after(async () => {
   await stop?.();
 });
 
-function bulkBody({ items, from = 'payerfsp', to = 'payeefsp', amount = ITEM_AMOUNT }) {
-  const expiration = new Date(Date.now() + 60_000).toISOString();
+function bulkBody({ items, from = 'payerfsp', to = 'payeefsp', amount = ITEM_AMOUNT, expiresInMs = 60_000 }) {
+  const expiration = new Date(Date.now() + expiresInMs).toISOString();
   return {
     bulkTransferId: randomUUID(),
     bulkQuoteId: randomUUID(),
@@ -93,8 +93,8 @@ async function answerBulk(bulkTransferId, body, { to = 'fulfilfsp', error = fals
 }
 
 /** Posts a bulk from fulfilfsp and waits until the payee has it. */
-async function preparedBulk(items) {
-  const body = bulkBody({ items, from: 'fulfilfsp' });
+async function preparedBulk(items, options = {}) {
+  const body = bulkBody({ items, from: 'fulfilfsp', ...options });
   await postBulk(JSON.stringify(body), 'fulfilfsp');
   await payee.waitFor((call) => call.method === 'POST' && call.path === '/bulkTransfers' && call.body?.bulkTransferId === body.bulkTransferId, 30_000);
   return body;
@@ -284,4 +284,28 @@ test('an answer from another DFSP than the payee, or naming a transfer not of th
   const state = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}` && call !== answer, 30_000);
   assert.equal(state.body.bulkTransferState, 'COMPLETED');
   assert.deepEqual(state.body.individualTransferResults.map((result) => result.fulfilment), good.map((result) => result.fulfilment));
+});
+
+test('a bulk the payee answers for some transfers only expires whole: the rest are released, the payer told once (REJECTED, every item) and the payee once (3303)', async () => {
+  const payerBefore = await position('fulfilfsp');
+  const body = await preparedBulk(3, { expiresInMs: 4000 });
+  const [first] = body.individualTransfers;
+  await answerBulk(body.bulkTransferId, {
+    bulkTransferState: 'PROCESSING', individualTransferResults: [{ transferId: first.transferId, fulfilment: fulfilmentFor(payee.secret, first.ilpPacket) }],
+  });
+  const expired = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`, 30_000);
+  assert.equal(expired.body.bulkTransferState, 'REJECTED');
+  assert.deepEqual(expired.body.individualTransferResults.map((result) => result.fulfilment ? 'fulfilled' : result.errorInformation.errorCode), ['fulfilled', '3303', '3303']);
+  const told = await payee.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);
+  assert.equal(told.body.errorInformation.errorCode, '3303');
+  assert.equal(told.signatureProblem, null);
+  assert.equal(await bulkState(body.bulkTransferId), 'EXPIRED');
+  assert.deepEqual(await journal(first.transferId), ['RECEIVED_PREPARE', 'RESERVED', 'RECEIVED_FULFIL', 'COMMITTED']);
+  for (const item of body.individualTransfers.slice(1)) assert.deepEqual(await journal(item.transferId), ['RECEIVED_PREPARE', 'RESERVED', 'RESERVED_TIMEOUT', 'EXPIRED_RESERVED']);
+  assert.equal(await position('fulfilfsp'), payerBefore + Number(ITEM_AMOUNT), 'only the committed transfer stays on the payer\'s position');
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.equal(finalAnswers(fulfiller, body.bulkTransferId).length, 1, 'the payer is told once');
+  assert.equal(payee.received.filter((call) => call.path === `/bulkTransfers/${body.bulkTransferId}/error`).length, 1, 'the payee is told once');
+  const ids = new Set(body.individualTransfers.map((item) => item.transferId));
+  assert.equal([...fulfiller.received, ...payee.received].filter((call) => call.path.startsWith('/transfers/') && ids.has(call.path.split('/')[2])).length, 0, 'no single transfer callback');
 });

@@ -298,3 +298,17 @@ test('bulk results: the first final result moves the bulk to PROCESSING; the las
   const whole = decideBulkResults({ results: [finalResult('t0', 'COMMITTED'), finalResult('t1', 'COMMITTED')], bulks: new Map([['bulk-1', storedBulk(B.accepted, 2)]]), items: storedItems('RESERVED', 'RESERVED') });
   assert.deepEqual(whole.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.processing, B.completed] }], 'ACCEPTED to COMPLETED in one batch');
 });
+
+test('bulk results: when the last items are the expiries of reservations never answered, the bulk is EXPIRED, told to the payer and the payee', () => {
+  const items = new Map([['bulk-1', storedItems('RESERVED', 'RESERVED').get('bulk-1').map((row, index) => (index === 0 ? { ...row, finalResult: 'COMMITTED', fulfilment: 'abc' } : row))]]);
+  const expired = decideBulkResults({
+    results: [finalResult('t1', 'EXPIRED', { errorInformation: { errorCode: '3303', errorDescription: 'expired' } })], bulks: new Map([['bulk-1', storedBulk(B.processing, 2)]]), items,
+  });
+  assert.deepEqual(expired.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.expired] }]);
+  assert.equal(expired.outcomes[0].type, BULK_OUTCOME.expired);
+  assert.equal(fspiopBulkTransferState(B.expired), 'REJECTED');
+  const unanswered = decideBulkResults({ results: [finalResult('t0', 'EXPIRED'), finalResult('t1', 'EXPIRED')], bulks: new Map([['bulk-1', storedBulk(B.accepted, 2)]]), items: storedItems('RESERVED', 'RESERVED') });
+  assert.deepEqual(unanswered.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.expired] }], 'never answered: ACCEPTED to EXPIRED');
+  const routed = routeBulkOutcomes([tell.error('a', 'payer', failure(FAILURE.transferExpired, 'expired')), tell.error('a', 'payee', failure(FAILURE.transferExpired, 'expired'))], new Map(), new Map([['a', 'bulk-1']]));
+  assert.deepEqual(routed.itemResults.map((result) => [result.result, result.errorInformation.errorCode]), [[FINAL_RESULT.expired, '3303']]);
+});

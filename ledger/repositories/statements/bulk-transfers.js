@@ -136,3 +136,18 @@ export function bulkStateStatement(update, now) {
   const state = update.statePath.at(-1);
   return { sql: updateBulkStateText, values: [state, now, isBulkFinal(state) ? now : null, update.bulkTransferId] };
 }
+
+const bulkOfTransfersText = textCache((count) => 'SELECT `transfer_id`, `bulk_transfer_id` FROM `bulk_transfer_item`'
+  + ` WHERE \`transfer_id\` IN (${placeholders(count)})`);
+
+/** The bulk each of the transfers belongs to, if any (by the items' transfer_id index); null when there is nothing to read. */
+export function selectBulksOfTransfers(transferIds) {
+  if (transferIds.length === 0) return null;
+  const ids = uniqueSorted(transferIds);
+  return { sql: bulkOfTransfersText(ids.length), values: ids };
+}
+
+/** transferId → bulkTransferId, from the rows of selectBulksOfTransfers. */
+export function bulksOfTransfersFromRows(rows = []) {
+  return new Map(rows.map((row) => [row.transfer_id, row.bulk_transfer_id]));
+}
