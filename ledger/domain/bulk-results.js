@@ -140,7 +140,9 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [] })
   }
   for (const request of stateRequests) {
     const known = current.get(request.id) ?? (bulks.has(request.id) ? { bulk: bulks.get(request.id), items: items.get(request.id) ?? [] } : null);
-    if (known) decision.outcomes.push({ type: BULK_OUTCOME.state, bulk: known.bulk, items: known.items, to: request.from, request });
+    // Only the bulk's payer and payee are told its state (a GET from anybody else is not answered).
+    const party = known && (request.from === known.bulk.payerFsp || request.from === known.bulk.payeeFsp);
+    if (party) decision.outcomes.push({ type: BULK_OUTCOME.state, bulk: known.bulk, items: known.items, to: request.from, request });
   }
   return decision;
 }

@@ -187,11 +187,11 @@ test('bulk results: a result for no stored bulk or item is set aside as unknown'
 test('bulk results: a bulk sent again is answered with its state after the batch\'s results, its failed items with their errors', () => {
   const request = { id: 'bulk-1', type: 'bulkTransfer', action: 'bulk-state', from: 'payer', headers: {} };
   const decision = decideBulkResults({
-    results: [itemResult('t1', 'FAILED', FAILURE.insufficientLiquidity)], stateRequests: [request, { ...request, id: 'unknown' }],
+    results: [itemResult('t1', 'FAILED', FAILURE.insufficientLiquidity)], stateRequests: [request, { ...request, id: 'unknown' }, { ...request, from: 'stranger' }],
     bulks: new Map([['bulk-1', storedBulk(B.received, 2)]]), items: storedItems('RESERVED', null),
   });
   const state = decision.outcomes.find((outcome) => outcome.type === BULK_OUTCOME.state);
-  assert.equal(decision.outcomes.length, 2, 'the forward and one answer: an unknown bulk is not answered here');
+  assert.equal(decision.outcomes.length, 2, 'the forward and one answer: an unknown bulk, or a DFSP not its party, is not answered here');
   assert.equal(state.bulk.state, B.accepted);
   assert.equal(state.to, 'payer');
   assert.deepEqual(state.items.map((item) => item.prepareResult), ['RESERVED', 'FAILED']);
