@@ -8,6 +8,8 @@ import { TOPIC } from '../platform/kafka/topics.js';
 import {
   destinationOf, edgeEvent, fspiopErrorResponse, fspiopRoute,
 } from '../platform/fspiop/edge.js';
+import { failureToFspiop } from '../platform/fspiop/errors.js';
+import { isProven, unprovenSenderFailure } from '../platform/fspiop/sender.js';
 import { emptyResponse } from '../platform/http/server.js';
 import { QUOTE_ACTION } from './domain/quotes.js';
 import { FX_QUOTE_EVENT } from './domain/fx-quotes.js';
@@ -64,8 +66,12 @@ export function quoteRoutes({ publisher, config }) {
     return failure ? fspiopErrorResponse(h, failure) : emptyResponse(h, status);
   };
   const askAuthorization = relay(TOPIC.quotesPost, 202, authorizationAsk);
+  // An ask has no body, so the JWS rule for bodies does not prove its sender; it makes the
+  // merchant prompt its customer in the payer DFSP's name, so an unproven one is refused, as
+  // account-lookup refuses a forged lookup (sender.js).
   const checkedAsk = (accepted, h, request) => {
-    const failure = authorizationQueryFailure(request.query, accepted.headers['content-type']);
+    const failure = (isProven(accepted.sender) ? null : failureToFspiop(unprovenSenderFailure('An authorization asked of another DFSP')))
+      ?? authorizationQueryFailure(request.query, accepted.headers['content-type']);
     return failure ? fspiopErrorResponse(h, failure) : askAuthorization(accepted, h, request);
   };
   const route = (method, path, handle, pathSchemas, requiredHeaders, document = { resource: RESOURCE }) => fspiopRoute({

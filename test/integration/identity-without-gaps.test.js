@@ -96,6 +96,21 @@ test('the edges refuse FSPIOP-Source of the hub outright', async () => {
   assert.match(refused.body.errorInformation.errorDescription, /is the hub/);
 });
 
+test('a forged GET /authorizations in the payer DFSP\'s name is refused at the quoting edge; the payer\'s own, signed over no body, is taken', async () => {
+  await scene.sw.start('quoting', 0);
+  const path = '/authorizations/0195b3c2-aaaa-4bbb-8ccc-000000000042?authenticationType=OTP&retriesLeft=2&amount=10&currency=USD';
+  const url = `${scene.sw.urlOf('quoting')}${path}`;
+  const forged = await fetch(url, { headers: fspiopHeaders('authorizations', 'payerfsp', 'payeefsp') });
+  const refusal = await forged.json();
+  assert.deepEqual([forged.status, refusal.errorInformation.errorCode], [400, '3105'], JSON.stringify(refusal));
+  assert.match(refusal.errorInformation.errorDescription, /needs proof of FSPIOP-Source/);
+  const { signedHeaders } = await import('../../scripts/lib/fspiop-headers.js');
+  const { jwsKeyPair } = await import('../support/jws-keys.js');
+  const headers = await signedHeaders(fspiopHeaders('authorizations', 'payerfsp', 'payeefsp'), { privateKey: jwsKeyPair('payerfsp').privateKey, method: 'GET', uri: path });
+  const own = await fetch(url, { headers });
+  assert.equal(own.status, 202, await own.text());
+});
+
 /** Headers in `source`'s name signed with mallory's key. */
 async function mallorySigned(method, path, source) {
   const { signedHeaders } = await import('../../scripts/lib/fspiop-headers.js');
