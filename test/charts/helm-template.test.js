@@ -32,7 +32,7 @@ const minimal = ['--set', 'db.password=x', ...edgeCertificate];
 const loadTestOn = ['--set', 'loadTest.enabled=true', '--set', 'loadTest.simulators.clientCertificatesSecret=perf-dfsp-tls'];
 
 // Always on: the transfer path and the operator APIs beside it.
-const CORE_COMPONENTS = ['admin-api', 'api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'settlement-api', 'timeout'];
+const CORE_COMPONENTS = ['admin-api', 'api-adapter', 'bulk', 'fulfil', 'notification', 'position', 'prepare', 'settlement-api', 'timeout'];
 const OPTIONAL_COMPONENTS = ['account-lookup', 'account-lookup-admin', 'oracle', 'quoting', 'quoting-handler'];
 
 function runHelm(args) {
@@ -81,7 +81,7 @@ test('default values: every component, each from the one image with its own comm
 
   const entries = {
     'api-adapter': 'api-adapter/main.js', 'admin-api': 'ledger/admin-api/main.js', 'settlement-api': 'ledger/settlement-api/main.js', prepare: 'handlers/prepare/main.js', position: 'handlers/position/main.js',
-    fulfil: 'handlers/fulfil/main.js', notification: 'handlers/notification/main.js', timeout: 'handlers/timeout/main.js', quoting: 'quoting/main.js',
+    fulfil: 'handlers/fulfil/main.js', notification: 'handlers/notification/main.js', timeout: 'handlers/timeout/main.js', bulk: 'handlers/bulk/main.js', quoting: 'quoting/main.js',
     'quoting-handler': 'quoting/handler/main.js', 'account-lookup': 'account-lookup/main.js', 'account-lookup-admin': 'account-lookup/admin-main.js',
     oracle: 'account-lookup/oracle-main.js',
   };
@@ -115,10 +115,11 @@ test('default values: replicas, HPAs capped at partitions, no monitoring objects
   assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-settlement-api').spec.replicas, 1);
   assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-prepare').spec.replicas, undefined);
   const hpas = Object.fromEntries(ofKind(objects, 'HorizontalPodAutoscaler').map((h) => [component(h), h.spec]));
-  assert.deepEqual(Object.keys(hpas).sort(), ['api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'quoting-handler', 'timeout']);
+  assert.deepEqual(Object.keys(hpas).sort(), ['api-adapter', 'bulk', 'fulfil', 'notification', 'position', 'prepare', 'quoting-handler', 'timeout']);
   assert.equal(hpas.position.maxReplicas, 8, 'topic-transfer-position-batch has 8 partitions on EKS');
   assert.equal(hpas.prepare.maxReplicas, 12);
   assert.equal(hpas.timeout.maxReplicas, 3);
+  assert.equal(hpas.bulk.maxReplicas, 6, 'topic-bulk-processing has 6 partitions');
   assert.equal(hpas.prepare.metrics[0].resource.name, 'cpu');
   for (const kind of ['ScaledObject', 'TriggerAuthentication', 'ServiceMonitor', 'PodMonitor', 'PrometheusRule']) {
     assert.equal(ofKind(objects, kind).length, 0, `${kind} is off by default`);
@@ -137,6 +138,7 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), {
     'topic-transfer-prepare': 12, 'topic-transfer-fulfil': 12, 'topic-transfer-position-batch': 8,
     'topic-notification-event': 12, 'topic-notification-retry': 12, 'topic-quotes-post': 12, 'topic-quotes-put': 12,
+    'topic-bulk-processing': 6,
   });
   // Every DFSP is rate limited at the edges by default; the burst is left to its derived default.
   assert.deepEqual([config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST, JSON.parse(config.RATE_LIMIT_OVERRIDES_JSON)], ['1000', undefined, {}]);
@@ -298,7 +300,9 @@ test('the 1,000 TPS plan renders over the EKS values: its replica floors, partit
   };
   for (const [name, settings] of Object.entries(plan.components)) assert.equal(floorOf(name), settings.replicas, `${name}'s floor`);
   const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
-  assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), plan.kafka.topics.partitions);
+  // The plan sizes the topics its model covers; the others keep the chart's defaults.
+  const defaults = load(readFileSync(join(chart, 'values.yaml'), 'utf8')).kafka.topics.partitions;
+  assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), { ...defaults, ...plan.kafka.topics.partitions });
   assert.ok(named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators'), 'the load test that verifies the plan is part of it');
   assert.equal(plan.loadTest.tps, 1000);
   // Its simulators are DFSPs behind their Service: callbacks reach EKS's Service CIDR, as perf/capacity.js writes it.
