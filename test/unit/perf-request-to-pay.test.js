@@ -8,6 +8,7 @@ import {
 } from '../../perf/simulators/request-to-pay.js';
 import { schemaValidator } from '../../platform/fspiop/openapi.js';
 import { authorizationQueryFailure } from '../../quoting/authorization-query.js';
+import { NOTIFICATION_RATIO, requestToPayNotificationRatio, sharesFailure } from '../../perf/run.js';
 
 const ID = '0112ab34-5678-4abc-a123-456789abcdef';
 const v11 = (schema) => schemaValidator(`#/components/schemas/${schema}`, '1.1');
@@ -65,4 +66,23 @@ test('only the expected OTP, entered, approves', () => {
   assert.equal(otpEntered({ ...authorizationAnswer(otp), responseType: 'REJECTED' }, otp), false);
   assert.equal(otpEntered({ responseType: 'ENTERED' }, otp), false);
   assert.equal(otpEntered(undefined, otp), false);
+});
+
+test('the notifications per prepare the gate expects: a request to pay adds 3 to its payment\'s, 2 more by OTP', () => {
+  assert.equal(requestToPayNotificationRatio('full', 100, 0), NOTIFICATION_RATIO.full, 'none: the plain ratio');
+  // 60 plain (4 each), 40 requests to pay (7 each), 10 of them by OTP (2 more each): 540 over 100.
+  assert.equal(requestToPayNotificationRatio('full', 100, 0, { requestsToPay: 40, withOtp: 10 }), 540 / 100);
+  // With 20 conversions besides (10 each, two prepares each): 40 plain + 40 requests to pay + 20 conversions.
+  assert.equal(requestToPayNotificationRatio('quote-transfer', 100, 20, { requestsToPay: 40 }), (4 * 80 + 9 * 20 + 3 * 40) / 120);
+  assert.equal(requestToPayNotificationRatio('full', 0, 0, { requestsToPay: 0 }), NOTIFICATION_RATIO.full);
+});
+
+test('shares: each between 0 and 1, together at most 1, and no request to pay in mode transfer', () => {
+  assert.equal(sharesFailure({ mode: 'full', conversionShare: 0.2, rtpShare: 0.3, rtpOtpShare: 0.5 }), null);
+  assert.equal(sharesFailure({ mode: 'transfer', conversionShare: 0.2 }), null);
+  assert.match(sharesFailure({ mode: 'transfer', rtpShare: 0.1 }), /mode transfer/);
+  assert.match(sharesFailure({ mode: 'full', conversionShare: 0.6, rtpShare: 0.5 }), /at most 1/);
+  assert.match(sharesFailure({ mode: 'full', rtpShare: 1.5 }), /between 0 and 1/);
+  assert.match(sharesFailure({ mode: 'full', rtpShare: 0.1, rtpOtpShare: -1 }), /between 0 and 1/);
+  assert.match(sharesFailure({ mode: 'full', conversionShare: Number.NaN }), /between 0 and 1/);
 });
