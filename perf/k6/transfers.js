@@ -120,17 +120,19 @@ function pickPair(pairs, total) {
 
 let failuresLogged = 0;
 
-/** Counts a failed iteration; the first few failures of each VU are logged with the answer. */
-function fail(phase, response, conversion) {
+const FAILED_BY_FLOW = { payment: failed, conversion: conversionFailed, 'request to pay': rtpFailed };
+
+/** Counts a failed iteration of `flow` (FAILED_BY_FLOW); the first few failures of each VU are logged with the answer. */
+function fail(phase, response, flow = 'payment') {
   if (failuresLogged < 2) {
     failuresLogged += 1;
-    console.warn(`${conversion ? 'conversion ' : ''}${phase} failed: HTTP ${response.status} ${String(response.body).slice(0, 300)}`);
+    console.warn(`${flow === 'payment' ? '' : `${flow} `}${phase} failed: HTTP ${response.status} ${String(response.body).slice(0, 300)}`);
   }
   if (warmingUp()) {
     warmupFailed.add(1, { phase });
     return;
   }
-  (conversion ? conversionFailed : failed).add(1, { phase });
+  FAILED_BY_FLOW[flow].add(1, { phase });
   successRate.add(0);
 }
 
@@ -150,7 +152,7 @@ export default function iteration() {
     headers: { 'content-type': 'application/json' }, timeout: PAYMENT_TIMEOUT, tags: { flow: conversion ? 'conversion' : 'payment' },
   });
   const end = Date.now();
-  if (!check(payment, { PAYMENT_COMPLETED: (r) => r.status === 200 })) return fail(answerField(payment, 'phase') || 'payment', payment, conversion);
+  if (!check(payment, { PAYMENT_COMPLETED: (r) => r.status === 200 })) return fail(answerField(payment, 'phase') || 'payment', payment, conversion ? 'conversion' : 'payment');
   if (warmingUp()) {
     warmupCompleted.add(1);
     return undefined;
@@ -189,16 +191,7 @@ function requestToPayIteration() {
     headers: { 'content-type': 'application/json' }, timeout: PAYMENT_TIMEOUT, tags: { flow: 'request-to-pay' },
   });
   const end = Date.now();
-  if (!check(answer, { PAYMENT_COMPLETED: (r) => r.status === 200 })) {
-    const phase = answerField(answer, 'phase') || 'request-to-pay';
-    if (failuresLogged < 2) {
-      failuresLogged += 1;
-      console.warn(`request to pay ${phase} failed: HTTP ${answer.status} ${String(answer.body).slice(0, 300)}`);
-    }
-    if (warmingUp()) return warmupFailed.add(1, { phase });
-    rtpFailed.add(1, { phase });
-    return successRate.add(0);
-  }
+  if (!check(answer, { PAYMENT_COMPLETED: (r) => r.status === 200 })) return fail(answerField(answer, 'phase') || 'request-to-pay', answer, 'request to pay');
   if (warmingUp()) {
     warmupCompleted.add(1);
     return warmupRtpCompleted.add(1);
