@@ -9,6 +9,10 @@
 //      position account's position equals the sum of its journal;
 //   4. a payment and its conversion end together: every committed payment naming a
 //      conversion (commitRequestId) has it COMMITTED, and every COMMITTED conversion its payment;
+//   4b. a request to pay ends in its payment: as many of the run's transaction requests as k6
+//      counted requests to pay completed are linked (quoting's transaction_request.quote_id
+//      and transaction_id) to a quote between the same two DFSPs and to a COMMITTED transfer
+//      from the payer's DFSP to the merchant's, of the amount the merchant asked;
 //   5. settlement: every committed payment and conversion of the run is recorded in exactly
 //      one settlement window, and every settlement's journal entries sum to zero; when the run
 //      settled on a schedule, every window holding the run's transfers ended SETTLED;
@@ -147,6 +151,40 @@ export async function conversionChecks(db, runTag) {
   return { reasons };
 }
 
+// A few mismatches are named one by one; the rest are counted.
+const NAMED_MISMATCHES_MAX = 5;
+
+/** Why a transaction request whose transfer COMMITTED is not linked to it as it should be, or null. */
+function requestToPayMismatch(row) {
+  if (row.transfer_payer !== row.payer_fsp || row.transfer_payee !== row.payee_fsp) {
+    return `its transfer ${row.transaction_id} went from ${row.transfer_payer} to ${row.transfer_payee}, not from ${row.payer_fsp} to ${row.payee_fsp}`;
+  }
+  if (row.quote_payer === null) return `its quote ${row.quote_id} is missing`;
+  if (row.quote_payer !== row.payer_fsp || row.quote_payee !== row.payee_fsp) return `its quote ${row.quote_id} is between ${row.quote_payer} and ${row.quote_payee}`;
+  // The quote's transactionId is kept only with QUOTES_PERSIST=true; the request's amount too.
+  if (row.quote_transaction_id !== null && row.quote_transaction_id !== row.transaction_id) return `its quote ${row.quote_id} is for transaction ${row.quote_transaction_id}`;
+  if (row.amount !== null && amountFromColumn(row.amount) !== amountFromColumn(row.transfer_amount)) return `it asked ${row.amount}, its transfer moved ${row.transfer_amount}`;
+  return null;
+}
+
+/**
+ * Every request to pay k6 counted completed (`requestsToPay`, the warm-up's included) is one of
+ * the run's transaction requests linked to its quote and to its COMMITTED transfer, with the
+ * same DFSPs and amount.
+ */
+export async function requestToPayChecks(db, runTag, requestsToPay) {
+  const rows = await db('transaction_request as r').join('transfer as t', 't.transfer_id', 'r.transaction_id').leftJoin('quote as q', 'q.quote_id', 'r.quote_id')
+    .where('r.transaction_request_id', 'like', runPattern(runTag)).where('t.state', 'COMMITTED')
+    .select('r.transaction_request_id', 'r.payer_fsp', 'r.payee_fsp', 'r.amount', 'r.quote_id', 'r.transaction_id', 't.payer_fsp as transfer_payer',
+      't.payee_fsp as transfer_payee', 't.amount as transfer_amount', 'q.payer_fsp as quote_payer', 'q.payee_fsp as quote_payee', 'q.transaction_id as quote_transaction_id');
+  const mismatches = rows.map((row) => [row.transaction_request_id, requestToPayMismatch(row)]).filter(([, mismatch]) => mismatch);
+  const reasons = mismatches.slice(0, NAMED_MISMATCHES_MAX).map(([id, mismatch]) => `request to pay ${id}: ${mismatch}`);
+  if (mismatches.length > NAMED_MISMATCHES_MAX) reasons.push(`${mismatches.length - NAMED_MISMATCHES_MAX} more requests to pay are linked wrongly`);
+  const linked = rows.length - mismatches.length;
+  if (linked !== requestsToPay) reasons.push(`requests to pay linked to a COMMITTED transfer ${linked} ≠ k6 completed ${requestsToPay}`);
+  return { reasons, linked };
+}
+
 /**
  * Kafka's counts against the prepares. A payer's resend of a transfer whose fate was unknown
  * (`payerRetries.resent`, perf/simulators/bridge.js) is one more prepare record and may bring
@@ -193,17 +231,19 @@ async function settlementChecks(db, runTag, committed, settled) {
 }
 
 /** Runs every check; `{ pass, reasons, details }`. */
-export async function runGate({ db, runTag, completed, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled }) {
+export async function runGate({ db, runTag, completed, requestsToPay = 0, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled }) {
   const transfers = await transferChecks(db, runTag, completed);
   const money = await moneyChecks(db, runTag, transfers.committedByCurrency);
   const conversions = await conversionChecks(db, runTag);
+  const requests = await requestToPayChecks(db, runTag, requestsToPay);
   const settlement = await settlementChecks(db, runTag, transfers.committedRecords, settled);
   // Without high-water marks (a run made elsewhere, see main) there is nothing to compare.
   const kafka = marksAfter ? kafkaChecks(marksBefore, marksAfter, expectedNotificationRatio, payerRetries, failed, duplicatesAllowed) : { reasons: [], delta: null };
   const reasons = [
-    ...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...conversions.reasons, ...settlement.reasons, ...kafka.reasons,
+    ...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...conversions.reasons, ...requests.reasons, ...settlement.reasons, ...kafka.reasons,
   ];
-  return { pass: reasons.length === 0, reasons, details: { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta } };
+  const details = { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta, requestsToPayLinked: requests.linked };
+  return { pass: reasons.length === 0, reasons, details };
 }
 
 export function printGate(result, write = (line) => process.stdout.write(`${line}\n`)) {
@@ -218,7 +258,7 @@ export function printGate(result, write = (line) => process.stdout.write(`${line
  * transfer, money and settlement checks against the database the switch's configuration
  * names (DB_* variables, as every process reads them). Kafka's counts need the high-water
  * marks from before the run, which only perf/run.js takes, so they are left out here.
- *   node perf/gate.js --run-tag 000002 --completed 120 [--failed 0] [--wait-seconds 120]
+ *   node perf/gate.js --run-tag 000002 --completed 120 [--requests-to-pay 0] [--failed 0] [--wait-seconds 120]
  * Exits 0 on PASS, 1 on FAIL.
  */
 async function main() {
@@ -226,10 +266,10 @@ async function main() {
   const { loadConfig } = await import('../platform/config.js');
   const { createDatabase } = await import('../platform/db.js');
   const { values } = parseArgs({ options: {
-    'run-tag': { type: 'string' }, completed: { type: 'string' }, failed: { type: 'string', default: '0' }, 'wait-seconds': { type: 'string', default: '120' },
+    'run-tag': { type: 'string' }, completed: { type: 'string' }, 'requests-to-pay': { type: 'string', default: '0' }, failed: { type: 'string', default: '0' }, 'wait-seconds': { type: 'string', default: '120' },
   } });
   if (!/^[0-9a-f]{6}$/.test(values['run-tag'] ?? '') || !/^\d+$/.test(values.completed ?? '')) {
-    process.stderr.write('usage: node perf/gate.js --run-tag <6 hex digits> --completed <n> [--failed <n>] [--wait-seconds <s>]\n');
+    process.stderr.write('usage: node perf/gate.js --run-tag <6 hex digits> --completed <n> [--requests-to-pay <n>] [--failed <n>] [--wait-seconds <s>]\n');
     process.exit(2);
   }
   const config = loadConfig({ SERVICE_NAME: 'perf-gate', ...process.env });
@@ -238,7 +278,7 @@ async function main() {
     const runTag = values['run-tag'];
     const notFinal = await waitForFinality(db, runTag, Number(values['wait-seconds']) * 1000);
     if (notFinal > 0) process.stdout.write(`${notFinal} transfers of run ${runTag} still not final\n`);
-    const result = await runGate({ db, runTag, completed: Number(values.completed), failed: Number(values.failed) });
+    const result = await runGate({ db, runTag, completed: Number(values.completed), requestsToPay: Number(values['requests-to-pay']), failed: Number(values.failed) });
     printGate(result);
     process.exitCode = result.pass ? 0 : 1;
   } finally {

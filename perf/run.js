@@ -6,12 +6,14 @@
 // CPU (every 2 s) and RSS (every 10 s) of every component are sampled from /proc. Against
 // the switch `make up` runs:
 //   node perf/run.js --profile load --tps 45 --transfers 5400 [--mode full|quote-transfer|transfer]
-//     [--jws-alg ES256|RS256|none] [--dashboard] [--conversion-share 0.2]
+//     [--jws-alg ES256|RS256|none] [--dashboard] [--conversion-share 0.2] [--rtp-share 0.1 [--rtp-otp-share 0.5]]
 // (--skip-discovery-quote is --mode transfer; --jws-alg none is SIM_JWS_SIGN=false, for a
 // switch with JWS_VERIFICATION=off; --dashboard turns k6's live web dashboard on, which costs
 // k6 about a third more CPU; --conversion-share provisions currency conversion, an FXP and
 // EUR payees, and makes that share of the payments cross-currency, USD → EUR, the gate
-// counting them with the rest.)
+// counting them with the rest; --rtp-share makes that share of the payments merchant-initiated
+// (request to pay, perf/simulators/request-to-pay.js), --rtp-otp-share of them approved by OTP,
+// half by default; not in mode transfer, which runs no quoting service.)
 // The smoke test (test/integration/perf-smoke.test.js) calls runPerf with its own switch.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -23,7 +25,7 @@ import { fetch } from 'undici';
 import { provision, SOURCE_CURRENCY, TARGET_CURRENCY } from './provision.js';
 import { startSettlementSchedule } from './settlement-schedule.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
-import { failedIterations, paidIterations, writeReport } from './report.js';
+import { failedIterations, paidIterations, requestToPayIterations, writeReport } from './report.js';
 import { freePortRange } from '../scripts/lib/ports.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 import { tlsDispatcher } from '../scripts/lib/fspiop-headers.js';
@@ -50,6 +52,30 @@ export function notificationRatio(mode, payments, conversions) {
   const prepares = plain + CONVERSION_PREPARES * conversions;
   if (conversions === 0 || prepares === 0) return NOTIFICATION_RATIO[mode];
   return (NOTIFICATION_RATIO[mode] * plain + CONVERSION_NOTIFICATIONS[mode] * conversions) / prepares;
+}
+
+// A request to pay adds to its payment's notification-topic messages: the transaction request
+// forwarded to the payer's DFSP, its RECEIVED forwarded to the merchant, and the PATCH telling
+// the merchant its transfer committed (the merchant answered RESERVED); one approved by OTP
+// also the authorization's ask and answer. Its payment is one prepare, as a plain one.
+export const REQUEST_TO_PAY_NOTIFICATIONS = 3;
+export const OTP_NOTIFICATIONS = 2;
+
+/** notificationRatio with `requestsToPay` of the payments merchant-initiated, `withOtp` of those approved by OTP. */
+export function requestToPayNotificationRatio(mode, payments, conversions, { requestsToPay = 0, withOtp = 0 } = {}) {
+  const ratio = notificationRatio(mode, payments, conversions);
+  const prepares = payments + (CONVERSION_PREPARES - 1) * conversions;
+  if (prepares <= 0) return ratio;
+  return ratio + (REQUEST_TO_PAY_NOTIFICATIONS * requestsToPay + OTP_NOTIFICATIONS * withOtp) / prepares;
+}
+
+/** Why the run's shares cannot be run, or null: a share is between 0 and 1, together at most 1, and request to pay needs quoting. */
+export function sharesFailure({ mode, conversionShare = 0, rtpShare = 0, rtpOtpShare = 0 }) {
+  if (!(conversionShare >= 0 && conversionShare <= 1)) return `conversionShare must be between 0 and 1, got ${conversionShare}`;
+  if (!(rtpShare >= 0 && rtpShare <= 1) || !(rtpOtpShare >= 0 && rtpOtpShare <= 1)) return `rtpShare and rtpOtpShare must be between 0 and 1, got ${rtpShare} and ${rtpOtpShare}`;
+  if (conversionShare + rtpShare > 1) return `conversionShare and rtpShare are shares of the same payments: together at most 1, got ${conversionShare + rtpShare}`;
+  if (rtpShare > 0 && mode === 'transfer') return 'requests to pay go through the quoting service, which mode transfer does not run';
+  return null;
 }
 
 export const PROFILES = Object.freeze({
@@ -318,13 +344,15 @@ async function committedButToldOtherwise(db, failedTransfers) {
 
 /** The payers' resends and GETs over every bridge process (`/stats`), for the gate's Kafka counts. */
 async function bridgeCounters(bridgePort, workers) {
-  const totals = { resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {} };
+  const totals = { resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {}, requestsToPayCompleted: 0, requestsToPayWithOtpCompleted: 0 };
   for (let index = 0; index < workers; index += 1) {
     const stats = await (await fetch(`http://127.0.0.1:${bridgePort + index}/stats`, { signal: AbortSignal.timeout(5000) })).json();
     totals.resent += stats.resent ?? 0;
     totals.asked += stats.asked ?? 0;
     totals.failedTransfers.push(...(stats.failedTransfers ?? []));
     totals.conversionsCompleted += stats.conversionsCompleted ?? 0;
+    totals.requestsToPayCompleted += stats.requestsToPayCompleted ?? 0;
+    totals.requestsToPayWithOtpCompleted += stats.requestsToPayWithOtpCompleted ?? 0;
     for (const [state, count] of Object.entries(stats.fxPatches ?? {})) totals.fxPatches[state] = (totals.fxPatches[state] ?? 0) + count;
   }
   return totals;
@@ -344,7 +372,7 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWor
     CALLBACK_WAIT_MS: String(settings.callbackWaitMs), TRANSFER_EXPIRATION_MS: String(settings.expirationMs),
     SIM_MODE: settings.mode,
     TPS: String(settings.tps), TRANSFERS: String(settings.transfers), WARMUP_SECONDS: String(settings.warmupSeconds ?? 0), PROFILE: settings.profile, PAIRS_JSON: JSON.stringify(pairs), AMOUNT: '1', CURRENCY: 'USD',
-    CONVERSION_SHARE: String(settings.conversionShare), CONVERSION_PAIRS_JSON: JSON.stringify(conversionPairs), SIM_DFSP_CURRENCIES_JSON: JSON.stringify(dfspCurrencies),
+    CONVERSION_SHARE: String(settings.conversionShare), RTP_SHARE: String(settings.rtpShare), RTP_OTP_SHARE: String(settings.rtpOtpShare), CONVERSION_PAIRS_JSON: JSON.stringify(conversionPairs), SIM_DFSP_CURRENCIES_JSON: JSON.stringify(dfspCurrencies),
   };
 }
 
@@ -387,9 +415,10 @@ export function jwsVerificationOf(target) {
 
 export async function runPerf(target, options, log = (line) => process.stdout.write(`${line}\n`)) {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const settings = { mode: 'full', jwsAlg: 'ES256', conversionShare: 0, ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' };
+  const settings = { mode: 'full', jwsAlg: 'ES256', conversionShare: 0, rtpShare: 0, rtpOtpShare: 0.5, ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' };
   if (!MODES.includes(settings.mode)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
-  if (!(settings.conversionShare >= 0 && settings.conversionShare <= 1)) throw new Error(`conversionShare must be between 0 and 1, got ${settings.conversionShare}`);
+  const sharesProblem = sharesFailure(settings);
+  if (sharesProblem) throw new Error(sharesProblem);
   if (process.env.SIM_JWS_SIGN === 'false') settings.jwsAlg = 'none';
   if (!JWS_ALGS.includes(settings.jwsAlg)) throw new Error(`jwsAlg must be one of ${JWS_ALGS.join(', ')}`);
   const run = { name: options.name ?? runName(settings.profile, settings.tps), ...settings, jwsVerification: options.jwsVerification ?? jwsVerificationOf(target) };
@@ -439,9 +468,10 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const completed = paidIterations(summary);
   const failed = failedIterations(summary);
   const conversionsCompleted = payerRetries?.conversionsCompleted ?? 0;
+  const requestsToPay = { requestsToPay: payerRetries?.requestsToPayCompleted ?? 0, withOtp: payerRetries?.requestsToPayWithOtpCompleted ?? 0 };
   const gate = await runGate({
-    db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
-    expectedNotificationRatio: notificationRatio(settings.mode, completed, conversionsCompleted), payerRetries, duplicatesAllowed: Boolean(options.during), settled,
+    db: target.db, runTag, completed, requestsToPay: requestToPayIterations(summary), failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
+    expectedNotificationRatio: requestToPayNotificationRatio(settings.mode, completed, conversionsCompleted, requestsToPay), payerRetries, duplicatesAllowed: Boolean(options.during), settled,
     conversionsCompleted,
   });
   printGate(gate, log);
@@ -462,13 +492,14 @@ async function main() {
     profile: { type: 'string', default: 'load' }, tps: { type: 'string' }, transfers: { type: 'string' }, dfsps: { type: 'string' },
     'sim-workers': { type: 'string' }, mode: { type: 'string' }, fresh: { type: 'boolean', default: false }, 'skip-discovery-quote': { type: 'boolean', default: false }, name: { type: 'string' },
     'jws-alg': { type: 'string' }, dashboard: { type: 'boolean', default: false }, 'settle-every': { type: 'string' },
-    warmup: { type: 'string' }, 'conversion-share': { type: 'string' },
+    warmup: { type: 'string' }, 'conversion-share': { type: 'string' }, 'rtp-share': { type: 'string' }, 'rtp-otp-share': { type: 'string' },
   } });
   const overrides = Object.fromEntries(Object.entries({
     profile: values.profile, tps: values.tps && Number(values.tps), transfers: values.transfers && Number(values.transfers), dfsps: values.dfsps && Number(values.dfsps),
     simWorkers: values['sim-workers'] && Number(values['sim-workers']), mode: values['skip-discovery-quote'] ? 'transfer' : values.mode, name: values.name,
     jwsAlg: values['jws-alg'], dashboard: values.dashboard || undefined, settleEverySeconds: values['settle-every'] && Number(values['settle-every']),
     warmupSeconds: values.warmup && Number(values.warmup), conversionShare: values['conversion-share'] && Number(values['conversion-share']),
+    rtpShare: values['rtp-share'] && Number(values['rtp-share']), rtpOtpShare: values['rtp-otp-share'] && Number(values['rtp-otp-share']),
   }).filter(([, value]) => value !== undefined && value !== ''));
   // --fresh: a switch of the run's own instead of the one `make up` runs.
   const target = values.fresh ? await freshTarget(overrides.mode ?? 'full') : await localTarget();
