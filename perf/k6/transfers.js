@@ -232,6 +232,7 @@ export function handleSummary(data) {
     + `conversion_share=${CONVERSION_SHARE} conversion_completed=${conversions} conversion_failed=${metric(data, 'conversion_failed', 'count') || 0} `
     + `conversion_e2e_p95=${metric(data, 'conversion_e2e_time', 'p(95)')}ms `
     + `rtp_share=${RTP_SHARE} rtp_otp_share=${RTP_OTP_SHARE} rtp_completed=${requestsToPay} rtp_failed=${metric(data, 'rtp_failed', 'count') || 0} `
+    + `warmup_rtp_completed=${metric(data, 'warmup_rtp_completed', 'count') || 0} `
     + `rtp_e2e_p95=${metric(data, 'rtp_e2e_time', 'p(95)')}ms\n`;
   const out = { stdout: line };
   if (__ENV.SUMMARY_PATH) out[__ENV.SUMMARY_PATH] = JSON.stringify(data, null, 2);

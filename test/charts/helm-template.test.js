@@ -373,6 +373,15 @@ test('the one-node cluster lets callbacks reach its Service CIDR, where the load
   assert.equal(named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.CALLBACK_ALLOWED_CIDRS, serviceCidr);
 });
 
+test('the one-node load test mixes every kind of payment: plain, converted and asked for by the payee', { skip }, () => {
+  const objects = render(['-f', join(chart, 'examples', 'values-one-node.yaml'), '--set', 'loadTest.enabled=true']);
+  const runner = objects.find((o) => o.kind === 'Job' && o.metadata.name === 'sw-fspiop-switch-loadtest');
+  const env = envOf(runner.spec.template.spec.containers[0]);
+  assert.ok(Number(env.CONVERSION_SHARE) > 0 && Number(env.RTP_SHARE) > 0, JSON.stringify(env));
+  assert.ok(Number(env.CONVERSION_SHARE) + Number(env.RTP_SHARE) <= 1);
+  assert.equal(named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.TOPIC_PARTITIONS_JSON.includes('"topic-bulk-processing":2'), true);
+});
+
 test('EKS values: MSK over SASL/SCRAM + TLS, Aurora over TLS, secrets from existing Secrets', { skip }, () => {
   const objects = render(['-f', eksValues]);
   assert.deepEqual(ofKind(objects, 'Deployment').map(component).sort(), [...CORE_COMPONENTS, ...OPTIONAL_COMPONENTS].sort());
@@ -457,6 +466,7 @@ test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6
   assert.equal(runnerEnv.WARMUP_SECONDS, '15', 'a warm-up ramp before the measured rate');
   assert.equal(runnerEnv.CONVERSION_SHARE, '0', 'no conversion payments unless asked');
   assert.deepEqual(JSON.parse(runnerEnv.CONVERSION_PAIRS_JSON), []);
+  assert.equal(runnerEnv.RTP_SHARE, '0', 'no requests to pay unless asked');
   assert.deepEqual(JSON.parse(runnerEnv.PAYER_WORKERS_JSON), payerWorkersOf(dfspNames(3), 3), 'each payer at the bridge of the process that takes its callbacks');
   assert.deepEqual(JSON.parse(runnerEnv.PAIRS_JSON), allPairs(dfspNames(3), 10000), 'the pairs perf/provision.js provisions');
   const script = named(objects, 'ConfigMap', testRun.spec.script.configMap.name).data[testRun.spec.script.configMap.file];
@@ -493,6 +503,7 @@ test('load test with a conversion share: the FXP and EUR payees provisioned, key
   const keys = named(objects, 'Secret', 'sw-fspiop-switch-loadtest-jws');
   assert.deepEqual(Object.keys(keys.data ?? keys.stringData).sort(), Object.keys(currencies).map((name) => `${name}.key`).sort(), 'a signing key for every simulated DFSP');
   assert.throws(() => render([...minimal, ...loadTestOn, '--set', 'loadTest.conversionShare=1.5']), /conversionShare/);
+  assert.throws(() => render([...minimal, ...loadTestOn, '--set', 'loadTest.rtpShare=2']), /rtpShare/);
 });
 
 test('load test without the k6-operator: an indexed Job, each pod its execution segment, after provisioning', { skip }, () => {
