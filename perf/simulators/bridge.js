@@ -10,6 +10,7 @@ import { ownedId } from './correlator.js';
 import { RESEND_INTERVAL_MS, roundTrip, sleep } from './round-trip.js';
 import { quoteAnswer } from './payee.js';
 import { fxQuote, fxTransfer, fxpDiscovery } from './conversion.js';
+import { bulkPayment } from './bulk.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 function finish(response, outcome, started) {
@@ -189,7 +190,10 @@ async function conversionPayment(context, { payer, payee, msisdn, amount, curren
   };
 }
 
-/** Routes k6's calls: POST /payments, and each phase alone: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers. */
+/**
+ * Routes k6's calls: POST /payments, POST /bulkPayments (a bulk of payments, bulk.js), and each
+ * phase alone: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers.
+ */
 export async function handleBridge(context, request, response, text) {
   const started = Date.now();
   const url = new URL(request.url, 'http://bridge');
@@ -200,6 +204,7 @@ export async function handleBridge(context, request, response, text) {
       return finish(response, await discovery(context, params), started);
     }
     if (request.method === 'POST' && parts[0] === 'payments') return finish(response, await payment(context, JSON.parse(text)), started);
+    if (request.method === 'POST' && parts[0] === 'bulkPayments') return finish(response, await bulkPayment(context, JSON.parse(text)), started);
     if (request.method === 'POST' && parts[0] === 'quotes') return finish(response, await quote(context, JSON.parse(text)), started);
     if (request.method === 'POST' && parts[0] === 'transfers') return finish(response, await transfer(context, JSON.parse(text)), started);
     if (request.method === 'GET' && parts[0] === 'health') return reply(response, 200, { status: 'OK', waiting: context.correlator.size });

@@ -8,6 +8,7 @@ import { createCorrelator } from './correlator.js';
 import { readBody } from './fspiop.js';
 import { answerAsPayee } from './payee.js';
 import { answerAsFxp } from './fxp.js';
+import { answerBulkAsPayee } from './bulk.js';
 import { handleBridge } from './bridge.js';
 import { readConfig } from './config.js';
 import { createFaultSwitch } from './faults.js';
@@ -69,7 +70,10 @@ async function onDfspRequest(request, response) {
   response.writeHead(['PUT', 'PATCH'].includes(request.method) ? 200 : 202).end();
   if (request.method === 'PUT') onCallback(name, parts, text);
   else if (request.method === 'PATCH') countPatch(text);
-  else answerAsPayee(config, name, request.method, parts, text, request.headers) ?? answerAsFxp(config, name, request.method, parts, text, request.headers);
+  else {
+    answerAsPayee(config, name, request.method, parts, text, request.headers) ?? answerAsFxp(config, name, request.method, parts, text, request.headers)
+      ?? answerBulkAsPayee(config, name, request.method, parts, text, request.headers);
+  }
 }
 
 /** POST /fault {mode, forMs}: this process's payee fault switch (faults.js); GET reads it. */
