@@ -9,11 +9,11 @@
 // Every id (bulk quote, bulk transfer, quote, transaction = transfer) is the run's (ownedId), so
 // the validity gate finds the bulk, its items and their transfers by the run tag.
 import { randomBytes } from 'node:crypto';
-import { answerAs } from './fspiop.js';
+import { answerAs, sendAs } from './fspiop.js';
 import { ownedId } from './correlator.js';
 import { fulfilmentFor } from './payee-ilp.js';
 import { quoteAnswer, secretOf } from './payee.js';
-import { roundTrip } from './round-trip.js';
+import { RESEND_INTERVAL_MS, roundTrip, sleep } from './round-trip.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 // The states a bulk ends in (what its payer is told: `bulkTransferState`); any other (a resent
@@ -22,6 +22,12 @@ const FINAL_BULK_STATES = new Set(['COMPLETED', 'REJECTED']);
 // A bulk transfer's outcome is told by its expiry at the latest, as a single transfer's
 // (bridge.js EXPIRY_CALLBACK_GRACE_MS).
 const EXPIRY_CALLBACK_GRACE_MS = 10_000;
+
+// A payer that heard nothing of its bulk asks GET /bulkTransfers/{ID}, waits this long for the
+// answer, and asks again (GET_ATTEMPTS in all) while the state told is not final, as a payer of
+// a single transfer does (bridge.js).
+const GET_ANSWER_WAIT_MS = 10_000;
+const GET_ATTEMPTS = 3;
 
 const runId = (context) => ownedId(context.worker, context.config.runTag, randomBytes(12));
 
@@ -98,7 +104,8 @@ function bulkQuote(context, request, payee) {
 /**
  * The bulk transfer of the quoted items (those the payee quoted; an item it refused is left
  * out), awaiting the hub's aggregated answer. An answer that is not final (the state the hub
- * tells a payer that resent its bulk) is waited past, until the bulk's expiry and its grace.
+ * tells a payer that resent its bulk) is waited past, until the bulk's expiry and its grace;
+ * then the payer asks for the bulk's state.
  */
 async function bulkTransfer(context, { payer, payee, quoteRequest, quoted }) {
   const transactionIds = new Map(quoteRequest.individualQuotes.map((quote) => [quote.quoteId, quote.transactionId]));
@@ -117,7 +124,29 @@ async function bulkTransfer(context, { payer, payee, quoteRequest, quoted }) {
   while (outcome.body && !outcome.error && !FINAL_BULK_STATES.has(outcome.body.bulkTransferState) && Date.now() < deadline) {
     outcome = await context.correlator.wait(key, deadline - Date.now());
   }
+  if (outcome.timeout || !FINAL_BULK_STATES.has(outcome.body?.bulkTransferState)) {
+    if (!outcome.error) outcome = await askBulkState(context, { payer, payee, bulkTransferId: body.bulkTransferId });
+  }
   return { outcome, bulkTransferId: body.bulkTransferId, items: body.individualTransfers.length };
+}
+
+/**
+ * A payer that was not told how its bulk ended asks for it (GET /bulkTransfers/{ID}): the hub
+ * answers with the bulk's state and its items' results, so a bulk that completed after all is
+ * known as such. Each GET is one fulfil-topic record and one notification (`asked`, for the gate).
+ */
+async function askBulkState(context, { payer, payee, bulkTransferId }) {
+  const key = `bulkTransfers:${payer}:${bulkTransferId}`;
+  for (let attempt = 1; attempt <= GET_ATTEMPTS; attempt += 1) {
+    const waiting = context.correlator.wait(key, GET_ANSWER_WAIT_MS);
+    context.counters.asked += 1;
+    const sent = await sendAs(context.config, payer, `${context.config.transfersUrl}/bulkTransfers/${bulkTransferId}`, 'GET', dfspHeaders('bulkTransfers', payer, payee), undefined);
+    if (sent.status !== 202) context.correlator.settle(key, { timeout: true });
+    const outcome = await waiting;
+    if (outcome.error || FINAL_BULK_STATES.has(outcome.body?.bulkTransferState)) return outcome;
+    await sleep(RESEND_INTERVAL_MS);
+  }
+  return { timeout: true };
 }
 
 const failedOutcome = (outcome) => Boolean(outcome.timeout || outcome.error);
