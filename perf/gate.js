@@ -20,6 +20,10 @@
 //      expected multiple of prepare (Mojaloop's whitepaper gate: within 2 %); in a fault run
 //      (perf/chaos.js) no fewer, as redelivery may produce a record twice (never apply it
 //      twice: checks 1 and 3 hold exactly).
+//   7. bulks (a bulk run, perf/k6/bulk.js): every bulk k6 counted completed is COMPLETED in
+//      the ledger's bulk table with every item's transfer COMMITTED (as many such bulks as k6
+//      counted), and no bulk of the run is left unfinished (RECEIVED, ACCEPTED, PROCESSING)
+//      after its expiry; its items' transfers are the run's transfers in checks 1 to 3 and 5.
 // The run's payments and conversions are recognised by their id (perf/simulators/correlator.js
 // ownedId: characters 3–8 are the run tag).
 import Kafka from 'node-rdkafka';
@@ -214,6 +218,27 @@ function kafkaChecks(before, after, expectedNotificationRatio, { resent = 0, ask
   return { reasons, delta: { ...delta, payerResent: resent, payerAsked: asked } };
 }
 
+const FINAL_BULK_STATES = ['COMPLETED', 'REJECTED', 'EXPIRED'];
+
+/**
+ * A bulk run's bulks (their ids are the run's, as its transfers' are): as many bulks COMPLETED
+ * with every item's transfer COMMITTED as k6 counted completed, and none left unfinished past
+ * its expiry (plus the grace).
+ */
+export async function bulkChecks(db, runTag, bulksCompleted) {
+  const reasons = [];
+  const ofRun = () => db('bulk_transfer').where('bulk_transfer_id', 'like', runPattern(runTag));
+  const byState = Object.fromEntries((await ofRun().select('state').count({ n: '*' }).groupBy('state')).map((row) => [row.state, Number(row.n)]));
+  // An item with no transfer of its own (its id another transfer's) counts as not committed.
+  const [{ n: whole }] = await ofRun().where('state', 'COMPLETED').whereNotExists(db('bulk_transfer_item as i').leftJoin('transfer as t', 't.transfer_id', 'i.transfer_id')
+    .whereRaw('i.bulk_transfer_id = bulk_transfer.bulk_transfer_id').where((uncommitted) => uncommitted.whereNull('t.state').orWhereNot('t.state', 'COMMITTED')).select(db.raw('1')))
+    .count({ n: '*' });
+  if (Number(whole) !== bulksCompleted) reasons.push(`bulks COMPLETED with every item COMMITTED in MySQL ${whole} ≠ k6 bulk_completed ${bulksCompleted}`);
+  const [{ n: unfinished }] = await ofRun().whereNotIn('state', FINAL_BULK_STATES).where('expires_at', '<', new Date(Date.now() - EXPIRY_GRACE_MS)).count({ n: '*' });
+  if (Number(unfinished) > 0) reasons.push(`${unfinished} bulks still unfinished after their expiry`);
+  return { reasons, byState };
+}
+
 async function settlementChecks(db, runTag, committed, settled) {
   const reasons = [];
   const [{ n: recorded }] = await db('settlement_window_transfer').where('transfer_id', 'like', runPattern(runTag)).count({ n: '*' });
@@ -231,8 +256,9 @@ async function settlementChecks(db, runTag, committed, settled) {
 }
 
 /** Runs every check; `{ pass, reasons, details }`. */
-export async function runGate({ db, runTag, completed, requestsToPay = 0, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled }) {
+export async function runGate({ db, runTag, completed, requestsToPay = 0, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled, bulksCompleted }) {
   const transfers = await transferChecks(db, runTag, completed);
+  const bulks = bulksCompleted === undefined ? { reasons: [] } : await bulkChecks(db, runTag, bulksCompleted);
   const money = await moneyChecks(db, runTag, transfers.committedByCurrency);
   const conversions = await conversionChecks(db, runTag);
   const requests = await requestToPayChecks(db, runTag, requestsToPay);
@@ -240,9 +266,9 @@ export async function runGate({ db, runTag, completed, requestsToPay = 0, failed
   // Without high-water marks (a run made elsewhere, see main) there is nothing to compare.
   const kafka = marksAfter ? kafkaChecks(marksBefore, marksAfter, expectedNotificationRatio, payerRetries, failed, duplicatesAllowed) : { reasons: [], delta: null };
   const reasons = [
-    ...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...conversions.reasons, ...requests.reasons, ...settlement.reasons, ...kafka.reasons,
+    ...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...conversions.reasons, ...requests.reasons, ...settlement.reasons, ...kafka.reasons, ...bulks.reasons,
   ];
-  const details = { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta, requestsToPayLinked: requests.linked };
+  const details = { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta, requestsToPayLinked: requests.linked, ...(bulks.byState ? { bulkStates: bulks.byState } : {}) };
   return { pass: reasons.length === 0, reasons, details };
 }
 
@@ -250,6 +276,7 @@ export function printGate(result, write = (line) => process.stdout.write(`${line
   write(`GATE ${result.pass ? 'PASS' : 'FAIL'}`);
   for (const reason of result.reasons) write(`  - ${reason}`);
   write(`  states ${JSON.stringify(result.details.states)} kafka ${JSON.stringify(result.details.kafkaDelta)}`);
+  if (result.details.bulkStates) write(`  bulks ${JSON.stringify(result.details.bulkStates)}`);
 }
 
 

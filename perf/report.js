@@ -333,7 +333,9 @@ export function summaryMarkdown({ run, summary, gate, cpu, resources, stretches 
   // A run with conversion payments (perf/k6/transfers.js CONVERSION_SHARE) has their phases too.
   const conversions = metric('conversion_completed').count > 0 || metric('conversion_failed').count > 0 ? ['fx_quote_time', 'fx_transfer_time', 'conversion_e2e_time'] : [];
   const requestsToPay = requestToPayLines(run, metric);
-  const rows = ['discovery_time', 'quote_time', 'transfer_time', 'e2e_time', ...conversions, ...requestsToPay.phases].map((name) => {
+  // A bulk run (perf/k6/bulk.js) counts items in completed_transactions; its bulks have phases of their own.
+  const bulks = metric('bulk_completed').count > 0 || metric('bulk_failed').count > 0 ? ['bulk_quote_time', 'bulk_transfer_time', 'bulk_e2e_time'] : [];
+  const rows = ['discovery_time', 'quote_time', 'transfer_time', 'e2e_time', ...conversions, ...requestsToPay.phases, ...bulks].map((name) => {
     const values = metric(name);
     return `| ${name} | ${ms(values.med)} | ${ms(values['p(95)'])} | ${ms(values['p(99)'])} | ${ms(values.max)} |`;
   });
@@ -345,6 +347,8 @@ export function summaryMarkdown({ run, summary, gate, cpu, resources, stretches 
     ...(conversions.length > 0 ? ['', `conversion payments (USD → EUR through an FXP, a share of ${run.conversionShare}): `
       + `${metric('conversion_completed').count ?? 0} completed, ${metric('conversion_failed').count ?? 0} failed (the plain figures above leave them out)`] : []),
     ...requestsToPay.lines,
+    ...(bulks.length > 0 ? ['', `bulks of ${run.bulkSize} items at ${run.bulkRate}/s: ${metric('bulk_completed').count ?? 0} completed, `
+      + `${metric('bulk_failed').count ?? 0} failed, ${metric('bulk_items_committed').count ?? 0} items committed (completed and failed above count items, e2e_time is a bulk's)`] : []),
     ...(run.warmupSeconds > 0 ? ['', `after a warm-up ramp of ${run.warmupSeconds} s: ${metric('warmup_completed').count ?? 0} payments completed, `
       + `${metric('warmup_failed').count ?? 0} failed (in the gate and the CPU figures, not in the latencies and rates)`] : []),
     '', '| phase | p50 ms | p95 ms | p99 ms | max ms |', '|---|---|---|---|---|', ...rows, '',

@@ -14,6 +14,9 @@
 // counting them with the rest; --rtp-share makes that share of the payments merchant-initiated
 // (request to pay, perf/simulators/request-to-pay.js), --rtp-otp-share of them approved by OTP,
 // half by default; not in mode transfer, which runs no quoting service.)
+// A bulk run (perf/k6/bulk.js: bulk quote and bulk transfer of --bulk-size items, --bulk-rate
+// bulks a second; --fresh starts the bulk handler with the switch):
+//   node perf/run.js --fresh --profile bulk --bulks 100 --bulk-size 100 --bulk-rate 2
 // The smoke test (test/integration/perf-smoke.test.js) calls runPerf with its own switch.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -87,8 +90,47 @@ export const PROFILES = Object.freeze({
   // reads it window by window.
   // The soak settles every five minutes (perf/settlement-schedule.js), as a scheme does, so
   // the DFSPs' caps cover five minutes of payments rather than the whole run.
+  // A bulk run (perf/k6/bulk.js): `bulks` bulk payments of `bulkSize` items each, `bulkRate` bulks
+  // a second, through the bulk quote and the bulk transfer (no discovery: a bulk names its payee
+  // DFSP). Its transfers and rate are counted in items (bulkRunSettings).
+  bulk: {
+    bulks: 100, bulkSize: 100, bulkRate: 2, dfsps: 4, msisdns: 1000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000,
+    mode: 'quote-transfer', k6Script: 'perf/k6/bulk.js',
+  },
   soak: { tps: 125, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, settleEverySeconds: 300, warmupSeconds: 15 },
 });
+
+/**
+ * A bulk run's settings in items, as the report, provisioning and the gate count a run: its
+ * transfers are every bulk's items, its rate the items a second its bulks carry.
+ */
+export function bulkRunSettings(settings) {
+  if (!settings.k6Script?.endsWith('bulk.js')) return settings;
+  return { ...settings, transfers: settings.bulks * settings.bulkSize, tps: settings.bulkRate * settings.bulkSize };
+}
+
+// Notification-topic messages per bulk (one prepare-topic record): its bulk transfer's 2 (the
+// forward to the payee, the aggregated answer to the payer; the items' outcomes are the bulk
+// handler's, not callbacks) and, through the quoting service, its bulk quote's 2.
+export const BULK_NOTIFICATION_RATIO = Object.freeze({ transfer: 2, 'quote-transfer': 4, full: 4 });
+
+/**
+ * What the gate counts of a run's k6 summary: the committed transfers, the failures, the
+ * requests to pay (`requestsToPay`: what the merchants counted, for the notification ratio) and,
+ * for a bulk run, the bulks completed and its notification ratio.
+ */
+function gateCounts(summary, settings, conversionsCompleted, requestsToPay) {
+  const completed = paidIterations(summary);
+  if (!settings.k6Script?.endsWith('bulk.js')) {
+    return {
+      completed, failed: failedIterations(summary), requestsToPay: requestToPayIterations(summary),
+      expectedNotificationRatio: requestToPayNotificationRatio(settings.mode, completed, conversionsCompleted, requestsToPay),
+    };
+  }
+  const count = (name) => summary.metrics[name]?.values.count ?? 0;
+  // A failed bulk made at most its bulk quote's notifications without a prepare: counted per bulk.
+  return { completed, failed: count('bulk_failed'), bulksCompleted: count('bulk_completed'), expectedNotificationRatio: BULK_NOTIFICATION_RATIO[settings.mode] };
+}
 
 // ES256 signs in a tenth of RS256's time (DESIGN.md); RS256 is what Mojaloop's SDKs sign with.
 // 'none' sends nothing signed, for a switch with JWS_VERIFICATION=off.
@@ -277,12 +319,12 @@ export function k6OutputFilter(keep, other) {
  * ended children used (cutime) grows by k6's total when it is waited for. `dashboard` adds
  * k6's live web dashboard (exported to k6-dashboard.html), which costs k6 CPU all run long.
  */
-async function runK6(dir, env, log, { dashboard = false, onStart } = {}) {
+async function runK6(dir, env, log, { dashboard = false, onStart, script = 'perf/k6/transfers.js' } = {}) {
   const k6 = process.env.K6_BIN ?? `${ROOT}.tools/bin/k6`;
   const fifo = `${dir}/k6.fifo`;
   rmSync(fifo, { force: true });
   execFileSync('mkfifo', [fifo]);
-  const args = ['run', '--quiet', '--no-usage-report', '--out', `csv=${fifo}`, 'perf/k6/transfers.js'];
+  const args = ['run', '--quiet', '--no-usage-report', '--out', `csv=${fifo}`, script];
   const dashboardEnv = dashboard
     ? { K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_EXPORT: `${dir}/k6-dashboard.html`, K6_WEB_DASHBOARD_PORT: String(await freePortRange(1)) }
     : { K6_WEB_DASHBOARD: 'false' };
@@ -373,6 +415,7 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWor
     SIM_MODE: settings.mode,
     TPS: String(settings.tps), TRANSFERS: String(settings.transfers), WARMUP_SECONDS: String(settings.warmupSeconds ?? 0), PROFILE: settings.profile, PAIRS_JSON: JSON.stringify(pairs), AMOUNT: '1', CURRENCY: 'USD',
     CONVERSION_SHARE: String(settings.conversionShare), RTP_SHARE: String(settings.rtpShare), RTP_OTP_SHARE: String(settings.rtpOtpShare), CONVERSION_PAIRS_JSON: JSON.stringify(conversionPairs), SIM_DFSP_CURRENCIES_JSON: JSON.stringify(dfspCurrencies),
+    ...(settings.bulks ? { BULKS: String(settings.bulks), BULK_SIZE: String(settings.bulkSize), BULK_RATE: String(settings.bulkRate) } : {}),
   };
 }
 
@@ -380,14 +423,14 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWor
  * Runs k6 against the started simulators with CPU and Kafka samples around it. `during`
  * (the fault campaign, perf/chaos.js) runs beside k6 from its start; it is awaited too.
  */
-async function measure({ target, dir, env, log, dashboard, during }) {
+async function measure({ target, dir, env, log, dashboard, during, script }) {
   let k6Pid;
   const processes = () => ({ ...target.processes(), simulators: [target.simulatorPid], ...(k6Pid ? { k6: [k6Pid] } : {}) });
   const marksBefore = await topicHighWaterMarks(target.kafka);
   const tracker = trackResources(processes);
   const ownCpuBefore = process.cpuUsage();
   const startedAt = Date.now();
-  const [k6, faults] = await Promise.all([runK6(dir, env, log, { dashboard, onStart: (pid) => { k6Pid = pid; } }), during?.({ startedAt, env })]);
+  const [k6, faults] = await Promise.all([runK6(dir, env, log, { dashboard, script, onStart: (pid) => { k6Pid = pid; } }), during?.({ startedAt, env })]);
   const resources = tracker.stop();
   // run.js itself (k6's samples filtered from the pipe, /proc sampled) is part of the harness's cost.
   const ownCpu = process.cpuUsage(ownCpuBefore);
@@ -415,7 +458,7 @@ export function jwsVerificationOf(target) {
 
 export async function runPerf(target, options, log = (line) => process.stdout.write(`${line}\n`)) {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const settings = { mode: 'full', jwsAlg: 'ES256', conversionShare: 0, rtpShare: 0, rtpOtpShare: 0.5, ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' };
+  const settings = bulkRunSettings({ mode: 'full', jwsAlg: 'ES256', conversionShare: 0, rtpShare: 0, rtpOtpShare: 0.5, ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' });
   if (!MODES.includes(settings.mode)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
   const sharesProblem = sharesFailure(settings);
   if (sharesProblem) throw new Error(sharesProblem);
@@ -450,7 +493,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   }) : undefined;
   if (settings.settleEverySeconds && !settles) log('this switch runs no settlement API: the run is not settled on a schedule');
   try {
-    measured = await measure({ target, dir, env, log, dashboard: Boolean(settings.dashboard), during: options.during });
+    measured = await measure({ target, dir, env, log, dashboard: Boolean(settings.dashboard), during: options.during, script: settings.k6Script });
     payerRetries = await bridgeCounters(bridgePort, settings.simWorkers);
   } finally {
     await simulators.stop();
@@ -465,14 +508,11 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   // The gate accounts for every payment of the run, the warm-up's and the conversion
   // payments included (each is one committed payment; its conversion is a record of its own,
   // `conversionsCompleted` of them, the warm-up's included, as the payers counted them).
-  const completed = paidIterations(summary);
-  const failed = failedIterations(summary);
   const conversionsCompleted = payerRetries?.conversionsCompleted ?? 0;
   const requestsToPay = { requestsToPay: payerRetries?.requestsToPayCompleted ?? 0, withOtp: payerRetries?.requestsToPayWithOtpCompleted ?? 0 };
   const gate = await runGate({
-    db: target.db, runTag, completed, requestsToPay: requestToPayIterations(summary), failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
-    expectedNotificationRatio: requestToPayNotificationRatio(settings.mode, completed, conversionsCompleted, requestsToPay), payerRetries, duplicatesAllowed: Boolean(options.during), settled,
-    conversionsCompleted,
+    db: target.db, runTag, ...gateCounts(summary, settings, conversionsCompleted, requestsToPay), marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
+    payerRetries, duplicatesAllowed: Boolean(options.during), settled, conversionsCompleted,
   });
   printGate(gate, log);
   const toldOtherwise = await committedButToldOtherwise(target.db, payerRetries?.failedTransfers ?? []);
@@ -493,6 +533,7 @@ async function main() {
     'sim-workers': { type: 'string' }, mode: { type: 'string' }, fresh: { type: 'boolean', default: false }, 'skip-discovery-quote': { type: 'boolean', default: false }, name: { type: 'string' },
     'jws-alg': { type: 'string' }, dashboard: { type: 'boolean', default: false }, 'settle-every': { type: 'string' },
     warmup: { type: 'string' }, 'conversion-share': { type: 'string' }, 'rtp-share': { type: 'string' }, 'rtp-otp-share': { type: 'string' },
+    bulks: { type: 'string' }, 'bulk-size': { type: 'string' }, 'bulk-rate': { type: 'string' },
   } });
   const overrides = Object.fromEntries(Object.entries({
     profile: values.profile, tps: values.tps && Number(values.tps), transfers: values.transfers && Number(values.transfers), dfsps: values.dfsps && Number(values.dfsps),
@@ -500,9 +541,11 @@ async function main() {
     jwsAlg: values['jws-alg'], dashboard: values.dashboard || undefined, settleEverySeconds: values['settle-every'] && Number(values['settle-every']),
     warmupSeconds: values.warmup && Number(values.warmup), conversionShare: values['conversion-share'] && Number(values['conversion-share']),
     rtpShare: values['rtp-share'] && Number(values['rtp-share']), rtpOtpShare: values['rtp-otp-share'] && Number(values['rtp-otp-share']),
+    ...bulkOverrides(values),
   }).filter(([, value]) => value !== undefined && value !== ''));
   // --fresh: a switch of the run's own instead of the one `make up` runs.
-  const target = values.fresh ? await freshTarget(overrides.mode ?? 'full') : await localTarget();
+  const mode = overrides.mode ?? PROFILES[overrides.profile]?.mode ?? 'full';
+  const target = values.fresh ? await freshTarget(mode, { components: PROFILES[overrides.profile]?.bulks ? ['bulk'] : [] }) : await localTarget();
   try {
     const result = await runPerf(target, { simPort: 7000, bridgePort: 7100, ...overrides });
     process.exitCode = result.gate.pass ? 0 : 1;
@@ -511,6 +554,10 @@ async function main() {
   }
 }
 
+/** --bulks, --bulk-size and --bulk-rate (a bulk run's numbers, perf/k6/bulk.js). */
+function bulkOverrides(values) {
+  return { bulks: values.bulks && Number(values.bulks), bulkSize: values['bulk-size'] && Number(values['bulk-size']), bulkRate: values['bulk-rate'] && Number(values['bulk-rate']) };
+}
 
 /**
  * The switch `make up` runs: its ports (scripts/services.conf, SERVICE_PORT_OFFSET above them),
@@ -554,10 +601,11 @@ export const MODE_COMPONENTS = Object.freeze({
 
 /**
  * A switch of the run's own (test/support/switch.js: fresh database and topic prefix, every
- * component a child process) with what the mode needs: repeatable numbers, nothing left
- * from earlier runs. Components are started one by one so a failed start still stops all.
+ * component a child process) with what the mode needs, and `components` beside them (a bulk
+ * run's bulk handler): repeatable numbers, nothing left from earlier runs. Components are
+ * started one by one so a failed start still stops all.
  */
-export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {}) {
+export async function freshTarget(mode = 'full', { replicas = {}, env = {}, components = [] } = {}) {
   const { startSwitch } = await import('../test/support/switch.js');
   const { operatorTokens, testConfig } = await import('../test/support/environment.js');
   const { testSchemeDir } = await import('../test/support/scheme-tls.js');
@@ -565,7 +613,7 @@ export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {
   const config = testConfig();
   const target = { sw, close: () => sw.stop() };
   try {
-    for (const name of MODE_COMPONENTS[mode]) for (let index = 0; index < (replicas[name] ?? 1); index += 1) await sw.start(name, index);
+    for (const name of [...MODE_COMPONENTS[mode], ...components]) for (let index = 0; index < (replicas[name] ?? 1); index += 1) await sw.start(name, index);
   } catch (error) {
     await sw.stop();
     throw error;

@@ -11,6 +11,7 @@ import { RESEND_INTERVAL_MS, roundTrip, sleep } from './round-trip.js';
 import { quoteAnswer } from './payee.js';
 import { fxQuote, fxTransfer, fxpDiscovery } from './conversion.js';
 import { requestToPay } from './request-to-pay.js';
+import { bulkPayment } from './bulk.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 function finish(response, outcome, started) {
@@ -190,7 +191,11 @@ async function conversionPayment(context, { payer, payee, msisdn, amount, curren
   };
 }
 
-/** Routes k6's calls: POST /payments, POST /requestsToPay (request-to-pay.js), and each phase alone: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers. */
+/**
+ * Routes k6's calls: POST /payments, POST /requestsToPay (request-to-pay.js), POST
+ * /bulkPayments (a bulk of payments, bulk.js), and each phase alone: GET
+ * /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers.
+ */
 export async function handleBridge(context, request, response, text) {
   const started = Date.now();
   const url = new URL(request.url, 'http://bridge');
@@ -202,6 +207,7 @@ export async function handleBridge(context, request, response, text) {
     }
     if (request.method === 'POST' && parts[0] === 'payments') return finish(response, await payment(context, JSON.parse(text)), started);
     if (request.method === 'POST' && parts[0] === 'requestsToPay') return finish(response, await requestToPay(context, JSON.parse(text)), started);
+    if (request.method === 'POST' && parts[0] === 'bulkPayments') return finish(response, await bulkPayment(context, JSON.parse(text)), started);
     if (request.method === 'POST' && parts[0] === 'quotes') return finish(response, await quote(context, JSON.parse(text)), started);
     if (request.method === 'POST' && parts[0] === 'transfers') return finish(response, await transfer(context, JSON.parse(text)), started);
     if (request.method === 'GET' && parts[0] === 'health') return reply(response, 200, { status: 'OK', waiting: context.correlator.size });

@@ -8,6 +8,7 @@ import { createCorrelator } from './correlator.js';
 import { readBody } from './fspiop.js';
 import { answerAsPayee } from './payee.js';
 import { answerAsFxp } from './fxp.js';
+import { answerBulkAsPayee } from './bulk.js';
 import { handleBridge } from './bridge.js';
 import { answerAsRequestToPay } from './request-to-pay.js';
 import { readConfig } from './config.js';
@@ -82,7 +83,8 @@ async function onDfspRequest(request, response) {
   else if (request.method === 'PATCH') onPatch(name, parts, text);
   else {
     answerAsRequestToPay(context, name, request.method, parts, text, request.headers)
-      ?? answerAsPayee(config, name, request.method, parts, text, request.headers) ?? answerAsFxp(config, name, request.method, parts, text, request.headers);
+      ?? answerAsPayee(config, name, request.method, parts, text, request.headers) ?? answerAsFxp(config, name, request.method, parts, text, request.headers)
+      ?? answerBulkAsPayee(config, name, request.method, parts, text, request.headers);
   }
 }
 
