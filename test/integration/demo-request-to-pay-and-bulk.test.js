@@ -70,6 +70,17 @@ async function assertPositionsNow(result) {
   }
 }
 
+/** A counter of `component`'s /metrics as { 'label=value,…': n }, its samples' labels sorted by name, the service label left out. */
+async function counterOf(component, name) {
+  const text = await (await fetch(`${sw.urlOf(component)}/metrics`)).text();
+  const samples = {};
+  for (const [, labels, value] of text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} (\\d+)`, 'gm'))) {
+    const key = [...labels.matchAll(/(\w+)="([^"]*)"/g)].filter(([, label]) => label !== 'service').map(([, label, labelValue]) => `${label}=${labelValue}`).sort().join(',');
+    samples[key] = Number(value);
+  }
+  return samples;
+}
+
 function assertEveryCallProven() {
   for (const simulator of simulators.values()) {
     assert.deepEqual(simulator.signatureFailures, [], `${simulator.name}: every call verified`);
@@ -125,6 +136,24 @@ test('the demo\'s bulk of ten: one bulk quote, one bulk transfer, the wrongly fu
   assert.equal(bulk.state, 'COMPLETED');
   assert.equal((await sw.admin.db('bulk_quote').where({ bulk_quote_id: result.bulkQuoteId })).length, 1);
   assertEveryCallProven();
+});
+
+test('the quoting handler counts the request-to-pay messages and bulk quotes it relayed by kind, and the bulk handler the bulks and items by state', async () => {
+  const quoting = await counterOf('quoting-handler', 'quoting_messages_total');
+  // Each run: the merchant's request and the payer's RECEIVED, the payer's ask and the merchant's answer, the bulk quote and its answer.
+  for (const kind of ['transactionRequest', 'authorization', 'bulkQuote']) {
+    for (const outcome of ['FORWARD_REQUEST', 'FORWARD_ANSWER']) assert.equal(quoting[`kind=${kind},outcome=${outcome}`], 1, `${kind} ${outcome}: ${JSON.stringify(quoting)}`);
+  }
+  assert.equal(quoting['kind=quote,outcome=FORWARD_REQUEST'], 1, 'the quote naming the transaction request');
+  assert.equal(Object.keys(quoting).filter((key) => key.endsWith('outcome=ERROR')).length, 0, 'nothing refused');
+  const bulks = await counterOf('bulk', 'bulk_transfers_settled_total');
+  // PROCESSING is counted only when the final results come in more than one batch: a bulk that
+  // moves ACCEPTED → PROCESSING → COMPLETED in one is counted by the state it ends in.
+  const { 'state=PROCESSING': processing = 0, ...ended } = bulks;
+  assert.deepEqual(ended, { 'state=ACCEPTED': 1, 'state=COMPLETED': 1 });
+  assert.ok(processing <= 1);
+  const items = await counterOf('bulk', 'bulk_item_results_total');
+  assert.deepEqual(items, { 'result=RESERVED': 10, 'result=COMMITTED': 9, 'result=ABORTED': 1 });
 });
 
 test('a second run of each moves the positions again by the same amounts, from where the first left them', async () => {
