@@ -370,7 +370,7 @@ test('the switch reports what the payments did: outcomes by error code, position
   assert.equal(await gauge('dfsp_net_debit_cap_utilisation_ratio', 'settlepayer'), (Number(NET_AMOUNT) * DEMO_RUNS) / 1000);
   assert.equal(await gauge('dfsp_position', 'settlepayer', GROSS_CURRENCY), 0);
   const lag = await query(`sum by (handler) (kafka_consumer_lag_messages{namespace="${NAMESPACE}"})`);
-  assert.deepEqual(lag.map(({ metric }) => metric.handler).sort(), ['fulfil', 'notification', 'position', 'prepare', 'quoting-handler']);
+  assert.deepEqual(lag.map(({ metric }) => metric.handler).sort(), ['bulk', 'fulfil', 'notification', 'position', 'prepare', 'quoting-handler']);
 });
 
 test('the settlement API reports its windows and settlements: the open window, the pending settlement, what it settled gross', { skip }, async () => {
