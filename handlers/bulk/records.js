@@ -105,6 +105,21 @@ function payeeExpiryEvent(outcome, hubName) {
   };
 }
 
+/**
+ * PUT /bulkTransfers/{ID}/error (3210) from the hub to a DFSP that asked about a bulk it may
+ * not know of, in the version it asked in.
+ */
+function notFoundEvent(outcome, hubName) {
+  const bulk = { bulkTransferId: outcome.bulkTransferId };
+  const version = answerVersionOf(outcome.request.headers, RESOURCE);
+  const notFound = failure(FAILURE.bulkTransferNotFound, `bulk transfer ${outcome.bulkTransferId} is not known to ${outcome.to}`);
+  return {
+    id: bulk.bulkTransferId, type: 'notification', action: 'bulk-not-found', to: outcome.to, from: hubName, headers: {},
+    callback: { ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', bulk, 'PUT'), ...(version ? { version } : {}) },
+    body: failureToFspiop(notFound).body,
+  };
+}
+
 const EVENT_OF = Object.freeze({
   [BULK_OUTCOME.forward]: (outcome, hubName) => forwardEvent(outcome, hubName),
   [BULK_OUTCOME.rejected]: (outcome, hubName, now) => finalEvent(outcome, hubName, now, { action: 'bulk-rejected', items: outcome.failedItems }),
@@ -113,13 +128,14 @@ const EVENT_OF = Object.freeze({
     finalEvent(outcome, hubName, now, { action: 'bulk-expired', items: outcome.items }), payeeExpiryEvent(outcome, hubName),
   ],
   [BULK_OUTCOME.state]: (outcome, hubName) => stateEvent(outcome, hubName),
+  [BULK_OUTCOME.notFound]: (outcome, hubName) => notFoundEvent(outcome, hubName),
 });
 
 /** The outcomes' notification records (an expiry's two: to the payer and to the payee). */
 export function bulkNotificationRecords(topics, outcomes, hubName, now) {
   return outcomes.flatMap((outcome) => [EVENT_OF[outcome.type](outcome, hubName, now)].flat().map((event) => ({
     topic: topics.notificationEvent,
-    key: outcome.bulk.bulkTransferId,
+    key: outcome.bulk?.bulkTransferId ?? outcome.bulkTransferId,
     value: encodeEvent(event),
   })));
 }

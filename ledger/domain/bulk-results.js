@@ -26,6 +26,10 @@ export const BULK_OUTCOME = Object.freeze({
   // PUT /bulkTransfers/{ID} to the payer that sent its bulk again: its current state, with the
   // results its items have so far.
   state: 'BULK_STATE',
+  // PUT /bulkTransfers/{ID}/error (3210) to a DFSP that asked about a bulk the switch does not
+  // hold, or one it is neither the payer nor the payee of: as a stranger's GET /transfers/{ID}
+  // is answered 3208, so that a bulk's existence is not told to anyone outside it.
+  notFound: 'BULK_NOT_FOUND',
 });
 
 function outcomeOf(bulk, items) {
@@ -140,9 +144,10 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [] })
   }
   for (const request of stateRequests) {
     const known = current.get(request.id) ?? (bulks.has(request.id) ? { bulk: bulks.get(request.id), items: items.get(request.id) ?? [] } : null);
-    // Only the bulk's payer and payee are told its state (a GET from anybody else is not answered).
+    // Only the bulk's payer and payee are told its state; anybody else hears it is not found.
     const party = known && (request.from === known.bulk.payerFsp || request.from === known.bulk.payeeFsp);
     if (party) decision.outcomes.push({ type: BULK_OUTCOME.state, bulk: known.bulk, items: known.items, to: request.from, request });
+    else decision.outcomes.push({ type: BULK_OUTCOME.notFound, bulkTransferId: request.id, to: request.from, request });
   }
   return decision;
 }

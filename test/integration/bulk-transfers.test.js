@@ -309,3 +309,29 @@ test('a bulk the payee answers for some transfers only expires whole: the rest a
   const ids = new Set(body.individualTransfers.map((item) => item.transferId));
   assert.equal([...fulfiller.received, ...payee.received].filter((call) => call.path.startsWith('/transfers/') && ids.has(call.path.split('/')[2])).length, 0, 'no single transfer callback');
 });
+
+test('GET of a bulk by a DFSP that is neither its payer nor its payee, or of an unknown bulk, is 3210 to the asker alike', async () => {
+  const body = await preparedBulk(2);
+  const askAbout = async (bulkTransferId, from) => {
+    const response = await signedFetch(`${sw.apiUrl}/bulkTransfers/${bulkTransferId}`, { headers: dfspHeaders('bulkTransfers', from, 'payeefsp') });
+    assert.equal(response.status, 202, await response.text());
+  };
+  await askAbout(body.bulkTransferId, 'resendfsp');
+  const stranger = await resender.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);
+  const unknownId = randomUUID();
+  await askAbout(unknownId, 'resendfsp');
+  const unknown = await resender.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${unknownId}/error`, 30_000);
+  for (const answer of [stranger, unknown]) {
+    assert.equal(answer.body.errorInformation.errorCode, '3210');
+    assert.equal(answer.headers['fspiop-source'], 'Hub');
+    assert.equal(answer.signatureProblem, null);
+  }
+  assert.equal(stranger.body.errorInformation.errorDescription.replace(body.bulkTransferId, 'ID'), unknown.body.errorInformation.errorDescription.replace(unknownId, 'ID'),
+    'a stranger cannot tell a bulk that exists from one that does not');
+  assert.equal(resender.received.filter((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`).length, 0, 'the stranger is not told the bulk\'s state');
+  // The bulk's own parties are still answered with its state.
+  await askAbout(body.bulkTransferId, 'fulfilfsp');
+  const state = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`, 30_000);
+  assert.equal(state.body.bulkTransferState, 'ACCEPTED');
+  assert.equal(await bulkState(body.bulkTransferId), 'ACCEPTED');
+});

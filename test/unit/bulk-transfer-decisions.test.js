@@ -14,6 +14,8 @@ import { TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 import { FINAL_RESULT, ITEM_RESULT, bulkOfEvents, routeBulkOutcomes } from '../../handlers/bulk-records.js';
 import { notificationEvent } from '../../handlers/transfer-records.js';
+import { bulkNotificationRecords } from '../../handlers/bulk/records.js';
+import { decodeEvent } from '../../platform/kafka/envelope.js';
 
 const now = new Date('2026-12-01T12:00:00.000Z');
 const later = new Date(now.getTime() + 60_000).toISOString();
@@ -191,7 +193,15 @@ test('bulk results: a bulk sent again is answered with its state after the batch
     bulks: new Map([['bulk-1', storedBulk(B.received, 2)]]), items: storedItems('RESERVED', null),
   });
   const state = decision.outcomes.find((outcome) => outcome.type === BULK_OUTCOME.state);
-  assert.equal(decision.outcomes.length, 2, 'the forward and one answer: an unknown bulk, or a DFSP not its party, is not answered here');
+  assert.equal(decision.outcomes.length, 4, 'the forward, the payer\'s answer and two refusals');
+  const notFound = decision.outcomes.filter((outcome) => outcome.type === BULK_OUTCOME.notFound);
+  assert.deepEqual(notFound.map((outcome) => [outcome.bulkTransferId, outcome.to]), [['unknown', 'payer'], ['bulk-1', 'stranger']], 'an unknown bulk and a DFSP not its party alike');
+  const records = bulkNotificationRecords({ notificationEvent: 'notifications' }, notFound, 'Hub', now).map((record) => [record.key, decodeEvent(record.value)]);
+  for (const [key, event] of records) {
+    assert.equal(event.callback.endpointType, 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR');
+    assert.deepEqual([key, event.from, event.body.errorInformation.errorCode], [event.id, 'Hub', '3210']);
+  }
+  assert.equal(records[1][1].body.errorInformation.errorDescription, 'Bulk transfer ID not found - bulk transfer bulk-1 is not known to stranger', 'the same words whether it exists or not');
   assert.equal(state.bulk.state, B.accepted);
   assert.equal(state.to, 'payer');
   assert.deepEqual(state.items.map((item) => item.prepareResult), ['RESERVED', 'FAILED']);
