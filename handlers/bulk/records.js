@@ -91,33 +91,42 @@ function stateEvent(outcome, hubName) {
 }
 
 /**
+ * PUT /bulkTransfers/{ID}/error from the hub to `to` with `failed`'s error, in `version` (the
+ * bulk's, or the one the asker asked in).
+ */
+function bulkErrorEvent({ bulkTransferId, to, failed, action, version }, hubName) {
+  return {
+    id: bulkTransferId, type: 'notification', action, to, from: hubName, headers: {},
+    callback: { ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', { bulkTransferId }, 'PUT'), ...(version ? { version } : {}) },
+    body: failureToFspiop(failed).body,
+  };
+}
+
+/**
  * PUT /bulkTransfers/{ID}/error (3303) from the hub to the payee of a bulk some of whose
  * transfers expired before its answer committed them: their reservations are released.
  */
 function payeeExpiryEvent(outcome, hubName) {
   const { bulk } = outcome;
-  const version = contentVersionOf(bulk.headers['content-type']);
   const expired = failure(FAILURE.transferExpired, `bulk transfer expired at ${new Date(bulk.expiresAt).toISOString()}`);
-  return {
-    id: bulk.bulkTransferId, type: 'notification', action: 'bulk-expired', to: bulk.payeeFsp, from: hubName, headers: {},
-    callback: { ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', bulk, 'PUT'), ...(version ? { version } : {}) },
-    body: failureToFspiop(expired).body,
-  };
+  return bulkErrorEvent({
+    bulkTransferId: bulk.bulkTransferId, to: bulk.payeeFsp, failed: expired, action: 'bulk-expired', version: contentVersionOf(bulk.headers['content-type']),
+  }, hubName);
 }
 
-/**
- * PUT /bulkTransfers/{ID}/error (3210) from the hub to a DFSP that asked about a bulk it may
- * not know of, in the version it asked in.
- */
-function notFoundEvent(outcome, hubName) {
-  const bulk = { bulkTransferId: outcome.bulkTransferId };
-  const version = answerVersionOf(outcome.request.headers, RESOURCE);
-  const notFound = failure(FAILURE.bulkTransferNotFound, `bulk transfer ${outcome.bulkTransferId} is not known to ${outcome.to}`);
-  return {
-    id: bulk.bulkTransferId, type: 'notification', action: 'bulk-not-found', to: outcome.to, from: hubName, headers: {},
-    callback: { ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', bulk, 'PUT'), ...(version ? { version } : {}) },
-    body: failureToFspiop(notFound).body,
-  };
+/** The refusal of a DFSP's request about a bulk (3210, or 2001 for a dead letter), in the version it asked in. */
+function refusedEvent(outcome, hubName) {
+  return bulkErrorEvent({
+    bulkTransferId: outcome.bulkTransferId, to: outcome.to, failed: outcome.failure, action: 'bulk-refused', version: answerVersionOf(outcome.request.headers, RESOURCE),
+  }, hubName);
+}
+
+/** A FAILED bulk's 2001: to its payer, and to its payee if the bulk was forwarded to it. */
+function failedEvents(outcome, hubName) {
+  const { bulk } = outcome;
+  const version = contentVersionOf(bulk.headers['content-type']);
+  const parties = outcome.forwarded ? [bulk.payerFsp, bulk.payeeFsp] : [bulk.payerFsp];
+  return parties.map((to) => bulkErrorEvent({ bulkTransferId: bulk.bulkTransferId, to, failed: outcome.failure, action: 'bulk-failed', version }, hubName));
 }
 
 const EVENT_OF = Object.freeze({
@@ -128,10 +137,11 @@ const EVENT_OF = Object.freeze({
     finalEvent(outcome, hubName, now, { action: 'bulk-expired', items: outcome.items }), payeeExpiryEvent(outcome, hubName),
   ],
   [BULK_OUTCOME.state]: (outcome, hubName) => stateEvent(outcome, hubName),
-  [BULK_OUTCOME.notFound]: (outcome, hubName) => notFoundEvent(outcome, hubName),
+  [BULK_OUTCOME.refused]: (outcome, hubName) => refusedEvent(outcome, hubName),
+  [BULK_OUTCOME.failed]: (outcome, hubName) => failedEvents(outcome, hubName),
 });
 
-/** The outcomes' notification records (an expiry's two: to the payer and to the payee). */
+/** The outcomes' notification records (an expiry's or a failure's two: to the payer and to the payee). */
 export function bulkNotificationRecords(topics, outcomes, hubName, now) {
   return outcomes.flatMap((outcome) => [EVENT_OF[outcome.type](outcome, hubName, now)].flat().map((event) => ({
     topic: topics.notificationEvent,

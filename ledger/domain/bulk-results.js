@@ -7,7 +7,8 @@
 // aggregated answer to the payer. A result the bulk already holds is a redelivery (after a crash between a
 // handler's commit and its produce): it changes nothing, and the bulk's forward or rejection,
 // if already decided, is produced again, since it may be what the crash lost.
-import { BULK_STATE, bulkTransition } from './bulk-transfer-states.js';
+import { BULK_STATE, bulkTransition, isBulkFinal } from './bulk-transfer-states.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 
 const RESERVED = 'RESERVED';
 
@@ -26,10 +27,14 @@ export const BULK_OUTCOME = Object.freeze({
   // PUT /bulkTransfers/{ID} to the payer that sent its bulk again: its current state, with the
   // results its items have so far.
   state: 'BULK_STATE',
-  // PUT /bulkTransfers/{ID}/error (3210) to a DFSP that asked about a bulk the switch does not
-  // hold, or one it is neither the payer nor the payee of: as a stranger's GET /transfers/{ID}
-  // is answered 3208, so that a bulk's existence is not told to anyone outside it.
-  notFound: 'BULK_NOT_FOUND',
+  // PUT /bulkTransfers/{ID}/error to a DFSP whose request about a bulk is refused: 3210 when
+  // the switch does not hold the bulk or the DFSP is neither its payer nor its payee (as a
+  // stranger's GET /transfers/{ID} is answered 3208, so that a bulk's existence is not told
+  // to anyone outside it), 2001 when its request was set aside as a dead letter.
+  refused: 'BULK_REFUSED',
+  // PUT /bulkTransfers/{ID}/error (2001) to the payer, and to the payee if it was sent the
+  // bulk: one of the bulk's results was set aside as a dead letter and the bulk is FAILED.
+  failed: 'BULK_FAILED',
 });
 
 function outcomeOf(bulk, items) {
@@ -147,7 +152,33 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [] })
     // Only the bulk's payer and payee are told its state; anybody else hears it is not found.
     const party = known && (request.from === known.bulk.payerFsp || request.from === known.bulk.payeeFsp);
     if (party) decision.outcomes.push({ type: BULK_OUTCOME.state, bulk: known.bulk, items: known.items, to: request.from, request });
-    else decision.outcomes.push({ type: BULK_OUTCOME.notFound, bulkTransferId: request.id, to: request.from, request });
+    else decision.outcomes.push(refusal(request, failure(FAILURE.bulkTransferNotFound, `bulk transfer ${request.id} is not known to ${request.from}`)));
   }
   return decision;
+}
+
+/** The refusal of a DFSP's request about a bulk, to its sender. */
+function refusal(request, refused) {
+  return { type: BULK_OUTCOME.refused, bulkTransferId: request.id, to: request.from, request, failure: refused };
+}
+
+/**
+ * What becomes of a bulk when one of its bulk-processing records was set aside as a dead
+ * letter (`failure`: the switch's 2001). A party's request about the bulk (its state) is
+ * refused to its sender. An item result that cannot be recorded means the bulk can never be
+ * settled by its results: a bulk not yet ended moves to FAILED and its payer is told once
+ * (and its payee, if the bulk was forwarded to it); later results, dead letters and
+ * redeliveries of an ended bulk change nothing. `bulk`: the stored bulk, locked, or undefined.
+ */
+export function decideDeadLetteredBulk({ event, bulk, failure: failed }) {
+  const nothing = { bulkUpdates: [], outcomes: [] };
+  if (event.type !== 'bulkItem') {
+    return typeof event.from === 'string' && event.from !== '' ? { ...nothing, outcomes: [refusal(event, failed)] } : nothing;
+  }
+  if (!bulk || isBulkFinal(bulk.state)) return nothing;
+  const forwarded = bulk.state !== BULK_STATE.received;
+  return {
+    bulkUpdates: [{ bulkTransferId: bulk.bulkTransferId, statePath: bulkTransition(bulk.state, BULK_STATE.failed) }],
+    outcomes: [{ type: BULK_OUTCOME.failed, bulk: { ...bulk, state: BULK_STATE.failed }, failure: failed, forwarded }],
+  };
 }

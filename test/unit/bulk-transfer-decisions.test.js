@@ -7,7 +7,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { decideBulkPrepareBatch, individualTransferMessages } from '../../ledger/domain/bulk-prepare.js';
 import { expandBulkAnswers } from '../../ledger/domain/bulk-fulfil.js';
 import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
-import { BULK_OUTCOME, FINAL_RESULT_ACTION, decideBulkResults } from '../../ledger/domain/bulk-results.js';
+import { BULK_OUTCOME, FINAL_RESULT_ACTION, decideBulkResults, decideDeadLetteredBulk } from '../../ledger/domain/bulk-results.js';
 import { BULK_STATE as B, bulkTransition, canBulkTransition, fspiopBulkTransferState, isBulkFinal } from '../../ledger/domain/bulk-transfer-states.js';
 import { OUTCOME, RESOURCE, tell } from '../../ledger/domain/outcomes.js';
 import { TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
@@ -194,7 +194,7 @@ test('bulk results: a bulk sent again is answered with its state after the batch
   });
   const state = decision.outcomes.find((outcome) => outcome.type === BULK_OUTCOME.state);
   assert.equal(decision.outcomes.length, 4, 'the forward, the payer\'s answer and two refusals');
-  const notFound = decision.outcomes.filter((outcome) => outcome.type === BULK_OUTCOME.notFound);
+  const notFound = decision.outcomes.filter((outcome) => outcome.type === BULK_OUTCOME.refused);
   assert.deepEqual(notFound.map((outcome) => [outcome.bulkTransferId, outcome.to]), [['unknown', 'payer'], ['bulk-1', 'stranger']], 'an unknown bulk and a DFSP not its party alike');
   const records = bulkNotificationRecords({ notificationEvent: 'notifications' }, notFound, 'Hub', now).map((record) => [record.key, decodeEvent(record.value)]);
   for (const [key, event] of records) {
@@ -321,4 +321,30 @@ test('bulk results: when the last items are the expiries of reservations never a
   assert.deepEqual(unanswered.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.expired] }], 'never answered: ACCEPTED to EXPIRED');
   const routed = routeBulkOutcomes([tell.error('a', 'payer', failure(FAILURE.transferExpired, 'expired')), tell.error('a', 'payee', failure(FAILURE.transferExpired, 'expired'))], new Map(), new Map([['a', 'bulk-1']]));
   assert.deepEqual(routed.itemResults.map((result) => [result.result, result.errorInformation.errorCode]), [[FINAL_RESULT.expired, '3303']]);
+});
+
+test('bulk dead letters: an item result set aside ends its bulk FAILED once, told to its payer (and its payee once forwarded); a request is refused to its sender', () => {
+  const failed = failure(FAILURE.processingFailed, 'set aside');
+  const poison = itemResult('t0', 'RESERVED');
+  const received = decideDeadLetteredBulk({ event: poison, bulk: storedBulk(B.received), failure: failed });
+  assert.deepEqual(received.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.failed] }]);
+  const told = bulkNotificationRecords({ notificationEvent: 'notifications' }, received.outcomes, 'Hub', now).map((record) => decodeEvent(record.value));
+  assert.deepEqual(told.map((event) => [event.to, event.callback.endpointType, event.body.errorInformation.errorCode]), [['payer', 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', '2001']], 'the payee was never sent it');
+  for (const state of [B.accepted, B.processing]) {
+    const forwarded = decideDeadLetteredBulk({ event: { ...poison, action: FINAL_RESULT_ACTION }, bulk: storedBulk(state), failure: failed });
+    const parties = bulkNotificationRecords({ notificationEvent: 'notifications' }, forwarded.outcomes, 'Hub', now).map((record) => decodeEvent(record.value).to);
+    assert.deepEqual(parties, ['payer', 'payee'], `a ${state} bulk's payee is told too`);
+  }
+  for (const state of [B.failed, B.completed, B.rejected, B.expired]) {
+    assert.deepEqual(decideDeadLetteredBulk({ event: poison, bulk: storedBulk(state), failure: failed }), { bulkUpdates: [], outcomes: [] }, `an ended bulk (${state}) is told nothing again`);
+  }
+  assert.deepEqual(decideDeadLetteredBulk({ event: poison, bulk: undefined, failure: failed }).outcomes, []);
+  const request = { id: 'bulk-1', type: 'bulkTransfer', action: 'bulk-state', from: 'payer', headers: {} };
+  const refused = decideDeadLetteredBulk({ event: request, failure: failed });
+  assert.deepEqual([refused.bulkUpdates, refused.outcomes.map((outcome) => [outcome.type, outcome.to, outcome.failure.code])], [[], [[BULK_OUTCOME.refused, 'payer', FAILURE.processingFailed]]]);
+  assert.equal(fspiopBulkTransferState(B.failed), 'REJECTED');
+  assert.ok(isBulkFinal(B.failed));
+  const answer = { id: 'bulk-1', type: 'bulkTransfer', action: 'bulk-fulfil', from: 'payee', body: { individualTransferResults: [] } };
+  const expanded = expandBulkAnswers({ events: [answer], bulks: new Map([['bulk-1', storedBulk(B.failed)]]), items: storedItems('RESERVED') });
+  assert.deepEqual([expanded.fulfils, expanded.outcomes.map((outcome) => outcome.failure.code)], [[], [FAILURE.processingFailed]], 'the payee\'s answer to a FAILED bulk moves nothing');
 });
