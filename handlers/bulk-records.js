@@ -114,3 +114,16 @@ export function bulkStateRequestRecords(topics, messages) {
     value: encodeEvent({ id: message.id, type: 'bulkTransfer', action: 'bulk-state', from: message.from, headers: message.headers, at: message.at }),
   }));
 }
+
+/**
+ * The timeout handler's request that the bulk handler end bulks that lost results
+ * (selectStuckBulks: `{ bulkTransferId, state }`, the state the sweep saw) as EXPIRED, as
+ * records of topic-bulk-processing keyed by their bulk.
+ */
+export function bulkExpiryRecords(topics, stuckBulks, now) {
+  return stuckBulks.map(({ bulkTransferId, state }) => ({
+    topic: topics.bulkProcessing,
+    key: bulkTransferId,
+    value: encodeEvent({ id: bulkTransferId, type: 'bulkTransfer', action: 'bulk-expire', state, at: now.getTime() }),
+  }));
+}

@@ -134,7 +134,7 @@ const EVENT_OF = Object.freeze({
   [BULK_OUTCOME.rejected]: (outcome, hubName, now) => finalEvent(outcome, hubName, now, { action: 'bulk-rejected', items: outcome.failedItems }),
   [BULK_OUTCOME.completed]: (outcome, hubName, now) => finalEvent(outcome, hubName, now, { action: 'bulk-completed', items: outcome.items }),
   [BULK_OUTCOME.expired]: (outcome, hubName, now) => [
-    finalEvent(outcome, hubName, now, { action: 'bulk-expired', items: outcome.items }), payeeExpiryEvent(outcome, hubName),
+    finalEvent(outcome, hubName, now, { action: 'bulk-expired', items: outcome.items }), ...(outcome.forwarded ? [payeeExpiryEvent(outcome, hubName)] : []),
   ],
   [BULK_OUTCOME.state]: (outcome, hubName) => stateEvent(outcome, hubName),
   [BULK_OUTCOME.refused]: (outcome, hubName) => refusedEvent(outcome, hubName),

@@ -7,7 +7,7 @@
 // aggregated answer to the payer. A result the bulk already holds is a redelivery (after a crash between a
 // handler's commit and its produce): it changes nothing, and the bulk's forward or rejection,
 // if already decided, is produced again, since it may be what the crash lost.
-import { BULK_STATE, bulkTransition, isBulkFinal } from './bulk-transfer-states.js';
+import { BULK_STATE, OPEN_BULK_STATES, bulkTransition, isBulkFinal } from './bulk-transfer-states.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
 
 const RESERVED = 'RESERVED';
@@ -21,8 +21,9 @@ export const BULK_OUTCOME = Object.freeze({
   // PUT /bulkTransfers/{ID} to the payer: COMPLETED, with every item's fulfilment or error,
   // the items refused at prepare included.
   completed: 'BULK_COMPLETED',
-  // The same, REJECTED, when some of its transfers expired before the payee's answer; and
-  // PUT /bulkTransfers/{ID}/error (3303) to the payee.
+  // The same, REJECTED, when some of its transfers expired before the payee's answer, or when
+  // it was swept as having lost results; and PUT /bulkTransfers/{ID}/error (3303) to the
+  // payee, if it was sent the bulk (`forwarded`).
   expired: 'BULK_EXPIRED',
   // PUT /bulkTransfers/{ID} to the payer that sent its bulk again: its current state, with the
   // results its items have so far.
@@ -95,10 +96,16 @@ function applyResults(bulkTransferId, bulkResults, byTransferId, hasBulk) {
   return applied;
 }
 
+/**
+ * Whether the bulk was forwarded to its payee: it leaves RECEIVED for ACCEPTED exactly when
+ * every item has its prepare result and some reserved, and prepare results never change.
+ */
+const wasForwarded = (items) => items.every((item) => item.prepareResult) && items.some((item) => item.prepareResult === RESERVED);
+
 /** The outcome of a bulk whose items have their results, or null: what its state tells. */
 function settledOutcome(bulk, items) {
   if (bulk.state === BULK_STATE.completed) return { type: BULK_OUTCOME.completed, bulk, items };
-  if (bulk.state === BULK_STATE.expired) return { type: BULK_OUTCOME.expired, bulk, items };
+  if (bulk.state === BULK_STATE.expired) return { type: BULK_OUTCOME.expired, bulk, items, forwarded: wasForwarded(items) };
   if (bulk.state === BULK_STATE.accepted || bulk.state === BULK_STATE.rejected) return outcomeOf(bulk, items);
   return null;
 }
@@ -111,10 +118,11 @@ export const FINAL_RESULT_ACTION = 'final-result';
  * fulfilment?, errorInformation? }` in consumption order, `action` prepare-result or
  * final-result. `bulks`: bulkTransferId → stored bulk (locked). `items`: bulkTransferId → its
  * items in order (bulkItemsFromRows). `stateRequests`: bulk-state events `{ id, from,
- * headers }`, answered after the batch's results. Returns the prepare and final results to
- * record, the bulks' state updates and the outcomes.
+ * headers }`, answered after the batch's results. `expiries`: bulk-expire events `{ id, state }`
+ * of the timeout handler's sweep, decided after the results. Returns the prepare and final
+ * results to record, the bulks' state updates and the outcomes.
  */
-export function decideBulkResults({ results, bulks, items, stateRequests = [] }) {
+export function decideBulkResults({ results, bulks, items, stateRequests = [], expiries = [] }) {
   const decision = { recorded: [], finals: [], bulkUpdates: [], outcomes: [], unknown: [] };
   const current = new Map();
   const byBulk = new Map();
@@ -147,6 +155,7 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [] })
       if (again) decision.outcomes.push(again);
     }
   }
+  for (const expiry of expiries) expireStuck(expiry, { bulks, items, current, decision });
   for (const request of stateRequests) {
     const known = current.get(request.id) ?? (bulks.has(request.id) ? { bulk: bulks.get(request.id), items: items.get(request.id) ?? [] } : null);
     // Only the bulk's payer and payee are told its state; anybody else hears it is not found.
@@ -155,6 +164,24 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [] })
     else decision.outcomes.push(refusal(request, failure(FAILURE.bulkTransferNotFound, `bulk transfer ${request.id} is not known to ${request.from}`)));
   }
   return decision;
+}
+
+/**
+ * The timeout handler's sweep found the bulk past its expiry in `expiry.state`, waiting for
+ * results none of its ended transfers will send. If it is still in that state (no result
+ * moved it since the sweep's read, in this batch or before), it ends EXPIRED and its payer is
+ * told once, with the results its items have (an item whose result was lost is listed by its
+ * transferId alone), and its payee 3303 if it was sent the bulk. A bulk that moved is left
+ * for the next sweep to look at again, so a repeated sweep changes nothing.
+ */
+function expireStuck(expiry, { bulks, items, current, decision }) {
+  const bulkTransferId = expiry.id;
+  const known = current.get(bulkTransferId) ?? (bulks.has(bulkTransferId) ? { bulk: bulks.get(bulkTransferId), items: items.get(bulkTransferId) ?? [] } : null);
+  if (!known || known.bulk.state !== expiry.state || !OPEN_BULK_STATES.includes(known.bulk.state)) return;
+  const expired = { ...known.bulk, state: BULK_STATE.expired };
+  decision.bulkUpdates.push({ bulkTransferId, statePath: bulkTransition(known.bulk.state, BULK_STATE.expired) });
+  decision.outcomes.push({ type: BULK_OUTCOME.expired, bulk: expired, items: known.items, forwarded: wasForwarded(known.items) });
+  current.set(bulkTransferId, { bulk: expired, items: known.items });
 }
 
 /** The refusal of a DFSP's request about a bulk, to its sender. */

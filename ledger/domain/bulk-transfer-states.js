@@ -33,6 +33,12 @@ const BULK_TRANSITIONS = Object.freeze({
   [B.processing]: [B.completed, B.expired, B.failed],
 });
 
+/**
+ * The states of a bulk that waits for its items' results. One still in them well past its
+ * expiry, with none of its transfers left open, lost some results: it is swept to EXPIRED.
+ */
+export const OPEN_BULK_STATES = Object.freeze([B.received, B.accepted, B.processing]);
+
 /** What a DFSP sees in `bulkTransferState` (FSPIOP BulkTransferState) for each state. */
 const FSPIOP_BULK_STATE = Object.freeze({
   [B.received]: 'RECEIVED',

@@ -348,3 +348,31 @@ test('bulk dead letters: an item result set aside ends its bulk FAILED once, tol
   const expanded = expandBulkAnswers({ events: [answer], bulks: new Map([['bulk-1', storedBulk(B.failed)]]), items: storedItems('RESERVED') });
   assert.deepEqual([expanded.fulfils, expanded.outcomes.map((outcome) => outcome.failure.code)], [[], [FAILURE.processingFailed]], 'the payee\'s answer to a FAILED bulk moves nothing');
 });
+
+test('bulk sweep: a bulk still waiting past its expiry ends EXPIRED once, its payer told with the results it has, its payee 3303 only if it was sent the bulk', () => {
+  const records = (outcomes) => bulkNotificationRecords({ notificationEvent: 'notifications' }, outcomes, 'Hub', now).map((record) => decodeEvent(record.value));
+  const expiry = { id: 'bulk-1', type: 'bulkTransfer', action: 'bulk-expire', state: B.received };
+  // Stuck RECEIVED: one item's prepare result was lost; the others expired.
+  const items = new Map([['bulk-1', [
+    { transferId: 't0', itemIndex: 0, prepareResult: 'RESERVED', finalResult: 'EXPIRED', errorInformation: { errorCode: '3303', errorDescription: 'Transfer expired' } },
+    { transferId: 't1', itemIndex: 1, prepareResult: null },
+  ]]]);
+  const received = decideBulkResults({ results: [], expiries: [expiry], bulks: new Map([['bulk-1', storedBulk(B.received, 2)]]), items });
+  assert.deepEqual(received.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.expired] }]);
+  const told = records(received.outcomes);
+  assert.deepEqual(told.map((event) => [event.to, event.body.bulkTransferState]), [['payer', 'REJECTED']], 'the payee was never sent it');
+  assert.deepEqual(told[0].body.individualTransferResults, [{ transferId: 't0', errorInformation: { errorCode: '3303', errorDescription: 'Transfer expired' } }, { transferId: 't1' }], 'the lost result is listed by its id alone');
+  // Stuck PROCESSING: forwarded, so the payee hears 3303 too.
+  const processing = decideBulkResults({ results: [], expiries: [{ ...expiry, state: B.processing }, { ...expiry, state: B.processing }], bulks: new Map([['bulk-1', { ...storedBulk(B.processing, 2), expiresAt: now }]]), items: storedItems('RESERVED', 'RESERVED') });
+  assert.deepEqual(processing.bulkUpdates.map((update) => update.statePath), [[B.expired]], 'swept once in a batch that asks twice');
+  assert.deepEqual(records(processing.outcomes).map((event) => [event.to, event.body.errorInformation?.errorCode ?? event.body.bulkTransferState]), [['payer', 'REJECTED'], ['payee', '3303']]);
+  // A result of the same batch that settles the bulk wins; an ended bulk is left as it is.
+  const settled = decideBulkResults({ results: [itemResult('t1', 'FAILED', FAILURE.insufficientLiquidity)], expiries: [expiry], bulks: new Map([['bulk-1', storedBulk(B.received, 2)]]), items: storedItems('RESERVED', null) });
+  assert.deepEqual(settled.bulkUpdates.map((update) => update.statePath), [[B.accepted]]);
+  const since = decideBulkResults({ results: [], expiries: [expiry], bulks: new Map([['bulk-1', storedBulk(B.accepted, 2)]]), items: storedItems('RESERVED', 'RESERVED') });
+  assert.deepEqual([since.bulkUpdates, since.outcomes], [[], []], 'a bulk that moved since the sweep saw it is left for the next sweep');
+  for (const state of [B.completed, B.expired, B.failed, B.rejected]) {
+    const ended = decideBulkResults({ results: [], expiries: [{ ...expiry, state }], bulks: new Map([['bulk-1', storedBulk(state, 2)]]), items: storedItems('RESERVED', 'RESERVED') });
+    assert.deepEqual([ended.bulkUpdates, ended.outcomes], [[], []], `a ${state} bulk is not swept`);
+  }
+});

@@ -4,7 +4,8 @@
 // the bulk row, reads its items and records their results. Locks: a bulk row is locked before
 // its items, and neither handler locks transfers or positions while it holds a bulk's.
 import { failure } from '../../../platform/domain/failures.js';
-import { isBulkFinal } from '../../domain/bulk-transfer-states.js';
+import { OPEN_BULK_STATES, isBulkFinal } from '../../domain/bulk-transfer-states.js';
+import { TRANSFER_STATE, isFinal } from '../../domain/transfer-states.js';
 import { placeholders, quoted, rowPlaceholders, textCache, uniqueSorted } from '../../../platform/sql-text.js';
 
 const BULK_COLUMNS = ['bulk_transfer_id', 'bulk_quote_id', 'payer_fsp', 'payee_fsp', 'expires_at', 'state', 'item_count', 'request_hash',
@@ -150,4 +151,19 @@ export function selectBulksOfTransfers(transferIds) {
 /** transferId → bulkTransferId, from the rows of selectBulksOfTransfers. */
 export function bulksOfTransfersFromRows(rows = []) {
   return new Map(rows.map((row) => [row.transfer_id, row.bulk_transfer_id]));
+}
+
+const OPEN_TRANSFER_STATES = Object.values(TRANSFER_STATE).filter((state) => !isFinal(state));
+const stuckBulksText = `SELECT b.\`bulk_transfer_id\`, b.\`state\` FROM \`bulk_transfer\` b WHERE b.\`state\` IN (${placeholders(OPEN_BULK_STATES.length)})`
+  + ' AND b.`expires_at` <= ? AND NOT EXISTS (SELECT 1 FROM `bulk_transfer_item` i JOIN `transfer` t ON t.`transfer_id` = i.`transfer_id`'
+  + ` WHERE i.\`bulk_transfer_id\` = b.\`bulk_transfer_id\` AND t.\`state\` IN (${placeholders(OPEN_TRANSFER_STATES.length)}))`
+  + ' ORDER BY b.`expires_at` LIMIT ?';
+
+/**
+ * Bulks still waiting for their items' results (OPEN_BULK_STATES) that expired at or before
+ * `expiredBy` and none of whose transfers is still open: no result will come for them any
+ * more, so what they miss was lost. A plain read (the state `(state, expires_at)` index).
+ */
+export function selectStuckBulks(expiredBy, limit) {
+  return { sql: stuckBulksText, values: [...OPEN_BULK_STATES, expiredBy, ...OPEN_TRANSFER_STATES, limit] };
 }
