@@ -24,7 +24,8 @@ async function bulksOf(db, transferIds) {
 
 /**
  * The bulks that expired over `staleReleaseAfterMs` ago and still wait for results none of
- * their transfers, all ended, will send: the bulk handler is asked to end them EXPIRED.
+ * their transfers, all ended at least that long ago, will send: the bulk handler is asked to
+ * end them EXPIRED.
  */
 async function stuckBulks(db, now, settings) {
   const rows = await runStatement(db, selectStuckBulks(new Date(now.getTime() - settings.staleReleaseAfterMs), settings.batchSizeMax));

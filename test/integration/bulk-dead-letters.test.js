@@ -3,7 +3,8 @@
 // topic, the bulk ends FAILED, its payer (and its payee, which was sent the bulk) are told
 // 2001 once, however many of its records are set aside, and its reserved transfers expire as
 // single ones. The poison is produced straight onto topic-bulk-processing, as a buggy
-// producer could.
+// producer could. A bulk that lost a result another way stays waiting past its expiry until
+// the timeout handler's sweep has the bulk handler end it EXPIRED, its payer told once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -30,7 +31,8 @@ let producer;
 before(async () => {
   ({ sw, dfsps: [payer, payee], stop } = await startTransferSwitch({
     dfsps: [{ name: 'bdlpayer', netDebitCap: '10000', fundsIn: '10000' }, { name: 'bdlpayee', netDebitCap: '10000', fundsIn: '10000' }],
-    env: { DEAD_LETTER_AFTER_FAILURES: '2' },
+    // A bulk that lost results is swept a second after its expiry and its transfers' ends.
+    env: { DEAD_LETTER_AFTER_FAILURES: '2', TIMEOUT_STALE_RELEASE_AFTER_MS: '1000' },
   }));
   const config = testConfig({ KAFKA_TOPIC_PREFIX: sw.prefix, LOG_LEVEL: 'warn' });
   producer = createProducer({ kafka: config.kafka, logger: createLogger(config), metrics: createMetrics(config) });
@@ -154,4 +156,27 @@ test('item results the database cannot store are dead-lettered: the bulk ends FA
   assert.equal(fulfilled.status, 200);
   const completed = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${next.bulkTransferId}`, 30_000);
   assert.equal(completed.body.bulkTransferState, 'COMPLETED');
+});
+
+test('a bulk that lost an item\'s result stays RECEIVED past its expiry until the sweep ends it EXPIRED: its payer told once with every result it has', { timeout: 90_000 }, async () => {
+  const before = await position(payer.name);
+  const body = await forwardedBulk(3, 5000);
+  const [, , lost] = body.individualTransfers;
+  // As if the last item's prepare result had never reached the bulk handler: the bulk would
+  // still be RECEIVED, waiting for it.
+  await sw.admin.db('bulk_transfer_item').where({ bulk_transfer_id: body.bulkTransferId, transfer_id: lost.transferId }).update({ prepare_result: null });
+  await sw.admin.db('bulk_transfer').where({ bulk_transfer_id: body.bulkTransferId }).update({ state: 'RECEIVED' });
+  const told = await payer.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`, 40_000);
+  assert.equal(told.body.bulkTransferState, 'REJECTED');
+  assert.equal(told.headers['fspiop-source'], 'Hub');
+  assert.equal(told.signatureProblem, null);
+  assert.deepEqual(told.body.individualTransferResults.map((result) => [result.transferId, result.errorInformation?.errorCode]),
+    body.individualTransfers.map((item) => [item.transferId, '3303']), 'every transfer\'s expiry, the one whose prepare result was lost too');
+  assert.equal(await bulkState(body.bulkTransferId), 'EXPIRED');
+  for (const item of body.individualTransfers) assert.equal((await journal(item.transferId)).at(-1), 'EXPIRED_RESERVED');
+  assert.equal(await position(payer.name), before, 'every reservation released');
+  // Later sweeps find it ended: nobody hears more.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  assert.equal(payer.received.filter((call) => call.path.startsWith(`/bulkTransfers/${body.bulkTransferId}`)).length, 1, 'the payer is told once');
+  assert.equal(bulkErrors(payee, body.bulkTransferId).length, 0, 'the bulk the payee holds was, as the bulk handler knew it, never sent');
 });

@@ -156,14 +156,15 @@ export function bulksOfTransfersFromRows(rows = []) {
 const OPEN_TRANSFER_STATES = Object.values(TRANSFER_STATE).filter((state) => !isFinal(state));
 const stuckBulksText = `SELECT b.\`bulk_transfer_id\`, b.\`state\` FROM \`bulk_transfer\` b WHERE b.\`state\` IN (${placeholders(OPEN_BULK_STATES.length)})`
   + ' AND b.`expires_at` <= ? AND NOT EXISTS (SELECT 1 FROM `bulk_transfer_item` i JOIN `transfer` t ON t.`transfer_id` = i.`transfer_id`'
-  + ` WHERE i.\`bulk_transfer_id\` = b.\`bulk_transfer_id\` AND t.\`state\` IN (${placeholders(OPEN_TRANSFER_STATES.length)}))`
+  + ` WHERE i.\`bulk_transfer_id\` = b.\`bulk_transfer_id\` AND (t.\`state\` IN (${placeholders(OPEN_TRANSFER_STATES.length)}) OR t.\`completed_at\` > ?))`
   + ' ORDER BY b.`expires_at` LIMIT ?';
 
 /**
  * Bulks still waiting for their items' results (OPEN_BULK_STATES) that expired at or before
- * `expiredBy` and none of whose transfers is still open: no result will come for them any
- * more, so what they miss was lost. A plain read (the state `(state, expires_at)` index).
+ * `settledBy` and none of whose transfers is still open or ended after it: every result their
+ * transfers sent has had that long to arrive, so what they miss was lost. A plain read (the
+ * `(state, expires_at)` index).
  */
-export function selectStuckBulks(expiredBy, limit) {
-  return { sql: stuckBulksText, values: [...OPEN_BULK_STATES, expiredBy, ...OPEN_TRANSFER_STATES, limit] };
+export function selectStuckBulks(settledBy, limit) {
+  return { sql: stuckBulksText, values: [...OPEN_BULK_STATES, settledBy, ...OPEN_TRANSFER_STATES, settledBy, limit] };
 }
