@@ -77,13 +77,17 @@ function finalPath(state, items) {
  * without one, a final result on an item without one. Returns the results recorded, those for
  * no item, and whether one was already held (a redelivery).
  */
-function applyResults(bulkTransferId, bulkResults, byTransferId, hasBulk) {
+function applyResults(bulkTransferId, bulkResults, byTransferId, bulk) {
+  const hasBulk = Boolean(bulk);
   const applied = { recorded: [], finals: [], unknown: [], redelivered: false };
   for (const result of bulkResults) {
     const item = byTransferId.get(result.transferId);
     if (!hasBulk || !item) { applied.unknown.push(result); continue; }
     const final = result.action === FINAL_RESULT_ACTION;
-    if (final ? item.finalResult : item.prepareResult) { applied.redelivered = true; continue; }
+    if (final ? item.finalResult : item.prepareResult) {
+      if (recordedWithLastChange(item, bulk)) applied.redelivered = true;
+      continue;
+    }
     if (final) {
       Object.assign(item, { finalResult: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation });
       applied.finals.push({ bulkTransferId, transferId: result.transferId, result: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation });
@@ -101,6 +105,19 @@ function applyResults(bulkTransferId, bulkResults, byTransferId, hasBulk) {
  * every item has its prepare result and some reserved, and prepare results never change.
  */
 const wasForwarded = (items) => items.every((item) => item.prepareResult) && items.some((item) => item.prepareResult === RESERVED);
+
+/**
+ * Whether an item's stored result was recorded in the transaction that made the bulk's last
+ * state change (their `changedAtMs` are that transaction's time): only then may the callback
+ * of that change have been lost to a crash between the bulk handler's commit and its produce,
+ * and a redelivered result bring it back. A result recorded before, redelivered later (a
+ * position handler that crashed between its commit and its acknowledgement produces its
+ * batch's results again), must not tell the parties a second time. Without the times, it may.
+ */
+function recordedWithLastChange(item, bulk) {
+  if (item.changedAtMs === undefined || bulk?.changedAtMs === undefined) return true;
+  return item.changedAtMs === bulk.changedAtMs;
+}
 
 /** The outcome of a bulk whose items have their results, or null: what its state tells. */
 function settledOutcome(bulk, items) {
@@ -133,7 +150,7 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [], e
   for (const [bulkTransferId, bulkResults] of byBulk) {
     const bulk = bulks.get(bulkTransferId);
     const bulkItems = (items.get(bulkTransferId) ?? []).map((item) => ({ ...item }));
-    const applied = applyResults(bulkTransferId, bulkResults, new Map(bulkItems.map((item) => [item.transferId, item])), Boolean(bulk));
+    const applied = applyResults(bulkTransferId, bulkResults, new Map(bulkItems.map((item) => [item.transferId, item])), bulk);
     decision.recorded.push(...applied.recorded);
     decision.finals.push(...applied.finals);
     decision.unknown.push(...applied.unknown);

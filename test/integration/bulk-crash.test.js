@@ -1,6 +1,7 @@
 // A bulk of a few hundred transfers, more than its payer can afford, with the position
 // handler SIGKILLed while it reserves them and restarted: a batch it had committed but not
-// acknowledged is consumed again, and its transfers' results reach the bulk handler twice.
+// acknowledged is consumed again, and its transfers' results reach the bulk handler twice
+// (those recorded before the bulk settled change nothing and tell nobody).
 // Every item must end with exactly one result, each transfer reserved or refused once, the
 // bulk forwarded once to its payee with exactly the reserved transfers, the payer's position
 // exactly their sum; and the payee's answer must then commit exactly those.
@@ -27,7 +28,8 @@ before(async () => {
   ({ sw, dfsps: [payer, payee], stop } = await startTransferSwitch({ dfsps: [
     { name: 'crashpayer', netDebitCap: '1000000', fundsIn: String(AFFORDABLE * ITEM_AMOUNT) },
     { name: 'crashpayee', netDebitCap: '1000000', fundsIn: '100000' },
-  ] }));
+  // Batches of 20, so that the bulk's reservations take many batches and the kill lands among them.
+  ], env: { KAFKA_BATCH_SIZE_MAX: '20' } }));
 });
 
 after(() => stop?.());
@@ -96,7 +98,11 @@ test('SIGKILL of the position handler while it reserves a bulk: each item one re
   assert.equal(journals.length, 2 * ITEMS, 'each transfer RECEIVED_PREPARE and then RESERVED or ABORTED_REJECTED');
   assert.deepEqual(forwarded.body.individualTransfers.map((item) => item.transferId), reserved.map((row) => row.transfer_id), 'the payee gets exactly the reserved transfers');
   assert.equal(await position(payer.name), payerBefore + AFFORDABLE * ITEM_AMOUNT, 'the payer\'s position is exactly the reserved sum');
-  assert.equal((await sw.admin.db('bulk_transfer').where({ bulk_transfer_id: body.bulkTransferId }).first('state')).state, 'ACCEPTED');
+  const stored = await sw.admin.db('bulk_transfer').where({ bulk_transfer_id: body.bulkTransferId }).first('state', 'changed_at');
+  assert.equal(stored.state, 'ACCEPTED');
+  // The results recorded with the bulk's settling carry its time: only their redelivery may bring the forward back.
+  const settledWith = await sw.admin.db('bulk_transfer_item').where({ bulk_transfer_id: body.bulkTransferId, changed_at: stored.changed_at }).count({ n: '*' });
+  assert.ok(Number(settledWith[0].n) >= 1 && Number(settledWith[0].n) < ITEMS, `${settledWith[0].n} items recorded with the settling`);
   await new Promise((resolve) => setTimeout(resolve, 3000));
   assert.equal(payee.received.filter(isForward).length, 1, 'forwarded once');
   assert.equal(payer.received.filter((call) => call.path.includes(body.bulkTransferId)).length, 0, 'the payer is told nothing yet');

@@ -178,6 +178,13 @@ test('bulk results: a redelivered result changes nothing, and produces the bulk\
   assert.deepEqual([forwarded.recorded, forwarded.bulkUpdates], [[], []]);
   assert.equal(forwarded.outcomes[0].type, BULK_OUTCOME.forward);
   assert.deepEqual(forwarded.outcomes[0].reservedItems.map((item) => item.transferId), ['t0', 't1'], 'the stored result, not the redelivered one');
+  // With the rows' times: only a result recorded with the bulk's last change brings its callback back.
+  const timed = (changedAtMs) => new Map([['bulk-1', storedItems('RESERVED', 'RESERVED', 'FAILED').get('bulk-1').map((item, index) => ({ ...item, changedAtMs: changedAtMs[index] }))]]);
+  const accepted = { ...storedBulk(B.accepted), changedAtMs: 2000 };
+  const settling = decideBulkResults({ results: [itemResult('t2', 'FAILED')], bulks: new Map([['bulk-1', accepted]]), items: timed([1000, 1000, 2000]) });
+  assert.deepEqual(settling.outcomes.map((outcome) => outcome.type), [BULK_OUTCOME.forward], 'the result that settled the bulk, redelivered after a crash of the bulk handler');
+  const earlier = decideBulkResults({ results: [itemResult('t0', 'RESERVED'), itemResult('t1', 'RESERVED')], bulks: new Map([['bulk-1', accepted]]), items: timed([1000, 1000, 2000]) });
+  assert.deepEqual([earlier.recorded, earlier.bulkUpdates, earlier.outcomes], [[], [], []], 'results recorded before, produced again by a position handler that crashed: nobody is told again');
 });
 
 test('bulk results: a result for no stored bulk or item is set aside as unknown', () => {

@@ -24,6 +24,9 @@ export function selectBulkTransfers(bulkTransferIds, { forUpdate = false } = {})
   return { sql: bulksText(`${ids.length}:${forUpdate ? 'lock' : 'read'}`), values: ids };
 }
 
+/** A DATETIME column's value in ms since the epoch, or undefined when it has none. */
+const timeMs = (value) => (value === null || value === undefined ? undefined : new Date(value).getTime());
+
 /** A `bulk_transfer` row as the domain sees it. */
 export function toBulkTransfer(row) {
   return {
@@ -39,6 +42,7 @@ export function toBulkTransfer(row) {
     rawBody: row.raw_body,
     failure: row.failure_code ? failure(row.failure_code, row.failure_detail) : undefined,
     completedAt: row.completed_at,
+    changedAtMs: timeMs(row.changed_at),
   };
 }
 
@@ -61,7 +65,7 @@ export function selectBulkItems(bulkTransferIds) {
 
 /**
  * bulkTransferId → its items in order, each `{ transferId, itemIndex, prepareResult, failure?,
- * finalResult, fulfilment?, errorInformation? }`.
+ * finalResult, fulfilment?, errorInformation?, changedAtMs }`.
  */
 export function bulkItemsFromRows(rows = []) {
   const items = new Map();
@@ -75,6 +79,7 @@ export function bulkItemsFromRows(rows = []) {
       finalResult: row.final_result,
       fulfilment: row.fulfilment ?? undefined,
       errorInformation: row.error_code ? { errorCode: row.error_code, errorDescription: row.error_description ?? '' } : undefined,
+      changedAtMs: timeMs(row.changed_at),
     });
   }
   return items;
