@@ -4,7 +4,7 @@
 // its bulk has committed or aborted.
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { failureToFspiop } from '../../platform/fspiop/errors.js';
+import { errorInformation, failureToFspiop } from '../../platform/fspiop/errors.js';
 import { answerVersionOf, contentVersionOf } from '../../platform/fspiop/versions.js';
 import { BULK_OUTCOME } from '../../ledger/domain/bulk-results.js';
 import { fspiopBulkTransferState, isBulkFinal } from '../../ledger/domain/bulk-transfer-states.js';
@@ -148,4 +148,42 @@ export function bulkNotificationRecords(topics, outcomes, hubName, now) {
     key: outcome.bulk?.bulkTransferId ?? outcome.bulkTransferId,
     value: encodeEvent(event),
   })));
+}
+
+// FSPIOP's ExtensionList holds at most 16 extensions.
+const EXTENSIONS_MAX = 16;
+
+/**
+ * The errorInformation of a payee's refused items, gathered: the items' own when they share
+ * one code, else 3100; each item named in the extension list by its code (the key) and its
+ * transferId (the value), the ones past the list's room counted in its last extension.
+ */
+function gatheredErrorInformation(items) {
+  const codes = new Set(items.map((item) => item.errorInformation.errorCode));
+  const shared = codes.size === 1 ? items[0].errorInformation
+    : errorInformation(3100, `${items.length} individual transfers of the bulk were refused`).errorInformation;
+  const named = items.length > EXTENSIONS_MAX ? items.slice(0, EXTENSIONS_MAX - 1) : items;
+  const extension = named.map((item) => ({ key: item.errorInformation.errorCode, value: item.transferId }));
+  if (named.length < items.length) extension.push({ key: 'more', value: `${items.length - named.length} more individual transfers refused` });
+  return { errorCode: shared.errorCode, errorDescription: shared.errorDescription, extensionList: { extension } };
+}
+
+/**
+ * One PUT /bulkTransfers/{ID}/error from the hub to a payee per bulk whose answer had items
+ * the single fulfil decisions refused (`refusals`: `{ bulkTransferId, to, headers, items:
+ * [{ transferId, errorInformation }] }`, see gatherBulkRefusals), in the version it answered in.
+ */
+export function bulkRefusalRecords(topics, refusals, hubName) {
+  return refusals.map((refusal) => ({
+    topic: topics.notificationEvent,
+    key: refusal.bulkTransferId,
+    value: encodeEvent({
+      id: refusal.bulkTransferId, type: 'notification', action: 'bulk-items-refused', to: refusal.to, from: hubName, headers: {},
+      callback: {
+        ...address('FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', { bulkTransferId: refusal.bulkTransferId }, 'PUT'),
+        ...(answerVersionOf(refusal.headers, RESOURCE) ? { version: answerVersionOf(refusal.headers, RESOURCE) } : {}),
+      },
+      body: { errorInformation: gatheredErrorInformation(refusal.items) },
+    }),
+  }));
 }

@@ -12,9 +12,9 @@ import { BULK_STATE as B, bulkTransition, canBulkTransition, fspiopBulkTransferS
 import { OUTCOME, RESOURCE, tell } from '../../ledger/domain/outcomes.js';
 import { TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { FINAL_RESULT, ITEM_RESULT, bulkOfEvents, routeBulkOutcomes } from '../../handlers/bulk-records.js';
+import { FINAL_RESULT, ITEM_RESULT, bulkOfEvents, gatherBulkRefusals, routeBulkOutcomes } from '../../handlers/bulk-records.js';
 import { notificationEvent } from '../../handlers/transfer-records.js';
-import { bulkNotificationRecords } from '../../handlers/bulk/records.js';
+import { bulkNotificationRecords, bulkRefusalRecords } from '../../handlers/bulk/records.js';
 import { decodeEvent } from '../../platform/kafka/envelope.js';
 
 const now = new Date('2026-12-01T12:00:00.000Z');
@@ -382,4 +382,28 @@ test('bulk sweep: a bulk still waiting past its expiry ends EXPIRED once, its pa
     const ended = decideBulkResults({ results: [], expiries: [{ ...expiry, state }], bulks: new Map([['bulk-1', storedBulk(state, 2)]]), items: storedItems('RESERVED', 'RESERVED') });
     assert.deepEqual([ended.bulkUpdates, ended.outcomes], [[], []], `a ${state} bulk is not swept`);
   }
+});
+
+test('bulk answer refusals: the errors the fulfil decisions tell the payee about its items are one PUT /bulkTransfers/{ID}/error per bulk, each item named', () => {
+  const headers = { 'content-type': 'application/vnd.interoperability.bulkTransfers+json;version=1.1' };
+  const itemEvent = (id, bulkTransferId, action = 'commit') => ({ id, type: 'transfer', action, from: 'payee', to: 'payer', headers, bulkTransferId });
+  const events = [itemEvent('t0', 'bulk-1'), itemEvent('t1', 'bulk-1', 'abort'), itemEvent('t2', 'bulk-2'), { id: 's0', type: 'transfer', action: 'commit', from: 'payee', headers }];
+  const outcomes = [
+    tell.error('t0', 'payee', failure(FAILURE.modifiedRequest, 'other content')), tell.error('t1', 'payee', failure(FAILURE.transferExpired, 'expired')),
+    tell.error('t2', 'payee', failure(FAILURE.modifiedRequest, 'other content')), tell.error('s0', 'payee', failure(FAILURE.transferNotFound, 'no')),
+    tell.error('t0', 'payer', failure(FAILURE.transferExpired, 'told to the payer as before')),
+  ];
+  const gathered = gatherBulkRefusals(outcomes, events);
+  assert.deepEqual(gathered.outcomes.map((outcome) => [outcome.transferId, outcome.to]), [['s0', 'payee'], ['t0', 'payer']], 'a single transfer\'s and another party\'s errors are told as before');
+  const records = bulkRefusalRecords({ notificationEvent: 'notifications' }, gathered.refusals, 'Hub').map((record) => [record.key, decodeEvent(record.value)]);
+  assert.deepEqual(records.map(([key, event]) => [key, event.to, event.callback.endpointType, event.callback.version, event.body.errorInformation.errorCode]), [
+    ['bulk-1', 'payee', 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', '1.1', '3100'], ['bulk-2', 'payee', 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', '1.1', '3106'],
+  ], 'items of different codes are 3100, of one code that code');
+  assert.deepEqual(records[0][1].body.errorInformation.extensionList.extension, [{ key: '3106', value: 't0' }, { key: '3303', value: 't1' }]);
+  const many = Array.from({ length: 20 }, (_, index) => itemEvent(`m${index}`, 'bulk-3'));
+  const [crowded] = bulkRefusalRecords({ notificationEvent: 'n' }, gatherBulkRefusals(many.map((event) => tell.error(event.id, 'payee', failure(FAILURE.invalidState, 'no'))), many).refusals, 'Hub');
+  const { extension } = decodeEvent(crowded.value).body.errorInformation.extensionList;
+  assert.equal(extension.length, 16, 'FSPIOP\'s extension list holds 16');
+  assert.deepEqual(extension.at(-1), { key: 'more', value: '5 more individual transfers refused' });
+  assert.deepEqual(gatherBulkRefusals(outcomes.slice(3), events.slice(3)), { outcomes: outcomes.slice(3), refusals: [] });
 });
