@@ -114,3 +114,41 @@ export function bulkStateRequestRecords(topics, messages) {
     value: encodeEvent({ id: message.id, type: 'bulkTransfer', action: 'bulk-state', from: message.from, headers: message.headers, at: message.at }),
   }));
 }
+
+/**
+ * The timeout handler's request that the bulk handler end bulks that lost results
+ * (selectStuckBulks: `{ bulkTransferId, state }`, the state the sweep saw) as EXPIRED, as
+ * records of topic-bulk-processing keyed by their bulk.
+ */
+export function bulkExpiryRecords(topics, stuckBulks, now) {
+  return stuckBulks.map(({ bulkTransferId, state }) => ({
+    topic: topics.bulkProcessing,
+    key: bulkTransferId,
+    value: encodeEvent({ id: bulkTransferId, type: 'bulkTransfer', action: 'bulk-expire', state, at: now.getTime() }),
+  }));
+}
+
+/**
+ * Splits the fulfil decisions' `outcomes` into those told as before and the refusals of items
+ * of a payee's bulk answer, gathered by bulk: an error the single fulfil decision tells the
+ * sender of an item's fulfil (its transfer expired, completed with other content, not
+ * RESERVED) goes to the payee as one PUT /bulkTransfers/{ID}/error per bulk instead of one
+ * PUT /transfers/{ID}/error per transfer. `events`: the batch's events, the bulk answers
+ * expanded into fulfils carrying `bulkTransferId`.
+ */
+export function gatherBulkRefusals(outcomes, events) {
+  const itemEvents = new Map(events.filter((event) => event.bulkTransferId && ENDING_ACTIONS.has(event.action)).map((event) => [event.id, event]));
+  if (itemEvents.size === 0) return { outcomes, refusals: [] };
+  const told = [];
+  const byBulk = new Map();
+  for (const outcome of outcomes) {
+    const event = outcome.resource ? undefined : itemEvents.get(outcome.transferId);
+    if (!event || outcome.type !== OUTCOME.error || outcome.to !== event.from) {
+      told.push(outcome);
+      continue;
+    }
+    if (!byBulk.has(event.bulkTransferId)) byBulk.set(event.bulkTransferId, { bulkTransferId: event.bulkTransferId, to: event.from, headers: event.headers, items: [] });
+    byBulk.get(event.bulkTransferId).items.push({ transferId: outcome.transferId, errorInformation: failureToFspiop(outcome.failure).body.errorInformation });
+  }
+  return { outcomes: told, refusals: [...byBulk.values()] };
+}

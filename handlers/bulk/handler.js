@@ -14,6 +14,8 @@ import { bulkNotificationRecords } from './records.js';
 // An individual transfer's prepare result (reserved or refused) or final result (committed or aborted).
 const isItemResult = (event) => event.type === 'bulkItem' && (event.action === 'prepare-result' || event.action === FINAL_RESULT_ACTION);
 const isStateRequest = (event) => event.type === 'bulkTransfer' && event.action === 'bulk-state';
+// The timeout handler's sweep: a bulk past its expiry that lost results (selectStuckBulks).
+const isExpiry = (event) => event.type === 'bulkTransfer' && event.action === 'bulk-expire';
 
 /** `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). */
 export function createBulkHandler({ pool, producer, topics, hubName, metrics, logger, clock = () => new Date() }) {
@@ -26,13 +28,14 @@ export function createBulkHandler({ pool, producer, topics, hubName, metrics, lo
   return async function handleBulkResults(events) {
     const results = events.filter(isItemResult);
     const stateRequests = events.filter(isStateRequest);
-    if (results.length === 0 && stateRequests.length === 0) return;
+    const expiries = events.filter(isExpiry);
+    if (results.length === 0 && stateRequests.length === 0 && expiries.length === 0) return;
     const now = clock();
-    const bulkIds = [...new Set([...results, ...stateRequests].map((event) => event.id))];
+    const bulkIds = [...new Set([...results, ...stateRequests, ...expiries].map((event) => event.id))];
     const decision = await inTransaction(pool, async (tx) => {
       const [bulkRows, itemRows] = await tx.read(selectBulkTransfers(bulkIds, { forUpdate: true }), selectBulkItems(bulkIds));
       const decided = decideBulkResults({
-        results, stateRequests, bulks: bulkTransfersFromRows(bulkRows), items: bulkItemsFromRows(itemRows),
+        results, stateRequests, expiries, bulks: bulkTransfersFromRows(bulkRows), items: bulkItemsFromRows(itemRows),
       });
       tx.write(...itemResultStatements(decided.recorded, now), ...itemFinalStatements(decided.finals, now), ...decided.bulkUpdates.map((update) => bulkStateStatement(update, now)));
       return decided;

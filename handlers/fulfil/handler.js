@@ -13,7 +13,8 @@ import { selectTransfers, stateUpdateStatements, transfersFromRows } from '../..
 import { inTransaction } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
-import { bulkStateRequestRecords } from '../bulk-records.js';
+import { bulkStateRequestRecords, gatherBulkRefusals } from '../bulk-records.js';
+import { bulkRefusalRecords } from '../bulk/records.js';
 
 const isFxAnswer = (event) => event.type === 'fxTransfer';
 // A payee's answer to a bulk (PUT /bulkTransfers/{ID}, …/error) is expanded into the fulfils
@@ -79,9 +80,11 @@ export function createFulfilHandler({ pool, producer, topics, hubName, metrics, 
       return decided;
     });
     transferMetrics.countFinished(decision.stateUpdates);
+    // The refusals of a bulk answer's items are one PUT /bulkTransfers/{ID}/error to its payee.
+    const gathered = gatherBulkRefusals(decision.outcomes, decision.events);
     await producer.produce([
-      ...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName, decision.events),
-      ...bulkStateRequestRecords(topics, bulkGets),
+      ...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, gathered.outcomes, hubName, decision.events),
+      ...bulkRefusalRecords(topics, gathered.refusals, hubName), ...bulkStateRequestRecords(topics, bulkGets),
     ]);
   };
 }

@@ -6,6 +6,7 @@
 // reserved. Each expanded event carries its `bulkTransferId`, so that its transfer's commit
 // or abort reaches the bulk handler as an item result instead of a callback of its own.
 import { FAILURE, failure } from '../../platform/domain/failures.js';
+import { BULK_STATE } from './bulk-transfer-states.js';
 import { tellBulk } from './outcomes.js';
 
 const RESERVED = 'RESERVED';
@@ -37,6 +38,9 @@ function itemFulfil(event, result) {
 function answerProblem(event, bulk, items) {
   if (!bulk) return failure(FAILURE.transferNotFound, `bulk transfer ${event.id} was not found`);
   if (event.from !== bulk.payeeFsp) return failure(FAILURE.validation, `FSPIOP-Source ${event.from} is not the payee FSP of the bulk transfer`);
+  // A bulk set aside as a dead letter was told to both parties as the switch's failure: its
+  // reserved transfers are left to expire, not committed.
+  if (bulk.state === BULK_STATE.failed) return failure(FAILURE.processingFailed, `bulk transfer ${event.id} could not be processed and was ended`);
   if (event.action !== 'bulk-fulfil') return null;
   const known = new Set(items.map((item) => item.transferId));
   const results = event.body?.individualTransferResults ?? [];

@@ -7,7 +7,8 @@
 // aggregated answer to the payer. A result the bulk already holds is a redelivery (after a crash between a
 // handler's commit and its produce): it changes nothing, and the bulk's forward or rejection,
 // if already decided, is produced again, since it may be what the crash lost.
-import { BULK_STATE, bulkTransition } from './bulk-transfer-states.js';
+import { BULK_STATE, OPEN_BULK_STATES, bulkTransition, isBulkFinal } from './bulk-transfer-states.js';
+import { FAILURE, failure } from '../../platform/domain/failures.js';
 
 const RESERVED = 'RESERVED';
 
@@ -20,12 +21,21 @@ export const BULK_OUTCOME = Object.freeze({
   // PUT /bulkTransfers/{ID} to the payer: COMPLETED, with every item's fulfilment or error,
   // the items refused at prepare included.
   completed: 'BULK_COMPLETED',
-  // The same, REJECTED, when some of its transfers expired before the payee's answer; and
-  // PUT /bulkTransfers/{ID}/error (3303) to the payee.
+  // The same, REJECTED, when some of its transfers expired before the payee's answer, or when
+  // it was swept as having lost results; and PUT /bulkTransfers/{ID}/error (3303) to the
+  // payee, if it was sent the bulk (`forwarded`).
   expired: 'BULK_EXPIRED',
   // PUT /bulkTransfers/{ID} to the payer that sent its bulk again: its current state, with the
   // results its items have so far.
   state: 'BULK_STATE',
+  // PUT /bulkTransfers/{ID}/error to a DFSP whose request about a bulk is refused: 3210 when
+  // the switch does not hold the bulk or the DFSP is neither its payer nor its payee (as a
+  // stranger's GET /transfers/{ID} is answered 3208, so that a bulk's existence is not told
+  // to anyone outside it), 2001 when its request was set aside as a dead letter.
+  refused: 'BULK_REFUSED',
+  // PUT /bulkTransfers/{ID}/error (2001) to the payer, and to the payee if it was sent the
+  // bulk: one of the bulk's results was set aside as a dead letter and the bulk is FAILED.
+  failed: 'BULK_FAILED',
 });
 
 function outcomeOf(bulk, items) {
@@ -67,13 +77,17 @@ function finalPath(state, items) {
  * without one, a final result on an item without one. Returns the results recorded, those for
  * no item, and whether one was already held (a redelivery).
  */
-function applyResults(bulkTransferId, bulkResults, byTransferId, hasBulk) {
+function applyResults(bulkTransferId, bulkResults, byTransferId, bulk) {
+  const hasBulk = Boolean(bulk);
   const applied = { recorded: [], finals: [], unknown: [], redelivered: false };
   for (const result of bulkResults) {
     const item = byTransferId.get(result.transferId);
     if (!hasBulk || !item) { applied.unknown.push(result); continue; }
     const final = result.action === FINAL_RESULT_ACTION;
-    if (final ? item.finalResult : item.prepareResult) { applied.redelivered = true; continue; }
+    if (final ? item.finalResult : item.prepareResult) {
+      if (recordedWithLastChange(item, bulk)) applied.redelivered = true;
+      continue;
+    }
     if (final) {
       Object.assign(item, { finalResult: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation });
       applied.finals.push({ bulkTransferId, transferId: result.transferId, result: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation });
@@ -86,10 +100,29 @@ function applyResults(bulkTransferId, bulkResults, byTransferId, hasBulk) {
   return applied;
 }
 
+/**
+ * Whether the bulk was forwarded to its payee: it leaves RECEIVED for ACCEPTED exactly when
+ * every item has its prepare result and some reserved, and prepare results never change.
+ */
+const wasForwarded = (items) => items.every((item) => item.prepareResult) && items.some((item) => item.prepareResult === RESERVED);
+
+/**
+ * Whether an item's stored result was recorded in the transaction that made the bulk's last
+ * state change (their `changedAtMs` are that transaction's time): only then may the callback
+ * of that change have been lost to a crash between the bulk handler's commit and its produce,
+ * and a redelivered result bring it back. A result recorded before, redelivered later (a
+ * position handler that crashed between its commit and its acknowledgement produces its
+ * batch's results again), must not tell the parties a second time. Without the times, it may.
+ */
+function recordedWithLastChange(item, bulk) {
+  if (item.changedAtMs === undefined || bulk?.changedAtMs === undefined) return true;
+  return item.changedAtMs === bulk.changedAtMs;
+}
+
 /** The outcome of a bulk whose items have their results, or null: what its state tells. */
 function settledOutcome(bulk, items) {
   if (bulk.state === BULK_STATE.completed) return { type: BULK_OUTCOME.completed, bulk, items };
-  if (bulk.state === BULK_STATE.expired) return { type: BULK_OUTCOME.expired, bulk, items };
+  if (bulk.state === BULK_STATE.expired) return { type: BULK_OUTCOME.expired, bulk, items, forwarded: wasForwarded(items) };
   if (bulk.state === BULK_STATE.accepted || bulk.state === BULK_STATE.rejected) return outcomeOf(bulk, items);
   return null;
 }
@@ -102,10 +135,11 @@ export const FINAL_RESULT_ACTION = 'final-result';
  * fulfilment?, errorInformation? }` in consumption order, `action` prepare-result or
  * final-result. `bulks`: bulkTransferId → stored bulk (locked). `items`: bulkTransferId → its
  * items in order (bulkItemsFromRows). `stateRequests`: bulk-state events `{ id, from,
- * headers }`, answered after the batch's results. Returns the prepare and final results to
- * record, the bulks' state updates and the outcomes.
+ * headers }`, answered after the batch's results. `expiries`: bulk-expire events `{ id, state }`
+ * of the timeout handler's sweep, decided after the results. Returns the prepare and final
+ * results to record, the bulks' state updates and the outcomes.
  */
-export function decideBulkResults({ results, bulks, items, stateRequests = [] }) {
+export function decideBulkResults({ results, bulks, items, stateRequests = [], expiries = [] }) {
   const decision = { recorded: [], finals: [], bulkUpdates: [], outcomes: [], unknown: [] };
   const current = new Map();
   const byBulk = new Map();
@@ -116,7 +150,7 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [] })
   for (const [bulkTransferId, bulkResults] of byBulk) {
     const bulk = bulks.get(bulkTransferId);
     const bulkItems = (items.get(bulkTransferId) ?? []).map((item) => ({ ...item }));
-    const applied = applyResults(bulkTransferId, bulkResults, new Map(bulkItems.map((item) => [item.transferId, item])), Boolean(bulk));
+    const applied = applyResults(bulkTransferId, bulkResults, new Map(bulkItems.map((item) => [item.transferId, item])), bulk);
     decision.recorded.push(...applied.recorded);
     decision.finals.push(...applied.finals);
     decision.unknown.push(...applied.unknown);
@@ -138,11 +172,57 @@ export function decideBulkResults({ results, bulks, items, stateRequests = [] })
       if (again) decision.outcomes.push(again);
     }
   }
+  for (const expiry of expiries) expireStuck(expiry, { bulks, items, current, decision });
   for (const request of stateRequests) {
     const known = current.get(request.id) ?? (bulks.has(request.id) ? { bulk: bulks.get(request.id), items: items.get(request.id) ?? [] } : null);
-    // Only the bulk's payer and payee are told its state (a GET from anybody else is not answered).
+    // Only the bulk's payer and payee are told its state; anybody else hears it is not found.
     const party = known && (request.from === known.bulk.payerFsp || request.from === known.bulk.payeeFsp);
     if (party) decision.outcomes.push({ type: BULK_OUTCOME.state, bulk: known.bulk, items: known.items, to: request.from, request });
+    else decision.outcomes.push(refusal(request, failure(FAILURE.bulkTransferNotFound, `bulk transfer ${request.id} is not known to ${request.from}`)));
   }
   return decision;
+}
+
+/**
+ * The timeout handler's sweep found the bulk past its expiry in `expiry.state`, waiting for
+ * results none of its ended transfers will send. If it is still in that state (no result
+ * moved it since the sweep's read, in this batch or before), it ends EXPIRED and its payer is
+ * told once, with the results its items have (an item whose result was lost is listed by its
+ * transferId alone), and its payee 3303 if it was sent the bulk. A bulk that moved is left
+ * for the next sweep to look at again, so a repeated sweep changes nothing.
+ */
+function expireStuck(expiry, { bulks, items, current, decision }) {
+  const bulkTransferId = expiry.id;
+  const known = current.get(bulkTransferId) ?? (bulks.has(bulkTransferId) ? { bulk: bulks.get(bulkTransferId), items: items.get(bulkTransferId) ?? [] } : null);
+  if (!known || known.bulk.state !== expiry.state || !OPEN_BULK_STATES.includes(known.bulk.state)) return;
+  const expired = { ...known.bulk, state: BULK_STATE.expired };
+  decision.bulkUpdates.push({ bulkTransferId, statePath: bulkTransition(known.bulk.state, BULK_STATE.expired) });
+  decision.outcomes.push({ type: BULK_OUTCOME.expired, bulk: expired, items: known.items, forwarded: wasForwarded(known.items) });
+  current.set(bulkTransferId, { bulk: expired, items: known.items });
+}
+
+/** The refusal of a DFSP's request about a bulk, to its sender. */
+function refusal(request, refused) {
+  return { type: BULK_OUTCOME.refused, bulkTransferId: request.id, to: request.from, request, failure: refused };
+}
+
+/**
+ * What becomes of a bulk when one of its bulk-processing records was set aside as a dead
+ * letter (`failure`: the switch's 2001). A party's request about the bulk (its state) is
+ * refused to its sender. An item result that cannot be recorded means the bulk can never be
+ * settled by its results: a bulk not yet ended moves to FAILED and its payer is told once
+ * (and its payee, if the bulk was forwarded to it); later results, dead letters and
+ * redeliveries of an ended bulk change nothing. `bulk`: the stored bulk, locked, or undefined.
+ */
+export function decideDeadLetteredBulk({ event, bulk, failure: failed }) {
+  const nothing = { bulkUpdates: [], outcomes: [] };
+  if (event.type !== 'bulkItem') {
+    return typeof event.from === 'string' && event.from !== '' ? { ...nothing, outcomes: [refusal(event, failed)] } : nothing;
+  }
+  if (!bulk || isBulkFinal(bulk.state)) return nothing;
+  const forwarded = bulk.state !== BULK_STATE.received;
+  return {
+    bulkUpdates: [{ bulkTransferId: bulk.bulkTransferId, statePath: bulkTransition(bulk.state, BULK_STATE.failed) }],
+    outcomes: [{ type: BULK_OUTCOME.failed, bulk: { ...bulk, state: BULK_STATE.failed }, failure: failed, forwarded }],
+  };
 }

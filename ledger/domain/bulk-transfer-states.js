@@ -16,6 +16,10 @@ export const BULK_STATE = Object.freeze({
   // No item reserved, or the payee refused the bulk.
   rejected: 'REJECTED',
   expired: 'EXPIRED',
+  // One of its item results could not be processed and was set aside as a dead letter: the
+  // bulk can no longer be settled by its items' results, so it ends here and its parties are
+  // told that the switch failed (2001). Its reserved transfers expire as single ones.
+  failed: 'FAILED',
 });
 
 const B = BULK_STATE;
@@ -23,11 +27,17 @@ const B = BULK_STATE;
 /** from → [to, ...]; `null` is "no bulk yet". A state not listed has no way out. */
 const BULK_TRANSITIONS = Object.freeze({
   null: [B.received, B.invalid],
-  [B.received]: [B.accepted, B.rejected, B.expired],
-  [B.accepted]: [B.processing, B.rejected, B.expired],
+  [B.received]: [B.accepted, B.rejected, B.expired, B.failed],
+  [B.accepted]: [B.processing, B.rejected, B.expired, B.failed],
   // A bulk whose last transfers expired before the payee's answer committed them.
-  [B.processing]: [B.completed, B.expired],
+  [B.processing]: [B.completed, B.expired, B.failed],
 });
+
+/**
+ * The states of a bulk that waits for its items' results. One still in them well past its
+ * expiry, with none of its transfers left open, lost some results: it is swept to EXPIRED.
+ */
+export const OPEN_BULK_STATES = Object.freeze([B.received, B.accepted, B.processing]);
 
 /** What a DFSP sees in `bulkTransferState` (FSPIOP BulkTransferState) for each state. */
 const FSPIOP_BULK_STATE = Object.freeze({
@@ -38,6 +48,7 @@ const FSPIOP_BULK_STATE = Object.freeze({
   [B.completed]: 'COMPLETED',
   [B.rejected]: 'REJECTED',
   [B.expired]: 'REJECTED',
+  [B.failed]: 'REJECTED',
 });
 
 const KNOWN_BULK_STATES = new Set(Object.values(BULK_STATE));

@@ -100,6 +100,14 @@ async function preparedBulk(items, options = {}) {
   return body;
 }
 
+async function until(check, what, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 const finalAnswers = (dfsp, bulkTransferId) => dfsp.received.filter((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${bulkTransferId}`);
 
 test('a bulk the payer can afford: every transfer RECEIVED_PREPARE → RESERVED, linked to its bulk; the payee gets the payer\'s signed bytes', async () => {
@@ -308,4 +316,59 @@ test('a bulk the payee answers for some transfers only expires whole: the rest a
   assert.equal(payee.received.filter((call) => call.path === `/bulkTransfers/${body.bulkTransferId}/error`).length, 1, 'the payee is told once');
   const ids = new Set(body.individualTransfers.map((item) => item.transferId));
   assert.equal([...fulfiller.received, ...payee.received].filter((call) => call.path.startsWith('/transfers/') && ids.has(call.path.split('/')[2])).length, 0, 'no single transfer callback');
+});
+
+test('GET of a bulk by a DFSP that is neither its payer nor its payee, or of an unknown bulk, is 3210 to the asker alike', async () => {
+  const body = await preparedBulk(2);
+  const askAbout = async (bulkTransferId, from) => {
+    const response = await signedFetch(`${sw.apiUrl}/bulkTransfers/${bulkTransferId}`, { headers: dfspHeaders('bulkTransfers', from, 'payeefsp') });
+    assert.equal(response.status, 202, await response.text());
+  };
+  await askAbout(body.bulkTransferId, 'resendfsp');
+  const stranger = await resender.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);
+  const unknownId = randomUUID();
+  await askAbout(unknownId, 'resendfsp');
+  const unknown = await resender.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${unknownId}/error`, 30_000);
+  for (const answer of [stranger, unknown]) {
+    assert.equal(answer.body.errorInformation.errorCode, '3210');
+    assert.equal(answer.headers['fspiop-source'], 'Hub');
+    assert.equal(answer.signatureProblem, null);
+  }
+  assert.equal(stranger.body.errorInformation.errorDescription.replace(body.bulkTransferId, 'ID'), unknown.body.errorInformation.errorDescription.replace(unknownId, 'ID'),
+    'a stranger cannot tell a bulk that exists from one that does not');
+  assert.equal(resender.received.filter((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`).length, 0, 'the stranger is not told the bulk\'s state');
+  // The bulk's own parties are still answered with its state.
+  await askAbout(body.bulkTransferId, 'fulfilfsp');
+  const state = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`, 30_000);
+  assert.equal(state.body.bulkTransferState, 'ACCEPTED');
+  assert.equal(await bulkState(body.bulkTransferId), 'ACCEPTED');
+});
+
+test('the items of a payee\'s answer the single fulfil decisions refuse are one PUT /bulkTransfers/{ID}/error to the payee, each item named; the rest commit', async () => {
+  const payerBefore = await position('fulfilfsp');
+  const body = await preparedBulk(3);
+  const [first, second, third] = body.individualTransfers;
+  const fulfilled = (item) => ({ transferId: item.transferId, fulfilment: fulfilmentFor(payee.secret, item.ilpPacket) });
+  await answerBulk(body.bulkTransferId, { bulkTransferState: 'PROCESSING', individualTransferResults: [fulfilled(first), fulfilled(second)] });
+  await until(async () => (await journal(second.transferId)).at(-1) === 'COMMITTED' && (await journal(first.transferId)).at(-1) === 'COMMITTED', 'the first two committed');
+  // The first two again, now with errors: completed with other content (3106); the third commits.
+  const refusedError = { errorCode: '5101', errorDescription: 'Payee transaction limit reached' };
+  await answerBulk(body.bulkTransferId, {
+    bulkTransferState: 'COMPLETED',
+    individualTransferResults: [{ transferId: first.transferId, errorInformation: refusedError }, { transferId: second.transferId, errorInformation: refusedError }, fulfilled(third)],
+  });
+  const refused = await payee.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}/error`, 30_000);
+  assert.equal(refused.body.errorInformation.errorCode, '3106');
+  assert.deepEqual(refused.body.errorInformation.extensionList.extension, [{ key: '3106', value: first.transferId }, { key: '3106', value: second.transferId }]);
+  assert.equal(refused.headers['fspiop-source'], 'Hub');
+  assert.equal(refused.signatureProblem, null);
+  const answer = await fulfiller.waitFor((call) => call.method === 'PUT' && call.path === `/bulkTransfers/${body.bulkTransferId}`, 30_000);
+  assert.equal(answer.body.bulkTransferState, 'COMPLETED');
+  assert.deepEqual(answer.body.individualTransferResults.map((result) => (result.fulfilment ? 'fulfilled' : result.errorInformation.errorCode)), ['fulfilled', 'fulfilled', 'fulfilled']);
+  for (const item of body.individualTransfers) assert.deepEqual(await journal(item.transferId), ['RECEIVED_PREPARE', 'RESERVED', 'RECEIVED_FULFIL', 'COMMITTED']);
+  assert.equal(await position('fulfilfsp'), payerBefore + 3 * Number(ITEM_AMOUNT));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.equal(payee.received.filter((call) => call.path === `/bulkTransfers/${body.bulkTransferId}/error`).length, 1, 'one gathered refusal');
+  const ids = new Set(body.individualTransfers.map((item) => item.transferId));
+  assert.equal(payee.received.filter((call) => call.path.startsWith('/transfers/') && ids.has(call.path.split('/')[2])).length, 0, 'no single transfer callback to the payee');
 });

@@ -7,13 +7,15 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { decideBulkPrepareBatch, individualTransferMessages } from '../../ledger/domain/bulk-prepare.js';
 import { expandBulkAnswers } from '../../ledger/domain/bulk-fulfil.js';
 import { decideFulfilBatch } from '../../ledger/domain/fulfil.js';
-import { BULK_OUTCOME, FINAL_RESULT_ACTION, decideBulkResults } from '../../ledger/domain/bulk-results.js';
+import { BULK_OUTCOME, FINAL_RESULT_ACTION, decideBulkResults, decideDeadLetteredBulk } from '../../ledger/domain/bulk-results.js';
 import { BULK_STATE as B, bulkTransition, canBulkTransition, fspiopBulkTransferState, isBulkFinal } from '../../ledger/domain/bulk-transfer-states.js';
 import { OUTCOME, RESOURCE, tell } from '../../ledger/domain/outcomes.js';
 import { TRANSFER_STATE as S } from '../../ledger/domain/transfer-states.js';
 import { FAILURE, failure } from '../../platform/domain/failures.js';
-import { FINAL_RESULT, ITEM_RESULT, bulkOfEvents, routeBulkOutcomes } from '../../handlers/bulk-records.js';
+import { FINAL_RESULT, ITEM_RESULT, bulkOfEvents, gatherBulkRefusals, routeBulkOutcomes } from '../../handlers/bulk-records.js';
 import { notificationEvent } from '../../handlers/transfer-records.js';
+import { bulkNotificationRecords, bulkRefusalRecords } from '../../handlers/bulk/records.js';
+import { decodeEvent } from '../../platform/kafka/envelope.js';
 
 const now = new Date('2026-12-01T12:00:00.000Z');
 const later = new Date(now.getTime() + 60_000).toISOString();
@@ -176,6 +178,13 @@ test('bulk results: a redelivered result changes nothing, and produces the bulk\
   assert.deepEqual([forwarded.recorded, forwarded.bulkUpdates], [[], []]);
   assert.equal(forwarded.outcomes[0].type, BULK_OUTCOME.forward);
   assert.deepEqual(forwarded.outcomes[0].reservedItems.map((item) => item.transferId), ['t0', 't1'], 'the stored result, not the redelivered one');
+  // With the rows' times: only a result recorded with the bulk's last change brings its callback back.
+  const timed = (changedAtMs) => new Map([['bulk-1', storedItems('RESERVED', 'RESERVED', 'FAILED').get('bulk-1').map((item, index) => ({ ...item, changedAtMs: changedAtMs[index] }))]]);
+  const accepted = { ...storedBulk(B.accepted), changedAtMs: 2000 };
+  const settling = decideBulkResults({ results: [itemResult('t2', 'FAILED')], bulks: new Map([['bulk-1', accepted]]), items: timed([1000, 1000, 2000]) });
+  assert.deepEqual(settling.outcomes.map((outcome) => outcome.type), [BULK_OUTCOME.forward], 'the result that settled the bulk, redelivered after a crash of the bulk handler');
+  const earlier = decideBulkResults({ results: [itemResult('t0', 'RESERVED'), itemResult('t1', 'RESERVED')], bulks: new Map([['bulk-1', accepted]]), items: timed([1000, 1000, 2000]) });
+  assert.deepEqual([earlier.recorded, earlier.bulkUpdates, earlier.outcomes], [[], [], []], 'results recorded before, produced again by a position handler that crashed: nobody is told again');
 });
 
 test('bulk results: a result for no stored bulk or item is set aside as unknown', () => {
@@ -191,7 +200,15 @@ test('bulk results: a bulk sent again is answered with its state after the batch
     bulks: new Map([['bulk-1', storedBulk(B.received, 2)]]), items: storedItems('RESERVED', null),
   });
   const state = decision.outcomes.find((outcome) => outcome.type === BULK_OUTCOME.state);
-  assert.equal(decision.outcomes.length, 2, 'the forward and one answer: an unknown bulk, or a DFSP not its party, is not answered here');
+  assert.equal(decision.outcomes.length, 4, 'the forward, the payer\'s answer and two refusals');
+  const notFound = decision.outcomes.filter((outcome) => outcome.type === BULK_OUTCOME.refused);
+  assert.deepEqual(notFound.map((outcome) => [outcome.bulkTransferId, outcome.to]), [['unknown', 'payer'], ['bulk-1', 'stranger']], 'an unknown bulk and a DFSP not its party alike');
+  const records = bulkNotificationRecords({ notificationEvent: 'notifications' }, notFound, 'Hub', now).map((record) => [record.key, decodeEvent(record.value)]);
+  for (const [key, event] of records) {
+    assert.equal(event.callback.endpointType, 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR');
+    assert.deepEqual([key, event.from, event.body.errorInformation.errorCode], [event.id, 'Hub', '3210']);
+  }
+  assert.equal(records[1][1].body.errorInformation.errorDescription, 'Bulk transfer ID not found - bulk transfer bulk-1 is not known to stranger', 'the same words whether it exists or not');
   assert.equal(state.bulk.state, B.accepted);
   assert.equal(state.to, 'payer');
   assert.deepEqual(state.items.map((item) => item.prepareResult), ['RESERVED', 'FAILED']);
@@ -311,4 +328,82 @@ test('bulk results: when the last items are the expiries of reservations never a
   assert.deepEqual(unanswered.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.expired] }], 'never answered: ACCEPTED to EXPIRED');
   const routed = routeBulkOutcomes([tell.error('a', 'payer', failure(FAILURE.transferExpired, 'expired')), tell.error('a', 'payee', failure(FAILURE.transferExpired, 'expired'))], new Map(), new Map([['a', 'bulk-1']]));
   assert.deepEqual(routed.itemResults.map((result) => [result.result, result.errorInformation.errorCode]), [[FINAL_RESULT.expired, '3303']]);
+});
+
+test('bulk dead letters: an item result set aside ends its bulk FAILED once, told to its payer (and its payee once forwarded); a request is refused to its sender', () => {
+  const failed = failure(FAILURE.processingFailed, 'set aside');
+  const poison = itemResult('t0', 'RESERVED');
+  const received = decideDeadLetteredBulk({ event: poison, bulk: storedBulk(B.received), failure: failed });
+  assert.deepEqual(received.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.failed] }]);
+  const told = bulkNotificationRecords({ notificationEvent: 'notifications' }, received.outcomes, 'Hub', now).map((record) => decodeEvent(record.value));
+  assert.deepEqual(told.map((event) => [event.to, event.callback.endpointType, event.body.errorInformation.errorCode]), [['payer', 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', '2001']], 'the payee was never sent it');
+  for (const state of [B.accepted, B.processing]) {
+    const forwarded = decideDeadLetteredBulk({ event: { ...poison, action: FINAL_RESULT_ACTION }, bulk: storedBulk(state), failure: failed });
+    const parties = bulkNotificationRecords({ notificationEvent: 'notifications' }, forwarded.outcomes, 'Hub', now).map((record) => decodeEvent(record.value).to);
+    assert.deepEqual(parties, ['payer', 'payee'], `a ${state} bulk's payee is told too`);
+  }
+  for (const state of [B.failed, B.completed, B.rejected, B.expired]) {
+    assert.deepEqual(decideDeadLetteredBulk({ event: poison, bulk: storedBulk(state), failure: failed }), { bulkUpdates: [], outcomes: [] }, `an ended bulk (${state}) is told nothing again`);
+  }
+  assert.deepEqual(decideDeadLetteredBulk({ event: poison, bulk: undefined, failure: failed }).outcomes, []);
+  const request = { id: 'bulk-1', type: 'bulkTransfer', action: 'bulk-state', from: 'payer', headers: {} };
+  const refused = decideDeadLetteredBulk({ event: request, failure: failed });
+  assert.deepEqual([refused.bulkUpdates, refused.outcomes.map((outcome) => [outcome.type, outcome.to, outcome.failure.code])], [[], [[BULK_OUTCOME.refused, 'payer', FAILURE.processingFailed]]]);
+  assert.equal(fspiopBulkTransferState(B.failed), 'REJECTED');
+  assert.ok(isBulkFinal(B.failed));
+  const answer = { id: 'bulk-1', type: 'bulkTransfer', action: 'bulk-fulfil', from: 'payee', body: { individualTransferResults: [] } };
+  const expanded = expandBulkAnswers({ events: [answer], bulks: new Map([['bulk-1', storedBulk(B.failed)]]), items: storedItems('RESERVED') });
+  assert.deepEqual([expanded.fulfils, expanded.outcomes.map((outcome) => outcome.failure.code)], [[], [FAILURE.processingFailed]], 'the payee\'s answer to a FAILED bulk moves nothing');
+});
+
+test('bulk sweep: a bulk still waiting past its expiry ends EXPIRED once, its payer told with the results it has, its payee 3303 only if it was sent the bulk', () => {
+  const records = (outcomes) => bulkNotificationRecords({ notificationEvent: 'notifications' }, outcomes, 'Hub', now).map((record) => decodeEvent(record.value));
+  const expiry = { id: 'bulk-1', type: 'bulkTransfer', action: 'bulk-expire', state: B.received };
+  // Stuck RECEIVED: one item's prepare result was lost; the others expired.
+  const items = new Map([['bulk-1', [
+    { transferId: 't0', itemIndex: 0, prepareResult: 'RESERVED', finalResult: 'EXPIRED', errorInformation: { errorCode: '3303', errorDescription: 'Transfer expired' } },
+    { transferId: 't1', itemIndex: 1, prepareResult: null },
+  ]]]);
+  const received = decideBulkResults({ results: [], expiries: [expiry], bulks: new Map([['bulk-1', storedBulk(B.received, 2)]]), items });
+  assert.deepEqual(received.bulkUpdates, [{ bulkTransferId: 'bulk-1', statePath: [B.expired] }]);
+  const told = records(received.outcomes);
+  assert.deepEqual(told.map((event) => [event.to, event.body.bulkTransferState]), [['payer', 'REJECTED']], 'the payee was never sent it');
+  assert.deepEqual(told[0].body.individualTransferResults, [{ transferId: 't0', errorInformation: { errorCode: '3303', errorDescription: 'Transfer expired' } }, { transferId: 't1' }], 'the lost result is listed by its id alone');
+  // Stuck PROCESSING: forwarded, so the payee hears 3303 too.
+  const processing = decideBulkResults({ results: [], expiries: [{ ...expiry, state: B.processing }, { ...expiry, state: B.processing }], bulks: new Map([['bulk-1', { ...storedBulk(B.processing, 2), expiresAt: now }]]), items: storedItems('RESERVED', 'RESERVED') });
+  assert.deepEqual(processing.bulkUpdates.map((update) => update.statePath), [[B.expired]], 'swept once in a batch that asks twice');
+  assert.deepEqual(records(processing.outcomes).map((event) => [event.to, event.body.errorInformation?.errorCode ?? event.body.bulkTransferState]), [['payer', 'REJECTED'], ['payee', '3303']]);
+  // A result of the same batch that settles the bulk wins; an ended bulk is left as it is.
+  const settled = decideBulkResults({ results: [itemResult('t1', 'FAILED', FAILURE.insufficientLiquidity)], expiries: [expiry], bulks: new Map([['bulk-1', storedBulk(B.received, 2)]]), items: storedItems('RESERVED', null) });
+  assert.deepEqual(settled.bulkUpdates.map((update) => update.statePath), [[B.accepted]]);
+  const since = decideBulkResults({ results: [], expiries: [expiry], bulks: new Map([['bulk-1', storedBulk(B.accepted, 2)]]), items: storedItems('RESERVED', 'RESERVED') });
+  assert.deepEqual([since.bulkUpdates, since.outcomes], [[], []], 'a bulk that moved since the sweep saw it is left for the next sweep');
+  for (const state of [B.completed, B.expired, B.failed, B.rejected]) {
+    const ended = decideBulkResults({ results: [], expiries: [{ ...expiry, state }], bulks: new Map([['bulk-1', storedBulk(state, 2)]]), items: storedItems('RESERVED', 'RESERVED') });
+    assert.deepEqual([ended.bulkUpdates, ended.outcomes], [[], []], `a ${state} bulk is not swept`);
+  }
+});
+
+test('bulk answer refusals: the errors the fulfil decisions tell the payee about its items are one PUT /bulkTransfers/{ID}/error per bulk, each item named', () => {
+  const headers = { 'content-type': 'application/vnd.interoperability.bulkTransfers+json;version=1.1' };
+  const itemEvent = (id, bulkTransferId, action = 'commit') => ({ id, type: 'transfer', action, from: 'payee', to: 'payer', headers, bulkTransferId });
+  const events = [itemEvent('t0', 'bulk-1'), itemEvent('t1', 'bulk-1', 'abort'), itemEvent('t2', 'bulk-2'), { id: 's0', type: 'transfer', action: 'commit', from: 'payee', headers }];
+  const outcomes = [
+    tell.error('t0', 'payee', failure(FAILURE.modifiedRequest, 'other content')), tell.error('t1', 'payee', failure(FAILURE.transferExpired, 'expired')),
+    tell.error('t2', 'payee', failure(FAILURE.modifiedRequest, 'other content')), tell.error('s0', 'payee', failure(FAILURE.transferNotFound, 'no')),
+    tell.error('t0', 'payer', failure(FAILURE.transferExpired, 'told to the payer as before')),
+  ];
+  const gathered = gatherBulkRefusals(outcomes, events);
+  assert.deepEqual(gathered.outcomes.map((outcome) => [outcome.transferId, outcome.to]), [['s0', 'payee'], ['t0', 'payer']], 'a single transfer\'s and another party\'s errors are told as before');
+  const records = bulkRefusalRecords({ notificationEvent: 'notifications' }, gathered.refusals, 'Hub').map((record) => [record.key, decodeEvent(record.value)]);
+  assert.deepEqual(records.map(([key, event]) => [key, event.to, event.callback.endpointType, event.callback.version, event.body.errorInformation.errorCode]), [
+    ['bulk-1', 'payee', 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', '1.1', '3100'], ['bulk-2', 'payee', 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', '1.1', '3106'],
+  ], 'items of different codes are 3100, of one code that code');
+  assert.deepEqual(records[0][1].body.errorInformation.extensionList.extension, [{ key: '3106', value: 't0' }, { key: '3303', value: 't1' }]);
+  const many = Array.from({ length: 20 }, (_, index) => itemEvent(`m${index}`, 'bulk-3'));
+  const [crowded] = bulkRefusalRecords({ notificationEvent: 'n' }, gatherBulkRefusals(many.map((event) => tell.error(event.id, 'payee', failure(FAILURE.invalidState, 'no'))), many).refusals, 'Hub');
+  const { extension } = decodeEvent(crowded.value).body.errorInformation.extensionList;
+  assert.equal(extension.length, 16, 'FSPIOP\'s extension list holds 16');
+  assert.deepEqual(extension.at(-1), { key: 'more', value: '5 more individual transfers refused' });
+  assert.deepEqual(gatherBulkRefusals(outcomes.slice(3), events.slice(3)), { outcomes: outcomes.slice(3), refusals: [] });
 });

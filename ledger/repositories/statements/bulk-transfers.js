@@ -4,7 +4,8 @@
 // the bulk row, reads its items and records their results. Locks: a bulk row is locked before
 // its items, and neither handler locks transfers or positions while it holds a bulk's.
 import { failure } from '../../../platform/domain/failures.js';
-import { isBulkFinal } from '../../domain/bulk-transfer-states.js';
+import { OPEN_BULK_STATES, isBulkFinal } from '../../domain/bulk-transfer-states.js';
+import { TRANSFER_STATE, isFinal } from '../../domain/transfer-states.js';
 import { placeholders, quoted, rowPlaceholders, textCache, uniqueSorted } from '../../../platform/sql-text.js';
 
 const BULK_COLUMNS = ['bulk_transfer_id', 'bulk_quote_id', 'payer_fsp', 'payee_fsp', 'expires_at', 'state', 'item_count', 'request_hash',
@@ -23,6 +24,9 @@ export function selectBulkTransfers(bulkTransferIds, { forUpdate = false } = {})
   return { sql: bulksText(`${ids.length}:${forUpdate ? 'lock' : 'read'}`), values: ids };
 }
 
+/** A DATETIME column's value in ms since the epoch, or undefined when it has none. */
+const timeMs = (value) => (value === null || value === undefined ? undefined : new Date(value).getTime());
+
 /** A `bulk_transfer` row as the domain sees it. */
 export function toBulkTransfer(row) {
   return {
@@ -38,6 +42,7 @@ export function toBulkTransfer(row) {
     rawBody: row.raw_body,
     failure: row.failure_code ? failure(row.failure_code, row.failure_detail) : undefined,
     completedAt: row.completed_at,
+    changedAtMs: timeMs(row.changed_at),
   };
 }
 
@@ -60,7 +65,7 @@ export function selectBulkItems(bulkTransferIds) {
 
 /**
  * bulkTransferId → its items in order, each `{ transferId, itemIndex, prepareResult, failure?,
- * finalResult, fulfilment?, errorInformation? }`.
+ * finalResult, fulfilment?, errorInformation?, changedAtMs }`.
  */
 export function bulkItemsFromRows(rows = []) {
   const items = new Map();
@@ -74,6 +79,7 @@ export function bulkItemsFromRows(rows = []) {
       finalResult: row.final_result,
       fulfilment: row.fulfilment ?? undefined,
       errorInformation: row.error_code ? { errorCode: row.error_code, errorDescription: row.error_description ?? '' } : undefined,
+      changedAtMs: timeMs(row.changed_at),
     });
   }
   return items;
@@ -150,4 +156,20 @@ export function selectBulksOfTransfers(transferIds) {
 /** transferId → bulkTransferId, from the rows of selectBulksOfTransfers. */
 export function bulksOfTransfersFromRows(rows = []) {
   return new Map(rows.map((row) => [row.transfer_id, row.bulk_transfer_id]));
+}
+
+const OPEN_TRANSFER_STATES = Object.values(TRANSFER_STATE).filter((state) => !isFinal(state));
+const stuckBulksText = `SELECT b.\`bulk_transfer_id\`, b.\`state\` FROM \`bulk_transfer\` b WHERE b.\`state\` IN (${placeholders(OPEN_BULK_STATES.length)})`
+  + ' AND b.`expires_at` <= ? AND NOT EXISTS (SELECT 1 FROM `bulk_transfer_item` i JOIN `transfer` t ON t.`transfer_id` = i.`transfer_id`'
+  + ` WHERE i.\`bulk_transfer_id\` = b.\`bulk_transfer_id\` AND (t.\`state\` IN (${placeholders(OPEN_TRANSFER_STATES.length)}) OR t.\`completed_at\` > ?))`
+  + ' ORDER BY b.`expires_at` LIMIT ?';
+
+/**
+ * Bulks still waiting for their items' results (OPEN_BULK_STATES) that expired at or before
+ * `settledBy` and none of whose transfers is still open or ended after it: every result their
+ * transfers sent has had that long to arrive, so what they miss was lost. A plain read (the
+ * `(state, expires_at)` index).
+ */
+export function selectStuckBulks(settledBy, limit) {
+  return { sql: stuckBulksText, values: [...OPEN_BULK_STATES, settledBy, ...OPEN_TRANSFER_STATES, settledBy, limit] };
 }
