@@ -45,8 +45,12 @@ bench-transfers: deps infra-up ## transfers benchmark: MODE=kafka|http TRANSFERS
 	@node perf/bench-transfers.js --mode=$(or $(MODE),kafka) --transfers=$(or $(TRANSFERS),20000) --in-flight=$(or $(IN_FLIGHT),1000) --replicas=$(or $(REPLICAS),1)
 
 .PHONY: perf soak rate-search
-perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (2 minutes) MODE=full|quote-transfer|transfer JWS_ALG=ES256|RS256|none DASHBOARD=1 (k6's live dashboard) FRESH=1 (own switch) WARMUP=15 (seconds of ramp before the measured run; 0: none) CONVERSION_SHARE=0.2 (that share of the payments USD → EUR through an FXP)
-	@source scripts/env.sh && node perf/run.js --profile load --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),5400) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) $(if $(DASHBOARD),--dashboard) $(if $(FRESH),--fresh) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(CONVERSION_SHARE),--conversion-share $(CONVERSION_SHARE))
+perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (2 minutes) MODE=full|quote-transfer|transfer JWS_ALG=ES256|RS256|none DASHBOARD=1 (k6's live dashboard) FRESH=1 (own switch) WARMUP=15 (seconds of ramp before the measured run; 0: none) CONVERSION_SHARE=0.2 (that share of the payments USD → EUR through an FXP) RTP_SHARE=0.1 (that share merchant-initiated: request to pay) RTP_OTP_SHARE=0.5 (that share of those approved by OTP)
+	@source scripts/env.sh && node perf/run.js --profile load --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),5400) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) $(if $(DASHBOARD),--dashboard) $(if $(FRESH),--fresh) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(CONVERSION_SHARE),--conversion-share $(CONVERSION_SHARE)) $(if $(RTP_SHARE),--rtp-share $(RTP_SHARE)) $(if $(RTP_OTP_SHARE),--rtp-otp-share $(RTP_OTP_SHARE))
+
+.PHONY: perf-bulk
+perf-bulk: deps up ## bulk run against `make up` (perf/run.js --profile bulk, perf/k6/bulk.js): BULKS=100 bulks of BULK_SIZE=100 items at BULK_RATE=2 a second, JWS_ALG=ES256|RS256|none, FRESH=1 (own switch with the bulk handler)
+	@source scripts/env.sh && node perf/run.js --profile bulk --bulks $(or $(BULKS),100) --bulk-size $(or $(BULK_SIZE),100) --bulk-rate $(or $(BULK_RATE),2) --jws-alg $(or $(JWS_ALG),ES256) $(if $(FRESH),--fresh)
 
 soak: deps up ## 1,000,000 transfers at TPS=125 (about 2 h 15 min) against `make up`, settled every SETTLE_EVERY=300 s (perf/run.js --profile soak; p95 and RSS per process over time in the report) JWS_ALG=ES256|RS256|none CONVERSION_SHARE=0.1 (that share USD → EUR through an FXP; both currencies settled)
 	@source scripts/env.sh && node perf/run.js --profile soak --tps $(or $(TPS),125) --transfers $(or $(TRANSFERS),1000000) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --settle-every $(or $(SETTLE_EVERY),300) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(CONVERSION_SHARE),--conversion-share $(CONVERSION_SHARE))

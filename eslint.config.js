@@ -39,7 +39,7 @@ export const DOMAIN_RULES = {
 export const CONTEXT_FOLDERS = Object.freeze({
   platform: ['platform'],
   ledger: ['ledger', 'handlers/prepare', 'handlers/position', 'handlers/fulfil', 'handlers/timeout',
-    'handlers/dead-letters.js', 'handlers/transfer-records.js', 'handlers/transfer-metrics.js'],
+    'handlers/dead-letters.js', 'handlers/transfer-records.js', 'handlers/transfer-metrics.js', 'handlers/bulk-records.js', 'handlers/bulk'],
   notification: ['handlers/notification'],
   quoting: ['quoting'],
   'account-lookup': ['account-lookup'],

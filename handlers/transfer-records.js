@@ -37,6 +37,12 @@ const FX_ENDPOINT_TYPES = Object.freeze({
   FSPIOP_CALLBACK_URL_TRANSFER_PUT: 'FSPIOP_CALLBACK_URL_FX_TRANSFER_PUT',
   FSPIOP_CALLBACK_URL_TRANSFER_ERROR: 'FSPIOP_CALLBACK_URL_FX_TRANSFER_ERROR',
 });
+// What the hub says about a bulk as a whole goes to the payer's /bulkTransfers endpoints.
+const BULK_ENDPOINT_TYPES = Object.freeze({
+  FSPIOP_CALLBACK_URL_TRANSFER_POST: 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_POST',
+  FSPIOP_CALLBACK_URL_TRANSFER_PUT: 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_PUT',
+  FSPIOP_CALLBACK_URL_TRANSFER_ERROR: 'FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR',
+});
 // /fxTransfers exists only in FSPIOP v2.0: what the hub says about a conversion is said in it.
 const FX_API_VERSION = '2.0';
 
@@ -45,6 +51,9 @@ const FX_API_VERSION = '2.0';
  * and for a conversion the version the hub speaks.
  */
 function callbackAddress(outcome, endpointType) {
+  if (outcome.resource === RESOURCE.bulkTransfers) {
+    return { endpointType: BULK_ENDPOINT_TYPES[endpointType], templateParams: { bulkTransferId: outcome.transferId }, resource: RESOURCE.bulkTransfers };
+  }
   if (outcome.resource !== RESOURCE.fxTransfers) return { endpointType, templateParams: { transferId: outcome.transferId }, resource: RESOURCE.transfers };
   return {
     endpointType: FX_ENDPOINT_TYPES[endpointType], templateParams: { commitRequestId: outcome.transferId }, resource: RESOURCE.fxTransfers, version: FX_API_VERSION,

@@ -9,6 +9,10 @@
 //      position account's position equals the sum of its journal;
 //   4. a payment and its conversion end together: every committed payment naming a
 //      conversion (commitRequestId) has it COMMITTED, and every COMMITTED conversion its payment;
+//   4b. a request to pay ends in its payment: as many of the run's transaction requests as k6
+//      counted requests to pay completed are linked (quoting's transaction_request.quote_id
+//      and transaction_id) to a quote between the same two DFSPs and to a COMMITTED transfer
+//      from the payer's DFSP to the merchant's, of the amount the merchant asked;
 //   5. settlement: every committed payment and conversion of the run is recorded in exactly
 //      one settlement window, and every settlement's journal entries sum to zero; when the run
 //      settled on a schedule, every window holding the run's transfers ended SETTLED;
@@ -16,6 +20,10 @@
 //      expected multiple of prepare (Mojaloop's whitepaper gate: within 2 %); in a fault run
 //      (perf/chaos.js) no fewer, as redelivery may produce a record twice (never apply it
 //      twice: checks 1 and 3 hold exactly).
+//   7. bulks (a bulk run, perf/k6/bulk.js): every bulk k6 counted completed is COMPLETED in
+//      the ledger's bulk table with every item's transfer COMMITTED (as many such bulks as k6
+//      counted), and no bulk of the run is left unfinished (RECEIVED, ACCEPTED, PROCESSING)
+//      after its expiry; its items' transfers are the run's transfers in checks 1 to 3 and 5.
 // The run's payments and conversions are recognised by their id (perf/simulators/correlator.js
 // ownedId: characters 3–8 are the run tag).
 import Kafka from 'node-rdkafka';
@@ -147,6 +155,40 @@ export async function conversionChecks(db, runTag) {
   return { reasons };
 }
 
+// A few mismatches are named one by one; the rest are counted.
+const NAMED_MISMATCHES_MAX = 5;
+
+/** Why a transaction request whose transfer COMMITTED is not linked to it as it should be, or null. */
+function requestToPayMismatch(row) {
+  if (row.transfer_payer !== row.payer_fsp || row.transfer_payee !== row.payee_fsp) {
+    return `its transfer ${row.transaction_id} went from ${row.transfer_payer} to ${row.transfer_payee}, not from ${row.payer_fsp} to ${row.payee_fsp}`;
+  }
+  if (row.quote_payer === null) return `its quote ${row.quote_id} is missing`;
+  if (row.quote_payer !== row.payer_fsp || row.quote_payee !== row.payee_fsp) return `its quote ${row.quote_id} is between ${row.quote_payer} and ${row.quote_payee}`;
+  // The quote's transactionId is kept only with QUOTES_PERSIST=true; the request's amount too.
+  if (row.quote_transaction_id !== null && row.quote_transaction_id !== row.transaction_id) return `its quote ${row.quote_id} is for transaction ${row.quote_transaction_id}`;
+  if (row.amount !== null && amountFromColumn(row.amount) !== amountFromColumn(row.transfer_amount)) return `it asked ${row.amount}, its transfer moved ${row.transfer_amount}`;
+  return null;
+}
+
+/**
+ * Every request to pay k6 counted completed (`requestsToPay`, the warm-up's included) is one of
+ * the run's transaction requests linked to its quote and to its COMMITTED transfer, with the
+ * same DFSPs and amount.
+ */
+export async function requestToPayChecks(db, runTag, requestsToPay) {
+  const rows = await db('transaction_request as r').join('transfer as t', 't.transfer_id', 'r.transaction_id').leftJoin('quote as q', 'q.quote_id', 'r.quote_id')
+    .where('r.transaction_request_id', 'like', runPattern(runTag)).where('t.state', 'COMMITTED')
+    .select('r.transaction_request_id', 'r.payer_fsp', 'r.payee_fsp', 'r.amount', 'r.quote_id', 'r.transaction_id', 't.payer_fsp as transfer_payer',
+      't.payee_fsp as transfer_payee', 't.amount as transfer_amount', 'q.payer_fsp as quote_payer', 'q.payee_fsp as quote_payee', 'q.transaction_id as quote_transaction_id');
+  const mismatches = rows.map((row) => [row.transaction_request_id, requestToPayMismatch(row)]).filter(([, mismatch]) => mismatch);
+  const reasons = mismatches.slice(0, NAMED_MISMATCHES_MAX).map(([id, mismatch]) => `request to pay ${id}: ${mismatch}`);
+  if (mismatches.length > NAMED_MISMATCHES_MAX) reasons.push(`${mismatches.length - NAMED_MISMATCHES_MAX} more requests to pay are linked wrongly`);
+  const linked = rows.length - mismatches.length;
+  if (linked !== requestsToPay) reasons.push(`requests to pay linked to a COMMITTED transfer ${linked} ≠ k6 completed ${requestsToPay}`);
+  return { reasons, linked };
+}
+
 /**
  * Kafka's counts against the prepares. A payer's resend of a transfer whose fate was unknown
  * (`payerRetries.resent`, perf/simulators/bridge.js) is one more prepare record and may bring
@@ -176,6 +218,27 @@ function kafkaChecks(before, after, expectedNotificationRatio, { resent = 0, ask
   return { reasons, delta: { ...delta, payerResent: resent, payerAsked: asked } };
 }
 
+const FINAL_BULK_STATES = ['COMPLETED', 'REJECTED', 'EXPIRED'];
+
+/**
+ * A bulk run's bulks (their ids are the run's, as its transfers' are): as many bulks COMPLETED
+ * with every item's transfer COMMITTED as k6 counted completed, and none left unfinished past
+ * its expiry (plus the grace).
+ */
+export async function bulkChecks(db, runTag, bulksCompleted) {
+  const reasons = [];
+  const ofRun = () => db('bulk_transfer').where('bulk_transfer_id', 'like', runPattern(runTag));
+  const byState = Object.fromEntries((await ofRun().select('state').count({ n: '*' }).groupBy('state')).map((row) => [row.state, Number(row.n)]));
+  // An item with no transfer of its own (its id another transfer's) counts as not committed.
+  const [{ n: whole }] = await ofRun().where('state', 'COMPLETED').whereNotExists(db('bulk_transfer_item as i').leftJoin('transfer as t', 't.transfer_id', 'i.transfer_id')
+    .whereRaw('i.bulk_transfer_id = bulk_transfer.bulk_transfer_id').where((uncommitted) => uncommitted.whereNull('t.state').orWhereNot('t.state', 'COMMITTED')).select(db.raw('1')))
+    .count({ n: '*' });
+  if (Number(whole) !== bulksCompleted) reasons.push(`bulks COMPLETED with every item COMMITTED in MySQL ${whole} ≠ k6 bulk_completed ${bulksCompleted}`);
+  const [{ n: unfinished }] = await ofRun().whereNotIn('state', FINAL_BULK_STATES).where('expires_at', '<', new Date(Date.now() - EXPIRY_GRACE_MS)).count({ n: '*' });
+  if (Number(unfinished) > 0) reasons.push(`${unfinished} bulks still unfinished after their expiry`);
+  return { reasons, byState };
+}
+
 async function settlementChecks(db, runTag, committed, settled) {
   const reasons = [];
   const [{ n: recorded }] = await db('settlement_window_transfer').where('transfer_id', 'like', runPattern(runTag)).count({ n: '*' });
@@ -193,23 +256,27 @@ async function settlementChecks(db, runTag, committed, settled) {
 }
 
 /** Runs every check; `{ pass, reasons, details }`. */
-export async function runGate({ db, runTag, completed, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled }) {
+export async function runGate({ db, runTag, completed, requestsToPay = 0, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled, bulksCompleted }) {
   const transfers = await transferChecks(db, runTag, completed);
+  const bulks = bulksCompleted === undefined ? { reasons: [] } : await bulkChecks(db, runTag, bulksCompleted);
   const money = await moneyChecks(db, runTag, transfers.committedByCurrency);
   const conversions = await conversionChecks(db, runTag);
+  const requests = await requestToPayChecks(db, runTag, requestsToPay);
   const settlement = await settlementChecks(db, runTag, transfers.committedRecords, settled);
   // Without high-water marks (a run made elsewhere, see main) there is nothing to compare.
   const kafka = marksAfter ? kafkaChecks(marksBefore, marksAfter, expectedNotificationRatio, payerRetries, failed, duplicatesAllowed) : { reasons: [], delta: null };
   const reasons = [
-    ...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...conversions.reasons, ...settlement.reasons, ...kafka.reasons,
+    ...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...conversions.reasons, ...requests.reasons, ...settlement.reasons, ...kafka.reasons, ...bulks.reasons,
   ];
-  return { pass: reasons.length === 0, reasons, details: { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta } };
+  const details = { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta, requestsToPayLinked: requests.linked, ...(bulks.byState ? { bulkStates: bulks.byState } : {}) };
+  return { pass: reasons.length === 0, reasons, details };
 }
 
 export function printGate(result, write = (line) => process.stdout.write(`${line}\n`)) {
   write(`GATE ${result.pass ? 'PASS' : 'FAIL'}`);
   for (const reason of result.reasons) write(`  - ${reason}`);
   write(`  states ${JSON.stringify(result.details.states)} kafka ${JSON.stringify(result.details.kafkaDelta)}`);
+  if (result.details.bulkStates) write(`  bulks ${JSON.stringify(result.details.bulkStates)}`);
 }
 
 
@@ -218,7 +285,7 @@ export function printGate(result, write = (line) => process.stdout.write(`${line
  * transfer, money and settlement checks against the database the switch's configuration
  * names (DB_* variables, as every process reads them). Kafka's counts need the high-water
  * marks from before the run, which only perf/run.js takes, so they are left out here.
- *   node perf/gate.js --run-tag 000002 --completed 120 [--failed 0] [--wait-seconds 120]
+ *   node perf/gate.js --run-tag 000002 --completed 120 [--requests-to-pay 0] [--failed 0] [--wait-seconds 120]
  * Exits 0 on PASS, 1 on FAIL.
  */
 async function main() {
@@ -226,10 +293,10 @@ async function main() {
   const { loadConfig } = await import('../platform/config.js');
   const { createDatabase } = await import('../platform/db.js');
   const { values } = parseArgs({ options: {
-    'run-tag': { type: 'string' }, completed: { type: 'string' }, failed: { type: 'string', default: '0' }, 'wait-seconds': { type: 'string', default: '120' },
+    'run-tag': { type: 'string' }, completed: { type: 'string' }, 'requests-to-pay': { type: 'string', default: '0' }, failed: { type: 'string', default: '0' }, 'wait-seconds': { type: 'string', default: '120' },
   } });
   if (!/^[0-9a-f]{6}$/.test(values['run-tag'] ?? '') || !/^\d+$/.test(values.completed ?? '')) {
-    process.stderr.write('usage: node perf/gate.js --run-tag <6 hex digits> --completed <n> [--failed <n>] [--wait-seconds <s>]\n');
+    process.stderr.write('usage: node perf/gate.js --run-tag <6 hex digits> --completed <n> [--requests-to-pay <n>] [--failed <n>] [--wait-seconds <s>]\n');
     process.exit(2);
   }
   const config = loadConfig({ SERVICE_NAME: 'perf-gate', ...process.env });
@@ -238,7 +305,7 @@ async function main() {
     const runTag = values['run-tag'];
     const notFinal = await waitForFinality(db, runTag, Number(values['wait-seconds']) * 1000);
     if (notFinal > 0) process.stdout.write(`${notFinal} transfers of run ${runTag} still not final\n`);
-    const result = await runGate({ db, runTag, completed: Number(values.completed), failed: Number(values.failed) });
+    const result = await runGate({ db, runTag, completed: Number(values.completed), requestsToPay: Number(values['requests-to-pay']), failed: Number(values.failed) });
     printGate(result);
     process.exitCode = result.pass ? 0 : 1;
   } finally {

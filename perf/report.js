@@ -262,17 +262,32 @@ const countOf = (summary, name) => summary.metrics[name]?.values.count ?? 0;
  * counts as completed.
  */
 export function paidIterations(summary) {
-  return countOf(summary, 'completed_transactions') + countOf(summary, 'warmup_completed') + countOf(summary, 'conversion_completed');
+  return countOf(summary, 'completed_transactions') + countOf(summary, 'warmup_completed') + countOf(summary, 'conversion_completed') + countOf(summary, 'rtp_completed');
 }
 
 /** The iterations that failed, the warm-up's and the conversion payments' included: what the gate must account for. */
 export function failedIterations(summary) {
-  return countOf(summary, 'failed_transactions') + countOf(summary, 'warmup_failed') + countOf(summary, 'conversion_failed');
+  return countOf(summary, 'failed_transactions') + countOf(summary, 'warmup_failed') + countOf(summary, 'conversion_failed') + countOf(summary, 'rtp_failed');
 }
 
 /** The conversion payments that completed (perf/k6/transfers.js, CONVERSION_SHARE), the warm-up's not told apart. */
 export function conversionIterations(summary) {
   return countOf(summary, 'conversion_completed');
+}
+
+/** The requests to pay that completed (perf/k6/transfers.js, RTP_SHARE), the warm-up's included. */
+export function requestToPayIterations(summary) {
+  return countOf(summary, 'rtp_completed') + countOf(summary, 'warmup_rtp_completed');
+}
+
+/** The report's lines on requests to pay, none for a run without them. */
+function requestToPayLines(run, metric) {
+  if (!(metric('rtp_completed').count > 0 || metric('rtp_failed').count > 0)) return { phases: [], lines: [] };
+  return {
+    phases: ['transaction_request_time', 'rtp_payment_time', 'rtp_e2e_time'],
+    lines: ['', `requests to pay (merchant-initiated, a share of ${run.rtpShare}, ${run.rtpOtpShare ?? 0} of them approved by OTP): `
+      + `${metric('rtp_completed').count ?? 0} completed, ${metric('rtp_failed').count ?? 0} failed (the plain figures above leave them out)`],
+  };
 }
 
 /**
@@ -317,7 +332,10 @@ export function summaryMarkdown({ run, summary, gate, cpu, resources, stretches 
   const metric = (name) => summary.metrics[name]?.values ?? {};
   // A run with conversion payments (perf/k6/transfers.js CONVERSION_SHARE) has their phases too.
   const conversions = metric('conversion_completed').count > 0 || metric('conversion_failed').count > 0 ? ['fx_quote_time', 'fx_transfer_time', 'conversion_e2e_time'] : [];
-  const rows = ['discovery_time', 'quote_time', 'transfer_time', 'e2e_time', ...conversions].map((name) => {
+  const requestsToPay = requestToPayLines(run, metric);
+  // A bulk run (perf/k6/bulk.js) counts items in completed_transactions; its bulks have phases of their own.
+  const bulks = metric('bulk_completed').count > 0 || metric('bulk_failed').count > 0 ? ['bulk_quote_time', 'bulk_transfer_time', 'bulk_e2e_time'] : [];
+  const rows = ['discovery_time', 'quote_time', 'transfer_time', 'e2e_time', ...conversions, ...requestsToPay.phases, ...bulks].map((name) => {
     const values = metric(name);
     return `| ${name} | ${ms(values.med)} | ${ms(values['p(95)'])} | ${ms(values['p(99)'])} | ${ms(values.max)} |`;
   });
@@ -328,6 +346,9 @@ export function summaryMarkdown({ run, summary, gate, cpu, resources, stretches 
       + `dropped iterations ${metric('dropped_iterations').count ?? 0}, achieved ${(completed / Math.ceil(run.transfers / run.tps)).toFixed(1)}/s`,
     ...(conversions.length > 0 ? ['', `conversion payments (USD → EUR through an FXP, a share of ${run.conversionShare}): `
       + `${metric('conversion_completed').count ?? 0} completed, ${metric('conversion_failed').count ?? 0} failed (the plain figures above leave them out)`] : []),
+    ...requestsToPay.lines,
+    ...(bulks.length > 0 ? ['', `bulks of ${run.bulkSize} items at ${run.bulkRate}/s: ${metric('bulk_completed').count ?? 0} completed, `
+      + `${metric('bulk_failed').count ?? 0} failed, ${metric('bulk_items_committed').count ?? 0} items committed (completed and failed above count items, e2e_time is a bulk's)`] : []),
     ...(run.warmupSeconds > 0 ? ['', `after a warm-up ramp of ${run.warmupSeconds} s: ${metric('warmup_completed').count ?? 0} payments completed, `
       + `${metric('warmup_failed').count ?? 0} failed (in the gate and the CPU figures, not in the latencies and rates)`] : []),
     '', '| phase | p50 ms | p95 ms | p99 ms | max ms |', '|---|---|---|---|---|', ...rows, '',

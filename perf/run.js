@@ -6,12 +6,17 @@
 // CPU (every 2 s) and RSS (every 10 s) of every component are sampled from /proc. Against
 // the switch `make up` runs:
 //   node perf/run.js --profile load --tps 45 --transfers 5400 [--mode full|quote-transfer|transfer]
-//     [--jws-alg ES256|RS256|none] [--dashboard] [--conversion-share 0.2]
+//     [--jws-alg ES256|RS256|none] [--dashboard] [--conversion-share 0.2] [--rtp-share 0.1 [--rtp-otp-share 0.5]]
 // (--skip-discovery-quote is --mode transfer; --jws-alg none is SIM_JWS_SIGN=false, for a
 // switch with JWS_VERIFICATION=off; --dashboard turns k6's live web dashboard on, which costs
 // k6 about a third more CPU; --conversion-share provisions currency conversion, an FXP and
 // EUR payees, and makes that share of the payments cross-currency, USD → EUR, the gate
-// counting them with the rest.)
+// counting them with the rest; --rtp-share makes that share of the payments merchant-initiated
+// (request to pay, perf/simulators/request-to-pay.js), --rtp-otp-share of them approved by OTP,
+// half by default; not in mode transfer, which runs no quoting service.)
+// A bulk run (perf/k6/bulk.js: bulk quote and bulk transfer of --bulk-size items, --bulk-rate
+// bulks a second; --fresh starts the bulk handler with the switch):
+//   node perf/run.js --fresh --profile bulk --bulks 100 --bulk-size 100 --bulk-rate 2
 // The smoke test (test/integration/perf-smoke.test.js) calls runPerf with its own switch.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -23,7 +28,7 @@ import { fetch } from 'undici';
 import { provision, SOURCE_CURRENCY, TARGET_CURRENCY } from './provision.js';
 import { startSettlementSchedule } from './settlement-schedule.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
-import { failedIterations, paidIterations, writeReport } from './report.js';
+import { failedIterations, paidIterations, requestToPayIterations, writeReport } from './report.js';
 import { freePortRange } from '../scripts/lib/ports.js';
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 import { tlsDispatcher } from '../scripts/lib/fspiop-headers.js';
@@ -52,6 +57,30 @@ export function notificationRatio(mode, payments, conversions) {
   return (NOTIFICATION_RATIO[mode] * plain + CONVERSION_NOTIFICATIONS[mode] * conversions) / prepares;
 }
 
+// A request to pay adds to its payment's notification-topic messages: the transaction request
+// forwarded to the payer's DFSP, its RECEIVED forwarded to the merchant, and the PATCH telling
+// the merchant its transfer committed (the merchant answered RESERVED); one approved by OTP
+// also the authorization's ask and answer. Its payment is one prepare, as a plain one.
+export const REQUEST_TO_PAY_NOTIFICATIONS = 3;
+export const OTP_NOTIFICATIONS = 2;
+
+/** notificationRatio with `requestsToPay` of the payments merchant-initiated, `withOtp` of those approved by OTP. */
+export function requestToPayNotificationRatio(mode, payments, conversions, { requestsToPay = 0, withOtp = 0 } = {}) {
+  const ratio = notificationRatio(mode, payments, conversions);
+  const prepares = payments + (CONVERSION_PREPARES - 1) * conversions;
+  if (prepares <= 0) return ratio;
+  return ratio + (REQUEST_TO_PAY_NOTIFICATIONS * requestsToPay + OTP_NOTIFICATIONS * withOtp) / prepares;
+}
+
+/** Why the run's shares cannot be run, or null: a share is between 0 and 1, together at most 1, and request to pay needs quoting. */
+export function sharesFailure({ mode, conversionShare = 0, rtpShare = 0, rtpOtpShare = 0 }) {
+  if (!(conversionShare >= 0 && conversionShare <= 1)) return `conversionShare must be between 0 and 1, got ${conversionShare}`;
+  if (!(rtpShare >= 0 && rtpShare <= 1) || !(rtpOtpShare >= 0 && rtpOtpShare <= 1)) return `rtpShare and rtpOtpShare must be between 0 and 1, got ${rtpShare} and ${rtpOtpShare}`;
+  if (conversionShare + rtpShare > 1) return `conversionShare and rtpShare are shares of the same payments: together at most 1, got ${conversionShare + rtpShare}`;
+  if (rtpShare > 0 && mode === 'transfer') return 'requests to pay go through the quoting service, which mode transfer does not run';
+  return null;
+}
+
 export const PROFILES = Object.freeze({
   smoke: { tps: 10, transfers: 250, dfsps: 4, msisdns: 1000, simWorkers: 2, expirationMs: 30_000, callbackWaitMs: 15_000 },
   // A load run first ramps up for warmupSeconds (perf/k6/transfers.js): its payments are gated
@@ -61,8 +90,47 @@ export const PROFILES = Object.freeze({
   // reads it window by window.
   // The soak settles every five minutes (perf/settlement-schedule.js), as a scheme does, so
   // the DFSPs' caps cover five minutes of payments rather than the whole run.
+  // A bulk run (perf/k6/bulk.js): `bulks` bulk payments of `bulkSize` items each, `bulkRate` bulks
+  // a second, through the bulk quote and the bulk transfer (no discovery: a bulk names its payee
+  // DFSP). Its transfers and rate are counted in items (bulkRunSettings).
+  bulk: {
+    bulks: 100, bulkSize: 100, bulkRate: 2, dfsps: 4, msisdns: 1000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000,
+    mode: 'quote-transfer', k6Script: 'perf/k6/bulk.js',
+  },
   soak: { tps: 125, transfers: 1_000_000, dfsps: 4, msisdns: 250_000, simWorkers: 2, expirationMs: 60_000, callbackWaitMs: 30_000, settleEverySeconds: 300, warmupSeconds: 15 },
 });
+
+/**
+ * A bulk run's settings in items, as the report, provisioning and the gate count a run: its
+ * transfers are every bulk's items, its rate the items a second its bulks carry.
+ */
+export function bulkRunSettings(settings) {
+  if (!settings.k6Script?.endsWith('bulk.js')) return settings;
+  return { ...settings, transfers: settings.bulks * settings.bulkSize, tps: settings.bulkRate * settings.bulkSize };
+}
+
+// Notification-topic messages per bulk (one prepare-topic record): its bulk transfer's 2 (the
+// forward to the payee, the aggregated answer to the payer; the items' outcomes are the bulk
+// handler's, not callbacks) and, through the quoting service, its bulk quote's 2.
+export const BULK_NOTIFICATION_RATIO = Object.freeze({ transfer: 2, 'quote-transfer': 4, full: 4 });
+
+/**
+ * What the gate counts of a run's k6 summary: the committed transfers, the failures, the
+ * requests to pay (`requestsToPay`: what the merchants counted, for the notification ratio) and,
+ * for a bulk run, the bulks completed and its notification ratio.
+ */
+function gateCounts(summary, settings, conversionsCompleted, requestsToPay) {
+  const completed = paidIterations(summary);
+  if (!settings.k6Script?.endsWith('bulk.js')) {
+    return {
+      completed, failed: failedIterations(summary), requestsToPay: requestToPayIterations(summary),
+      expectedNotificationRatio: requestToPayNotificationRatio(settings.mode, completed, conversionsCompleted, requestsToPay),
+    };
+  }
+  const count = (name) => summary.metrics[name]?.values.count ?? 0;
+  // A failed bulk made at most its bulk quote's notifications without a prepare: counted per bulk.
+  return { completed, failed: count('bulk_failed'), bulksCompleted: count('bulk_completed'), expectedNotificationRatio: BULK_NOTIFICATION_RATIO[settings.mode] };
+}
 
 // ES256 signs in a tenth of RS256's time (DESIGN.md); RS256 is what Mojaloop's SDKs sign with.
 // 'none' sends nothing signed, for a switch with JWS_VERIFICATION=off.
@@ -251,12 +319,12 @@ export function k6OutputFilter(keep, other) {
  * ended children used (cutime) grows by k6's total when it is waited for. `dashboard` adds
  * k6's live web dashboard (exported to k6-dashboard.html), which costs k6 CPU all run long.
  */
-async function runK6(dir, env, log, { dashboard = false, onStart } = {}) {
+async function runK6(dir, env, log, { dashboard = false, onStart, script = 'perf/k6/transfers.js' } = {}) {
   const k6 = process.env.K6_BIN ?? `${ROOT}.tools/bin/k6`;
   const fifo = `${dir}/k6.fifo`;
   rmSync(fifo, { force: true });
   execFileSync('mkfifo', [fifo]);
-  const args = ['run', '--quiet', '--no-usage-report', '--out', `csv=${fifo}`, 'perf/k6/transfers.js'];
+  const args = ['run', '--quiet', '--no-usage-report', '--out', `csv=${fifo}`, script];
   const dashboardEnv = dashboard
     ? { K6_WEB_DASHBOARD: 'true', K6_WEB_DASHBOARD_EXPORT: `${dir}/k6-dashboard.html`, K6_WEB_DASHBOARD_PORT: String(await freePortRange(1)) }
     : { K6_WEB_DASHBOARD: 'false' };
@@ -318,13 +386,15 @@ async function committedButToldOtherwise(db, failedTransfers) {
 
 /** The payers' resends and GETs over every bridge process (`/stats`), for the gate's Kafka counts. */
 async function bridgeCounters(bridgePort, workers) {
-  const totals = { resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {} };
+  const totals = { resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {}, requestsToPayCompleted: 0, requestsToPayWithOtpCompleted: 0 };
   for (let index = 0; index < workers; index += 1) {
     const stats = await (await fetch(`http://127.0.0.1:${bridgePort + index}/stats`, { signal: AbortSignal.timeout(5000) })).json();
     totals.resent += stats.resent ?? 0;
     totals.asked += stats.asked ?? 0;
     totals.failedTransfers.push(...(stats.failedTransfers ?? []));
     totals.conversionsCompleted += stats.conversionsCompleted ?? 0;
+    totals.requestsToPayCompleted += stats.requestsToPayCompleted ?? 0;
+    totals.requestsToPayWithOtpCompleted += stats.requestsToPayWithOtpCompleted ?? 0;
     for (const [state, count] of Object.entries(stats.fxPatches ?? {})) totals.fxPatches[state] = (totals.fxPatches[state] ?? 0) + count;
   }
   return totals;
@@ -344,7 +414,8 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWor
     CALLBACK_WAIT_MS: String(settings.callbackWaitMs), TRANSFER_EXPIRATION_MS: String(settings.expirationMs),
     SIM_MODE: settings.mode,
     TPS: String(settings.tps), TRANSFERS: String(settings.transfers), WARMUP_SECONDS: String(settings.warmupSeconds ?? 0), PROFILE: settings.profile, PAIRS_JSON: JSON.stringify(pairs), AMOUNT: '1', CURRENCY: 'USD',
-    CONVERSION_SHARE: String(settings.conversionShare), CONVERSION_PAIRS_JSON: JSON.stringify(conversionPairs), SIM_DFSP_CURRENCIES_JSON: JSON.stringify(dfspCurrencies),
+    CONVERSION_SHARE: String(settings.conversionShare), RTP_SHARE: String(settings.rtpShare), RTP_OTP_SHARE: String(settings.rtpOtpShare), CONVERSION_PAIRS_JSON: JSON.stringify(conversionPairs), SIM_DFSP_CURRENCIES_JSON: JSON.stringify(dfspCurrencies),
+    ...(settings.bulks ? { BULKS: String(settings.bulks), BULK_SIZE: String(settings.bulkSize), BULK_RATE: String(settings.bulkRate) } : {}),
   };
 }
 
@@ -352,14 +423,14 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWor
  * Runs k6 against the started simulators with CPU and Kafka samples around it. `during`
  * (the fault campaign, perf/chaos.js) runs beside k6 from its start; it is awaited too.
  */
-async function measure({ target, dir, env, log, dashboard, during }) {
+async function measure({ target, dir, env, log, dashboard, during, script }) {
   let k6Pid;
   const processes = () => ({ ...target.processes(), simulators: [target.simulatorPid], ...(k6Pid ? { k6: [k6Pid] } : {}) });
   const marksBefore = await topicHighWaterMarks(target.kafka);
   const tracker = trackResources(processes);
   const ownCpuBefore = process.cpuUsage();
   const startedAt = Date.now();
-  const [k6, faults] = await Promise.all([runK6(dir, env, log, { dashboard, onStart: (pid) => { k6Pid = pid; } }), during?.({ startedAt, env })]);
+  const [k6, faults] = await Promise.all([runK6(dir, env, log, { dashboard, script, onStart: (pid) => { k6Pid = pid; } }), during?.({ startedAt, env })]);
   const resources = tracker.stop();
   // run.js itself (k6's samples filtered from the pipe, /proc sampled) is part of the harness's cost.
   const ownCpu = process.cpuUsage(ownCpuBefore);
@@ -387,9 +458,10 @@ export function jwsVerificationOf(target) {
 
 export async function runPerf(target, options, log = (line) => process.stdout.write(`${line}\n`)) {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const settings = { mode: 'full', jwsAlg: 'ES256', conversionShare: 0, ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' };
+  const settings = bulkRunSettings({ mode: 'full', jwsAlg: 'ES256', conversionShare: 0, rtpShare: 0, rtpOtpShare: 0.5, ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' });
   if (!MODES.includes(settings.mode)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
-  if (!(settings.conversionShare >= 0 && settings.conversionShare <= 1)) throw new Error(`conversionShare must be between 0 and 1, got ${settings.conversionShare}`);
+  const sharesProblem = sharesFailure(settings);
+  if (sharesProblem) throw new Error(sharesProblem);
   if (process.env.SIM_JWS_SIGN === 'false') settings.jwsAlg = 'none';
   if (!JWS_ALGS.includes(settings.jwsAlg)) throw new Error(`jwsAlg must be one of ${JWS_ALGS.join(', ')}`);
   const run = { name: options.name ?? runName(settings.profile, settings.tps), ...settings, jwsVerification: options.jwsVerification ?? jwsVerificationOf(target) };
@@ -421,7 +493,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   }) : undefined;
   if (settings.settleEverySeconds && !settles) log('this switch runs no settlement API: the run is not settled on a schedule');
   try {
-    measured = await measure({ target, dir, env, log, dashboard: Boolean(settings.dashboard), during: options.during });
+    measured = await measure({ target, dir, env, log, dashboard: Boolean(settings.dashboard), during: options.during, script: settings.k6Script });
     payerRetries = await bridgeCounters(bridgePort, settings.simWorkers);
   } finally {
     await simulators.stop();
@@ -436,13 +508,11 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   // The gate accounts for every payment of the run, the warm-up's and the conversion
   // payments included (each is one committed payment; its conversion is a record of its own,
   // `conversionsCompleted` of them, the warm-up's included, as the payers counted them).
-  const completed = paidIterations(summary);
-  const failed = failedIterations(summary);
   const conversionsCompleted = payerRetries?.conversionsCompleted ?? 0;
+  const requestsToPay = { requestsToPay: payerRetries?.requestsToPayCompleted ?? 0, withOtp: payerRetries?.requestsToPayWithOtpCompleted ?? 0 };
   const gate = await runGate({
-    db: target.db, runTag, completed, failed, marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
-    expectedNotificationRatio: notificationRatio(settings.mode, completed, conversionsCompleted), payerRetries, duplicatesAllowed: Boolean(options.during), settled,
-    conversionsCompleted,
+    db: target.db, runTag, ...gateCounts(summary, settings, conversionsCompleted, requestsToPay), marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
+    payerRetries, duplicatesAllowed: Boolean(options.during), settled, conversionsCompleted,
   });
   printGate(gate, log);
   const toldOtherwise = await committedButToldOtherwise(target.db, payerRetries?.failedTransfers ?? []);
@@ -462,16 +532,20 @@ async function main() {
     profile: { type: 'string', default: 'load' }, tps: { type: 'string' }, transfers: { type: 'string' }, dfsps: { type: 'string' },
     'sim-workers': { type: 'string' }, mode: { type: 'string' }, fresh: { type: 'boolean', default: false }, 'skip-discovery-quote': { type: 'boolean', default: false }, name: { type: 'string' },
     'jws-alg': { type: 'string' }, dashboard: { type: 'boolean', default: false }, 'settle-every': { type: 'string' },
-    warmup: { type: 'string' }, 'conversion-share': { type: 'string' },
+    warmup: { type: 'string' }, 'conversion-share': { type: 'string' }, 'rtp-share': { type: 'string' }, 'rtp-otp-share': { type: 'string' },
+    bulks: { type: 'string' }, 'bulk-size': { type: 'string' }, 'bulk-rate': { type: 'string' },
   } });
   const overrides = Object.fromEntries(Object.entries({
     profile: values.profile, tps: values.tps && Number(values.tps), transfers: values.transfers && Number(values.transfers), dfsps: values.dfsps && Number(values.dfsps),
     simWorkers: values['sim-workers'] && Number(values['sim-workers']), mode: values['skip-discovery-quote'] ? 'transfer' : values.mode, name: values.name,
     jwsAlg: values['jws-alg'], dashboard: values.dashboard || undefined, settleEverySeconds: values['settle-every'] && Number(values['settle-every']),
     warmupSeconds: values.warmup && Number(values.warmup), conversionShare: values['conversion-share'] && Number(values['conversion-share']),
+    rtpShare: values['rtp-share'] && Number(values['rtp-share']), rtpOtpShare: values['rtp-otp-share'] && Number(values['rtp-otp-share']),
+    ...bulkOverrides(values),
   }).filter(([, value]) => value !== undefined && value !== ''));
   // --fresh: a switch of the run's own instead of the one `make up` runs.
-  const target = values.fresh ? await freshTarget(overrides.mode ?? 'full') : await localTarget();
+  const mode = overrides.mode ?? PROFILES[overrides.profile]?.mode ?? 'full';
+  const target = values.fresh ? await freshTarget(mode, { components: PROFILES[overrides.profile]?.bulks ? ['bulk'] : [] }) : await localTarget();
   try {
     const result = await runPerf(target, { simPort: 7000, bridgePort: 7100, ...overrides });
     process.exitCode = result.gate.pass ? 0 : 1;
@@ -480,6 +554,10 @@ async function main() {
   }
 }
 
+/** --bulks, --bulk-size and --bulk-rate (a bulk run's numbers, perf/k6/bulk.js). */
+function bulkOverrides(values) {
+  return { bulks: values.bulks && Number(values.bulks), bulkSize: values['bulk-size'] && Number(values['bulk-size']), bulkRate: values['bulk-rate'] && Number(values['bulk-rate']) };
+}
 
 /**
  * The switch `make up` runs: its ports (scripts/services.conf, SERVICE_PORT_OFFSET above them),
@@ -523,10 +601,11 @@ export const MODE_COMPONENTS = Object.freeze({
 
 /**
  * A switch of the run's own (test/support/switch.js: fresh database and topic prefix, every
- * component a child process) with what the mode needs: repeatable numbers, nothing left
- * from earlier runs. Components are started one by one so a failed start still stops all.
+ * component a child process) with what the mode needs, and `components` beside them (a bulk
+ * run's bulk handler): repeatable numbers, nothing left from earlier runs. Components are
+ * started one by one so a failed start still stops all.
  */
-export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {}) {
+export async function freshTarget(mode = 'full', { replicas = {}, env = {}, components = [] } = {}) {
   const { startSwitch } = await import('../test/support/switch.js');
   const { operatorTokens, testConfig } = await import('../test/support/environment.js');
   const { testSchemeDir } = await import('../test/support/scheme-tls.js');
@@ -534,7 +613,7 @@ export async function freshTarget(mode = 'full', { replicas = {}, env = {} } = {
   const config = testConfig();
   const target = { sw, close: () => sw.stop() };
   try {
-    for (const name of MODE_COMPONENTS[mode]) for (let index = 0; index < (replicas[name] ?? 1); index += 1) await sw.start(name, index);
+    for (const name of [...MODE_COMPONENTS[mode], ...components]) for (let index = 0; index < (replicas[name] ?? 1); index += 1) await sw.start(name, index);
   } catch (error) {
     await sw.stop();
     throw error;

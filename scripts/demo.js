@@ -3,8 +3,10 @@
 // serves the six DFSPs' simulators, lets each payee register its customer's MSISDN, then runs
 // payments through the switch as a DFSP would, each one discovery → quote → transfer (with
 // the failures a DFSP meets), and one with currency conversion (FSPIOP v2.0, lib/demo-
-// conversion.js), and prints every step, what each payer was told, and the positions; then it
-// settles USD, and EUR where EUR is settled deferred net. Safe to run again.
+// conversion.js), a merchant-initiated one (request to pay with an OTP, lib/demo-request-to-
+// pay.js) and a bulk of ten with one wrong fulfilment (lib/demo-bulk.js), and prints every
+// step, what each payer was told, and the positions; then it settles USD, and EUR where EUR is
+// settled deferred net. Safe to run again.
 // Every DFSP signs what it sends with its own key pair (kept in DFSP_JWS_KEYS_DIR and
 // registered at onboarding) and checks every callback it gets with the sender's published key.
 // When the edges serve HTTPS (TLS_CERT_PATH, set by scripts/env.sh with CLIENT_IDENTITY=
@@ -12,14 +14,14 @@
 // scheme's CA in SCHEME_TLS_DIR (made on first use). When the switch presents the hub's client
 // certificate on its callbacks (CALLBACK_TLS_CERT_PATH, set by scripts/env.sh with the same
 // setting), the DFSPs serve their callback endpoints over HTTPS and require it.
-import { randomUUID } from 'node:crypto';
 import { adminClient, ensureDfsp, ensureHub } from './lib/onboarding.js';
 import { closeAndSettle, deferredNetModel, settleCurrency } from './lib/settlement.js';
 import { operatorTokensFromEnv } from './lib/operator-auth.js';
 import { startTestDfsp } from '../test/support/test-dfsp.js';
-import { dfspHeaders } from './lib/fspiop-headers.js';
-import { call, discover, registerParty, requestQuote } from './lib/demo-dfsp-calls.js';
+import { describeOutcome, discover, registerParty, requestQuote, transfer } from './lib/demo-dfsp-calls.js';
 import { CONVERSION_DFSPS, TARGET_CURRENCY, checkConversion, onboardConversion, payWithConversion } from './lib/demo-conversion.js';
+import { payRequestToPay } from './lib/demo-request-to-pay.js';
+import { committedTotal, payBulk } from './lib/demo-bulk.js';
 import { dfspKeyPairFiles } from '../tools/lib/jws-key-files.js';
 import { ensureClientCertificate, ensureServerCertificate } from './lib/scheme-certs.js';
 import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
@@ -50,6 +52,13 @@ const USD_DFSPS = [
 const DEMO_DFSPS = [...USD_DFSPS, ...CONVERSION_DFSPS].map((dfsp, index) => ({ ...dfsp, simulatorPort: SIMULATOR_PORT_BASE + index }));
 const msisdnOf = (name) => DEMO_DFSPS.find((dfsp) => dfsp.name === name).msisdn;
 const CONVERSION_PAYMENT = { payerName: 'payerfsp', payeeMsisdn: msisdnOf('eurobank'), sourceAmount: '50' };
+// The merchant-initiated payment: payeefsp's customer (a shop) asks payerfsp's customer to pay.
+const REQUEST_TO_PAY = { merchantName: 'payeefsp', merchantMsisdn: msisdnOf('payeefsp'), payerMsisdn: msisdnOf('payerfsp'), amount: '20' };
+// The bulk: greenbank pays ten customers of payeefsp 10 to 19 USD, the fourth fulfilled wrongly.
+const BULK_PAYMENT = {
+  payerName: 'greenbank', payerMsisdn: msisdnOf('greenbank'), payeeName: 'payeefsp', wrongItem: 3,
+  items: Array.from({ length: 10 }, (_, index) => ({ msisdn: `277100001${String(index).padStart(2, '0')}`, amount: String(10 + index) })),
+};
 
 function table(rows) {
   const widths = Object.keys(rows[0]).map((key) => Math.max(key.length, ...rows.map((row) => String(row[key]).length)));
@@ -99,26 +108,6 @@ async function registerParties(simulators) {
   }
 }
 
-async function transfer(payer, payee, quoted, payeeBehaviour) {
-  const transferId = randomUUID();
-  payee.setBehaviour(transferId, payeeBehaviour);
-  const body = {
-    transferId, payerFsp: payer.name, payeeFsp: payee.name, amount: quoted.transferAmount,
-    ilpPacket: quoted.ilpPacket, condition: quoted.condition, expiration: new Date(Date.now() + 30000).toISOString(),
-  };
-  await call(payer, `${TRANSFERS_URL}/transfers`, 'POST', dfspHeaders('transfers', payer.name, payee.name), body);
-  const outcome = await payer.waitFor((seen) => seen.method === 'PUT' && seen.path.startsWith(`/transfers/${transferId}`), 20000);
-  const patch = payeeBehaviour === 'reserve' ? await payee.waitFor((seen) => seen.method === 'PATCH' && seen.path === `/transfers/${transferId}`, 20000) : null;
-  return { transferId, outcome, patch };
-}
-
-function describeOutcome({ outcome, patch }) {
-  const told = outcome.body.errorInformation
-    ? `ABORTED ${outcome.body.errorInformation.errorCode} "${outcome.body.errorInformation.errorDescription}"`
-    : `${outcome.body.transferState} (fulfilment ${outcome.body.fulfilment?.slice(0, 10)}…)`;
-  return `${told}, from ${outcome.headers['fspiop-source']}${patch ? `; payee PATCHed ${patch.body.transferState}` : ''}`;
-}
-
 /** One payment as a payer DFSP makes it: discovery, quote, transfer, each step printed. */
 async function pay(simulators, { from, to, amount, msisdn = msisdnOf(to), payeeBehaviour = 'fulfil', note }) {
   const payer = simulators.get(from);
@@ -132,8 +121,23 @@ async function pay(simulators, { from, to, amount, msisdn = msisdnOf(to), payeeB
   console.log(`  1. discovery: ${msisdn} is ${found.party.name} at ${found.party.partyIdInfo.fspId}`);
   const quoted = await requestQuote(payer, { payeeFsp: found.party.partyIdInfo.fspId, payeeMsisdn: msisdn, payerMsisdn: msisdnOf(from), amount, currency: CURRENCY });
   console.log(`  2. quote ${quoted.quoteId.slice(0, 8)}…: ${quoted.transferAmount.amount} ${CURRENCY}, condition ${quoted.condition.slice(0, 10)}… from the payee's secret`);
-  const result = await transfer(payer, simulators.get(found.party.partyIdInfo.fspId), quoted, payeeBehaviour);
+  const result = await transfer(payer, simulators.get(found.party.partyIdInfo.fspId), quoted, { payeeBehaviour });
   console.log(`  3. transfer ${result.transferId.slice(0, 8)}…: payer told ${describeOutcome(result)}`);
+}
+
+/** The merchant-initiated payment, its steps and then its positions before and after. */
+async function payMerchant(request, simulators) {
+  const result = await payRequestToPay({ request, simulators, currency: CURRENCY, ...REQUEST_TO_PAY });
+  console.log(`\n  Positions of ${result.payerFsp} and ${result.merchantFsp} (POSITION > 0: owed to the scheme):\n`);
+  console.log(table(result.positions).replace(/^/gm, '  '));
+}
+
+/** The bulk, its steps and each item's result, then its positions before and after. */
+async function payInBulk(request, simulators) {
+  const result = await payBulk({ request, simulators, currency: CURRENCY, ...BULK_PAYMENT });
+  const committed = result.results.filter((item) => item.state === 'COMMITTED').length;
+  console.log(`\n  Positions of ${BULK_PAYMENT.payerName} and ${BULK_PAYMENT.payeeName}: ${committed} of ${result.results.length} items committed, ${committedTotal(result.results)} ${CURRENCY} moved:\n`);
+  console.log(table(result.positions).replace(/^/gm, '  '));
 }
 
 /** How the DFSPs' checks of the signatures on what they received went. */
@@ -194,6 +198,8 @@ async function runPayments(request) {
     await registerParties(simulators);
     for (const payment of DEMO_TRANSFERS) await pay(simulators, payment);
     await payConverted(request, simulators);
+    await payMerchant(request, simulators);
+    await payInBulk(request, simulators);
     reportSignatures(simulators);
     reportMutualTls(simulators);
   } finally {

@@ -18,6 +18,7 @@ import { selectTransfers, stateUpdateStatements, transfersFromRows } from '../..
 import { inTransaction } from '../../platform/db.js';
 import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords } from '../transfer-records.js';
+import { bulkItemResultRecords, bulkOfEvents, routeBulkOutcomes } from '../bulk-records.js';
 
 /**
  * The events with their account as a number. An event without a valid account id can never
@@ -108,6 +109,9 @@ export function createPositionHandler({ pool, producer, topics, hubName, metrics
     });
     transferMetrics.countPositionChanges(decision.positionChanges);
     transferMetrics.countFinished(decision.stateUpdates, payeeErrorCodes(events));
-    await producer.produce(notificationRecords(topics, decision.outcomes, hubName, rawEvents));
+    // An individual transfer of a bulk has its result recorded by the bulk handler instead.
+    const { bulkOf, finalOf } = bulkOfEvents(rawEvents);
+    const routed = routeBulkOutcomes(decision.outcomes, bulkOf, finalOf);
+    await producer.produce([...notificationRecords(topics, routed.outcomes, hubName, rawEvents), ...bulkItemResultRecords(topics, routed.itemResults, now)]);
   };
 }

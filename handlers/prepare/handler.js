@@ -4,9 +4,15 @@
 // the FXP's account in the target currency instead (handlers/README.md, "Currency
 // conversion"). One batch is two round trips: the existing transfers, the conversions naming
 // the batch's payments and the participants read together (a third read only for an FXP no
-// message named), then the inserts sent with the COMMIT.
+// message named), then the inserts sent with the COMMIT. A POST /bulkTransfers is expanded
+// into its individual transfers, decided as payments, and stored with its bulk and items in
+// the same transaction; the outcomes about its transfers go to the bulk handler
+// (handlers/README.md, "Bulk transfers").
 import { decidePrepareBatch } from '../../ledger/domain/prepare.js';
 import { decideFxPrepareBatch } from '../../ledger/domain/fx-prepare.js';
+import { decideBulkPrepareBatch, individualTransferMessages } from '../../ledger/domain/bulk-prepare.js';
+import { bulkInsertStatements, bulkTransfersFromRows, selectBulkTransfers } from '../../ledger/repositories/statements/bulk-transfers.js';
+import { bulkItemResultRecords, bulkStateRequestRecords, routeBulkOutcomes } from '../bulk-records.js';
 import { TRANSFER_KIND } from '../../ledger/domain/transfer-states.js';
 import {
   participantsFromRows, selectCurrencyPairs, selectParticipantsWithPositionAccounts, withCurrencyPairs,
@@ -19,10 +25,11 @@ import { createTransferMetrics } from '../transfer-metrics.js';
 import { notificationRecords, positionRecords } from '../transfer-records.js';
 
 const isFxPrepare = (event) => event.type === 'fxTransfer';
+const isBulkPrepare = (event) => event.type === 'bulkTransfer';
 const names = (values) => values.filter((name) => typeof name === 'string');
 
 /** What the batch's decisions read: transfers, conversions and participants, in one round trip (two when a conversion's FXP was not named). */
-async function readPrepareState(tx, payments, fxPrepares) {
+async function readPrepareState(tx, payments, fxPrepares, bulks = []) {
   const determiningIds = names(fxPrepares.map((event) => event.body?.determiningTransferId));
   const fxpNames = names(fxPrepares.map((event) => event.body?.counterPartyFsp));
   const named = names([
@@ -40,11 +47,12 @@ async function readPrepareState(tx, payments, fxPrepares) {
   // so a plain payment's id finds no entry), sent in the same round trip as the transfers and
   // participants; selectConversionsFor leaves it out when no id can match (a batch of fx
   // prepares naming no determining transfer).
-  const [transferRows, conversionRows, participantRows, pairRows] = await tx.read(
+  const [transferRows, conversionRows, participantRows, pairRows, bulkRows] = await tx.read(
     selectTransfers([...payments, ...fxPrepares].map((event) => event.id).concat(determiningIds)),
     selectConversionsFor([...payments.map((event) => event.id), ...determiningIds]),
     selectParticipantsWithPositionAccounts(named),
     selectCurrencyPairs(fxpNames),
+    selectBulkTransfers(bulks.map((event) => event.id)),
   );
   const transfers = transfersFromRows(transferRows);
   const conversionsFor = conversionsForFromRows(conversionRows);
@@ -55,7 +63,25 @@ async function readPrepareState(tx, payments, fxPrepares) {
     participants = new Map([...participants, ...participantsFromRows(moreRows)]);
   }
   const preparedTransferIds = new Set(determiningIds.filter((id) => transfers.get(id)?.kind === TRANSFER_KIND.payment));
-  return { transfers, conversionsFor, participants: withCurrencyPairs(participants, pairRows), preparedTransferIds };
+  return {
+    transfers, conversionsFor, participants: withCurrencyPairs(participants, pairRows), preparedTransferIds, bulks: bulkTransfersFromRows(bulkRows),
+  };
+}
+
+/**
+ * The bulks of a batch, decided after its single transfers, so that an individual transfer
+ * meets a single transfer of the same batch as one already stored.
+ */
+function withBulks(decided, { bulks, state, now, onUsAllowed }) {
+  if (bulks.length === 0) return { ...decided, bulkInserts: [], itemInserts: [], bulkOf: new Map(), stateRequests: [] };
+  const existing = new Map([...state.transfers, ...decided.inserts.map((row) => [row.transferId, row])]);
+  const bulked = decideBulkPrepareBatch({ messages: bulks, existingBulks: state.bulks, existing, participants: state.participants, now, onUsAllowed });
+  return {
+    ...bulked,
+    inserts: [...decided.inserts, ...bulked.inserts],
+    positionEvents: [...decided.positionEvents, ...bulked.positionEvents],
+    outcomes: [...decided.outcomes, ...bulked.outcomes],
+  };
 }
 
 /** Both decisions of one batch as one: rows to insert, position events and outcomes. */
@@ -83,15 +109,21 @@ export function createPrepareHandler({ pool, producer, topics, hubName, metrics,
   const onUsAllowed = config?.transfers?.onUsAllowed ?? false;
   return async function handlePrepares(events) {
     const now = clock();
-    const payments = events.filter((event) => !isFxPrepare(event));
+    const payments = events.filter((event) => !isFxPrepare(event) && !isBulkPrepare(event));
     const fxPrepares = events.filter(isFxPrepare);
+    const bulks = events.filter(isBulkPrepare);
+    const bulkItems = bulks.flatMap(individualTransferMessages);
     const decision = await inTransaction(pool, async (tx) => {
-      const state = await readPrepareState(tx, payments, fxPrepares);
-      const decided = decidePrepares({ payments, fxPrepares, state, now, onUsAllowed });
-      tx.write(...transferInsertStatements(decided.inserts, now));
+      const state = await readPrepareState(tx, [...payments, ...bulkItems], fxPrepares, bulks);
+      const decided = withBulks(decidePrepares({ payments, fxPrepares, state, now, onUsAllowed }), { bulks, state, now, onUsAllowed });
+      tx.write(...bulkInsertStatements(decided.bulkInserts, decided.itemInserts, now), ...transferInsertStatements(decided.inserts, now));
       return decided;
     });
     transferMetrics.countFinished(decision.inserts);
-    await producer.produce([...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, decision.outcomes, hubName, events)]);
+    const routed = routeBulkOutcomes(decision.outcomes, decision.bulkOf);
+    await producer.produce([
+      ...positionRecords(topics, decision.positionEvents), ...notificationRecords(topics, routed.outcomes, hubName, events),
+      ...bulkItemResultRecords(topics, routed.itemResults, now), ...bulkStateRequestRecords(topics, decision.stateRequests),
+    ]);
   };
 }

@@ -20,8 +20,11 @@ export const tell = Object.freeze({
   state: (transferId, to, view) => ({ type: OUTCOME.state, transferId, to, view }),
 });
 
-/** The FSPIOP resource an outcome is about: a transfer, or an fx transfer (commitRequestId). */
-export const RESOURCE = Object.freeze({ transfers: 'transfers', fxTransfers: 'fxTransfers' });
+/**
+ * The FSPIOP resource an outcome is about: a transfer, an fx transfer (commitRequestId), or a
+ * bulk transfer as a whole (bulkTransferId).
+ */
+export const RESOURCE = Object.freeze({ transfers: 'transfers', fxTransfers: 'fxTransfers', bulkTransfers: 'bulkTransfers' });
 
 /**
  * The same outcomes about an fx transfer: `transferId` is its commitRequestId, and the
@@ -30,3 +33,12 @@ export const RESOURCE = Object.freeze({ transfers: 'transfers', fxTransfers: 'fx
 export const tellFx = Object.freeze(Object.fromEntries(Object.entries(tell).map(([name, make]) => [
   name, (...args) => Object.freeze({ ...make(...args), resource: RESOURCE.fxTransfers }),
 ])));
+
+/**
+ * What the hub tells about a bulk transfer as a whole: `transferId` is its bulkTransferId, and
+ * the callbacks go to the /bulkTransfers endpoints. What happens to its individual transfers
+ * is told through the bulk handler (handlers/README.md, "Bulk transfers").
+ */
+export const tellBulk = Object.freeze({
+  error: (bulkTransferId, to, failure) => Object.freeze({ ...tell.error(bulkTransferId, to, failure), resource: RESOURCE.bulkTransfers }),
+});

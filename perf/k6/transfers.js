@@ -17,8 +17,16 @@
 // fx_transfer_time), so the plain figures stay comparable with runs without them; success_rate
 // and the summary line's counts cover both, and the gate counts every payment as
 // completed + conversion_completed (+ the warm-up's, which counts both kinds).
+// With RTP_SHARE above 0, that share of the iterations are merchant-initiated payments (request
+// to pay, perf/simulators/request-to-pay.js): the pair's payer DFSP is the merchant, which asks
+// the customer at the pair's payee DFSP (an MSISDN of its range) to pay, through the merchant's
+// bridge (POST /requestsToPay: discovery, transaction request, then the customer's DFSP's
+// quote and transfer until the switch tells the merchant it committed); RTP_OTP_SHARE of them
+// have the customer approve with an OTP (GET /authorizations). They are counted apart
+// (rtp_completed, rtp_failed, rtp_e2e_time, and the phases transaction_request_time and
+// rtp_payment_time) and in success_rate; warm-up ones also in warmup_rtp_completed, for the gate.
 // Env: TPS, TRANSFERS, WARMUP_SECONDS, E2E_P95_MS, PAIRS_JSON ([{payer, payee, weight, msisdnFrom, msisdnCount}]),
-// CONVERSION_SHARE, CONVERSION_PAIRS_JSON ([{payer, payee, fxp, targetCurrency, weight, msisdnFrom, msisdnCount}]),
+// CONVERSION_SHARE, RTP_SHARE, RTP_OTP_SHARE, CONVERSION_PAIRS_JSON ([{payer, payee, fxp, targetCurrency, weight, msisdnFrom, msisdnCount}]),
 // BRIDGE_HOST, BRIDGE_PORT, PAYER_WORKERS_JSON, AMOUNT, CURRENCY, PROFILE, SUMMARY_PATH.
 // An iteration goes to the bridge of the simulator process that owns its payer
 // (PAYER_WORKERS_JSON, {payer: index}, from perf/provision.js): the payer's callbacks are
@@ -34,6 +42,9 @@ const TRANSFERS = Number(__ENV.TRANSFERS || 300);
 const PAIRS = JSON.parse(__ENV.PAIRS_JSON || '[]');
 const CONVERSION_PAIRS = JSON.parse(__ENV.CONVERSION_PAIRS_JSON || '[]');
 const CONVERSION_SHARE = CONVERSION_PAIRS.length > 0 ? Math.min(1, Math.max(0, Number(__ENV.CONVERSION_SHARE || 0))) : 0;
+// The shares of request-to-pay and conversion iterations are both of all iterations (their sum at most 1).
+const RTP_SHARE = Math.min(1 - CONVERSION_SHARE, Math.max(0, Number(__ENV.RTP_SHARE || 0)));
+const RTP_OTP_SHARE = Math.min(1, Math.max(0, Number(__ENV.RTP_OTP_SHARE || 0)));
 const PAYER_WORKERS = JSON.parse(__ENV.PAYER_WORKERS_JSON || '{}');
 const BRIDGE_HOST = __ENV.BRIDGE_HOST || '127.0.0.1';
 const BRIDGE_PORT = Number(__ENV.BRIDGE_PORT || 7100);
@@ -66,6 +77,12 @@ const conversionFailed = new Counter('conversion_failed');
 const conversionE2eTime = new Trend('conversion_e2e_time', true);
 const fxQuoteTime = new Trend('fx_quote_time', true);
 const fxTransferTime = new Trend('fx_transfer_time', true);
+const rtpCompleted = new Counter('rtp_completed');
+const rtpFailed = new Counter('rtp_failed');
+const warmupRtpCompleted = new Counter('warmup_rtp_completed');
+const rtpE2eTime = new Trend('rtp_e2e_time', true);
+const transactionRequestTime = new Trend('transaction_request_time', true);
+const rtpPaymentTime = new Trend('rtp_payment_time', true);
 const VUS = { preAllocatedVUs: Math.max(30, TPS * 3), maxVUs: Math.max(100, TPS * 10) };
 const warmup = {
   executor: 'ramping-arrival-rate', startRate: 1, timeUnit: '1s', stages: [{ target: TPS, duration: `${WARMUP_S}s` }],
@@ -88,6 +105,7 @@ export const options = {
     success_rate: ['rate>0.9999'],
     e2e_time: [`p(95)<${E2E_P95_MS}`],
     ...(CONVERSION_SHARE > 0 ? { conversion_e2e_time: [`p(95)<${2 * E2E_P95_MS}`] } : {}),
+    ...(RTP_SHARE > 0 ? { rtp_e2e_time: [`p(95)<${2 * E2E_P95_MS}`] } : {}),
   },
 };
 
@@ -102,24 +120,28 @@ function pickPair(pairs, total) {
 
 let failuresLogged = 0;
 
-/** Counts a failed iteration; the first few failures of each VU are logged with the answer. */
-function fail(phase, response, conversion) {
+const FAILED_BY_FLOW = { payment: failed, conversion: conversionFailed, 'request to pay': rtpFailed };
+
+/** Counts a failed iteration of `flow` (FAILED_BY_FLOW); the first few failures of each VU are logged with the answer. */
+function fail(phase, response, flow = 'payment') {
   if (failuresLogged < 2) {
     failuresLogged += 1;
-    console.warn(`${conversion ? 'conversion ' : ''}${phase} failed: HTTP ${response.status} ${String(response.body).slice(0, 300)}`);
+    console.warn(`${flow === 'payment' ? '' : `${flow} `}${phase} failed: HTTP ${response.status} ${String(response.body).slice(0, 300)}`);
   }
   if (warmingUp()) {
     warmupFailed.add(1, { phase });
     return;
   }
-  (conversion ? conversionFailed : failed).add(1, { phase });
+  FAILED_BY_FLOW[flow].add(1, { phase });
   successRate.add(0);
 }
 
 const warmingUp = () => exec.scenario.name === 'warmup';
 
 export default function iteration() {
-  const conversion = Math.random() < CONVERSION_SHARE;
+  const draw = Math.random();
+  if (draw < RTP_SHARE) return requestToPayIteration();
+  const conversion = draw - RTP_SHARE < CONVERSION_SHARE;
   const pair = conversion ? pickPair(CONVERSION_PAIRS, CONVERSION_WEIGHT) : pickPair(PAIRS, TOTAL_WEIGHT);
   const msisdn = String(pair.msisdnFrom + Math.floor(Math.random() * pair.msisdnCount));
   const bridge = `http://${BRIDGE_HOST}:${BRIDGE_PORT + (PAYER_WORKERS[pair.payer] || 0)}`;
@@ -130,7 +152,7 @@ export default function iteration() {
     headers: { 'content-type': 'application/json' }, timeout: PAYMENT_TIMEOUT, tags: { flow: conversion ? 'conversion' : 'payment' },
   });
   const end = Date.now();
-  if (!check(payment, { PAYMENT_COMPLETED: (r) => r.status === 200 })) return fail(answerField(payment, 'phase') || 'payment', payment, conversion);
+  if (!check(payment, { PAYMENT_COMPLETED: (r) => r.status === 200 })) return fail(answerField(payment, 'phase') || 'payment', payment, conversion ? 'conversion' : 'payment');
   if (warmingUp()) {
     warmupCompleted.add(1);
     return undefined;
@@ -155,6 +177,33 @@ function conversionCompletedIn(phasesMs, elapsedMs) {
   return undefined;
 }
 
+/**
+ * One merchant-initiated payment: the pair's payer is the merchant, its payee the customer's
+ * DFSP; k6 calls the merchant's bridge (its callbacks arrive at that process).
+ */
+function requestToPayIteration() {
+  const pair = pickPair(PAIRS, TOTAL_WEIGHT);
+  const msisdn = String(pair.msisdnFrom + Math.floor(Math.random() * pair.msisdnCount));
+  const bridge = `http://${BRIDGE_HOST}:${BRIDGE_PORT + (PAYER_WORKERS[pair.payer] || 0)}`;
+  const request = { merchant: pair.payer, payer: pair.payee, msisdn, amount: AMOUNT, currency: CURRENCY, otp: Math.random() < RTP_OTP_SHARE };
+  const start = Date.now();
+  const answer = http.post(`${bridge}/requestsToPay`, JSON.stringify(request), {
+    headers: { 'content-type': 'application/json' }, timeout: PAYMENT_TIMEOUT, tags: { flow: 'request-to-pay' },
+  });
+  const end = Date.now();
+  if (!check(answer, { PAYMENT_COMPLETED: (r) => r.status === 200 })) return fail(answerField(answer, 'phase') || 'request-to-pay', answer, 'request to pay');
+  if (warmingUp()) {
+    warmupCompleted.add(1);
+    return warmupRtpCompleted.add(1);
+  }
+  const phasesMs = answerField(answer, 'phasesMs') || {};
+  transactionRequestTime.add(phasesMs.transaction_request);
+  rtpPaymentTime.add(phasesMs.payment);
+  rtpE2eTime.add(end - start);
+  rtpCompleted.add(1);
+  return successRate.add(1);
+}
+
 /** A field of the bridge's JSON answer, or undefined when the answer is not JSON (a k6 timeout). */
 function answerField(response, name) {
   try {
@@ -172,15 +221,19 @@ function metric(data, name, stat) {
 export function handleSummary(data) {
   const done = metric(data, 'completed_transactions', 'count') || 0;
   const conversions = metric(data, 'conversion_completed', 'count') || 0;
+  const requestsToPay = metric(data, 'rtp_completed', 'count') || 0;
   // completed= counts the plain payments, conversion_completed= the conversion payments: the
   // gate's count of the run's payments is their sum with warmup_completed=.
   const line = `profile=${__ENV.PROFILE || 'custom'} tps=${TPS} target=${TRANSFERS} completed=${done} `
     + `failed=${metric(data, 'failed_transactions', 'count') || 0} success_rate=${metric(data, 'success_rate', 'rate')} `
-    + `e2e_p95=${metric(data, 'e2e_time', 'p(95)')}ms actual_tps=${((done + conversions) / DURATION_S).toFixed(1)} `
+    + `e2e_p95=${metric(data, 'e2e_time', 'p(95)')}ms actual_tps=${((done + conversions + requestsToPay) / DURATION_S).toFixed(1)} `
     + `dropped_iterations=${metric(data, 'dropped_iterations', 'count') || 0} `
     + `warmup_completed=${metric(data, 'warmup_completed', 'count') || 0} warmup_failed=${metric(data, 'warmup_failed', 'count') || 0} `
     + `conversion_share=${CONVERSION_SHARE} conversion_completed=${conversions} conversion_failed=${metric(data, 'conversion_failed', 'count') || 0} `
-    + `conversion_e2e_p95=${metric(data, 'conversion_e2e_time', 'p(95)')}ms\n`;
+    + `conversion_e2e_p95=${metric(data, 'conversion_e2e_time', 'p(95)')}ms `
+    + `rtp_share=${RTP_SHARE} rtp_otp_share=${RTP_OTP_SHARE} rtp_completed=${requestsToPay} rtp_failed=${metric(data, 'rtp_failed', 'count') || 0} `
+    + `warmup_rtp_completed=${metric(data, 'warmup_rtp_completed', 'count') || 0} `
+    + `rtp_e2e_p95=${metric(data, 'rtp_e2e_time', 'p(95)')}ms\n`;
   const out = { stdout: line };
   if (__ENV.SUMMARY_PATH) out[__ENV.SUMMARY_PATH] = JSON.stringify(data, null, 2);
   return out;

@@ -10,6 +10,8 @@ import { ownedId } from './correlator.js';
 import { RESEND_INTERVAL_MS, roundTrip, sleep } from './round-trip.js';
 import { quoteAnswer } from './payee.js';
 import { fxQuote, fxTransfer, fxpDiscovery } from './conversion.js';
+import { requestToPay } from './request-to-pay.js';
+import { bulkPayment } from './bulk.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 function finish(response, outcome, started) {
@@ -63,7 +65,7 @@ function quoteRequest(context, { payer, payee, msisdn, amount, currency, transac
   };
 }
 
-async function discovery(context, params) {
+export async function discovery(context, params) {
   const { payer, type, id } = params;
   if (context.config.mode !== 'full') return { body: { party: { partyIdInfo: { partyIdType: type, partyIdentifier: id, fspId: params.payee } } } };
   return roundTrip(context, `parties:${payer}:${type}/${id}`, {
@@ -83,7 +85,7 @@ async function quote(context, params) {
   return outcome;
 }
 
-async function transfer(context, { payer, payee, transferId, amount, currency, ilpPacket, condition, version }) {
+export async function transfer(context, { payer, payee, transferId, amount, currency, ilpPacket, condition, version }) {
   const body = {
     transferId, payerFsp: payer, payeeFsp: payee, amount: { amount, currency }, ilpPacket, condition,
     expiration: new Date(Date.now() + context.config.expirationMs).toISOString(),
@@ -131,7 +133,7 @@ async function payment(context, { payer, payee, msisdn, amount, currency, conver
 }
 
 /** `timed(phase, run)` runs a phase and records its time in `phasesMs`. */
-function phaseTimer() {
+export function phaseTimer() {
   const phasesMs = {};
   const timed = async (phase, run) => {
     const started = Date.now();
@@ -189,7 +191,11 @@ async function conversionPayment(context, { payer, payee, msisdn, amount, curren
   };
 }
 
-/** Routes k6's calls: POST /payments, and each phase alone: GET /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers. */
+/**
+ * Routes k6's calls: POST /payments, POST /requestsToPay (request-to-pay.js), POST
+ * /bulkPayments (a bulk of payments, bulk.js), and each phase alone: GET
+ * /parties/{type}/{id}?payer=&payee=, POST /quotes, POST /transfers.
+ */
 export async function handleBridge(context, request, response, text) {
   const started = Date.now();
   const url = new URL(request.url, 'http://bridge');
@@ -200,6 +206,8 @@ export async function handleBridge(context, request, response, text) {
       return finish(response, await discovery(context, params), started);
     }
     if (request.method === 'POST' && parts[0] === 'payments') return finish(response, await payment(context, JSON.parse(text)), started);
+    if (request.method === 'POST' && parts[0] === 'requestsToPay') return finish(response, await requestToPay(context, JSON.parse(text)), started);
+    if (request.method === 'POST' && parts[0] === 'bulkPayments') return finish(response, await bulkPayment(context, JSON.parse(text)), started);
     if (request.method === 'POST' && parts[0] === 'quotes') return finish(response, await quote(context, JSON.parse(text)), started);
     if (request.method === 'POST' && parts[0] === 'transfers') return finish(response, await transfer(context, JSON.parse(text)), started);
     if (request.method === 'GET' && parts[0] === 'health') return reply(response, 200, { status: 'OK', waiting: context.correlator.size });

@@ -8,7 +8,9 @@ import { createCorrelator } from './correlator.js';
 import { readBody } from './fspiop.js';
 import { answerAsPayee } from './payee.js';
 import { answerAsFxp } from './fxp.js';
+import { answerBulkAsPayee } from './bulk.js';
 import { handleBridge } from './bridge.js';
+import { answerAsRequestToPay } from './request-to-pay.js';
 import { readConfig } from './config.js';
 import { createFaultSwitch } from './faults.js';
 
@@ -18,8 +20,11 @@ const correlator = createCorrelator({ maxWaiting: config.maxWaiting });
 const faults = createFaultSwitch();
 // What the payers did beyond one request per phase (bridge.js), for the validity gate; the
 // conversion payments completed (the warm-up's too, which k6 does not tell apart), and the
-// switch's PATCHes to the FXPs by conversionState (a conversion's end, told to its FXP).
-const counters = { resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {} };
+// switch's PATCHes to the FXPs by conversionState (a conversion's end, told to its FXP); the
+// requests to pay its merchants were told were paid, and those of them approved by OTP.
+const counters = {
+  resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {}, requestsToPayCompleted: 0, requestsToPayWithOtpCompleted: 0,
+};
 const context = { config, worker, correlator, counters };
 // Callbacks that settled nothing: late ones (their waiter had timed out), those addressed to
 // a payee (a PATCH's answer, say), or a registration that points at the wrong process.
@@ -59,6 +64,13 @@ function countPatch(text) {
   counters.fxPatches[state] = (counters.fxPatches[state] ?? 0) + 1;
 }
 
+// A PATCH /transfers/{ID} tells a merchant how the transfer it answered RESERVED ended
+// (request-to-pay.js), as a callback does; any other PATCH is an FXP's conversion's end.
+function onPatch(name, parts, text) {
+  if (parts[0] === 'transfers') onCallback(name, parts, text);
+  else countPatch(text);
+}
+
 async function onDfspRequest(request, response) {
   const text = await readBody(request);
   const [, name, ...parts] = request.url.split('?')[0].split('/').filter(Boolean);
@@ -68,8 +80,12 @@ async function onDfspRequest(request, response) {
   // A PATCH (the switch telling an FXP how its conversion ended) is answered 200, as a PUT is.
   response.writeHead(['PUT', 'PATCH'].includes(request.method) ? 200 : 202).end();
   if (request.method === 'PUT') onCallback(name, parts, text);
-  else if (request.method === 'PATCH') countPatch(text);
-  else answerAsPayee(config, name, request.method, parts, text, request.headers) ?? answerAsFxp(config, name, request.method, parts, text, request.headers);
+  else if (request.method === 'PATCH') onPatch(name, parts, text);
+  else {
+    answerAsRequestToPay(context, name, request.method, parts, text, request.headers)
+      ?? answerAsPayee(config, name, request.method, parts, text, request.headers) ?? answerAsFxp(config, name, request.method, parts, text, request.headers)
+      ?? answerBulkAsPayee(config, name, request.method, parts, text, request.headers);
+  }
 }
 
 /** POST /fault {mode, forMs}: this process's payee fault switch (faults.js); GET reads it. */

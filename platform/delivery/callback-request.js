@@ -9,7 +9,7 @@ import { contentVersionOf, interopContentType } from '../fspiop/versions.js';
 export const CALLBACK_METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH']);
 
 /** The placeholders Mojaloop's endpoint templates use, and nothing else. */
-const TEMPLATE_PARAMS = ['transferId', 'commitRequestId', 'quoteId', 'partyIdType', 'partyIdentifier', 'partySubIdOrType', 'requestId', 'ID'];
+const TEMPLATE_PARAMS = ['transferId', 'commitRequestId', 'bulkTransferId', 'quoteId', 'partyIdType', 'partyIdentifier', 'partySubIdOrType', 'requestId', 'ID'];
 const PLACEHOLDER = /{{\s*([A-Za-z]+)\s*}}/g;
 
 // Headers that describe one hop's connection or framing: they are recomputed for our own call,

@@ -25,6 +25,7 @@ export const FAILURE = Object.freeze({
   quoteNotFound: 'QUOTE_NOT_FOUND',
   transactionRequestNotFound: 'TRANSACTION_REQUEST_NOT_FOUND',
   bulkQuoteNotFound: 'BULK_QUOTE_NOT_FOUND',
+  bulkTransferNotFound: 'BULK_TRANSFER_NOT_FOUND',
   partyNotFound: 'PARTY_NOT_FOUND',
   destinationUnroutable: 'DESTINATION_UNROUTABLE',
   partyRegistrationRefused: 'PARTY_REGISTRATION_REFUSED',

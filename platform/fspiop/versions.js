@@ -22,6 +22,7 @@ export const RESOURCE_VERSIONS = Object.freeze({
   transfers: API_VERSIONS,
   transactionRequests: API_VERSIONS,
   authorizations: API_VERSIONS,
+  bulkTransfers: API_VERSIONS,
   // The resources of currency conversion exist from 2.0 on.
   services: Object.freeze(['2.0']),
   fxQuotes: Object.freeze(['2.0']),

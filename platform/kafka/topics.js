@@ -9,10 +9,12 @@ export const TOPIC = Object.freeze({
   notificationRetry: 'topic-notification-retry',
   quotesPost: 'topic-quotes-post',
   quotesPut: 'topic-quotes-put',
+  // Results of the individual transfers of a bulk, keyed by bulkTransferId (handlers/bulk/).
+  bulkProcessing: 'topic-bulk-processing',
 });
 
 /** The handlers that consume topics, each with a dead-letter topic of its own. */
-export const DEAD_LETTER_HANDLERS = Object.freeze(['prepare', 'position', 'fulfil', 'quoting-handler', 'notification']);
+export const DEAD_LETTER_HANDLERS = Object.freeze(['prepare', 'position', 'fulfil', 'quoting-handler', 'notification', 'bulk']);
 
 /** The base name of a handler's dead-letter topic (platform/kafka/dead-letters.js). */
 export function deadLetterTopicBase(handler) {
@@ -28,6 +30,7 @@ const LOCAL_PARTITIONS = Object.freeze({
   [TOPIC.notificationRetry]: 4,
   [TOPIC.quotesPost]: 4,
   [TOPIC.quotesPut]: 4,
+  [TOPIC.bulkProcessing]: 4,
   // Dead letters are rare and read by an operator, in order: one partition each.
   ...Object.fromEntries(DEAD_LETTER_HANDLERS.map((handler) => [deadLetterTopicBase(handler), 1])),
 });

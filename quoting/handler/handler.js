@@ -7,6 +7,7 @@
 import { inTransaction } from '../../platform/db.js';
 import { RELAYED_KINDS, relayedKindOf, sharedRecordsOf } from './relayed-kinds.js';
 import { uniqueSorted } from '../../platform/sql-text.js';
+import { metricOnce } from '../../platform/metrics.js';
 
 /** The batch's events by relayed kind, in the table's order; every kind is present, most with no events. */
 function eventsByKind(events) {
@@ -19,8 +20,15 @@ function eventsByKind(events) {
  * `pool`: the mysql2 pool of the hot path (platform/db.js createSqlPool). `persist` is config
  * QUOTES_PERSIST; `clock` is injectable for tests.
  */
-export function createQuotingHandler({ pool, producer, topics, hubName, persist, logger, clock = () => new Date() }) {
+export function createQuotingHandler({ pool, producer, topics, hubName, persist, metrics, logger, clock = () => new Date() }) {
   const log = logger.child({ component: 'quoting-handler' });
+  // Counted once the callbacks are produced; a redelivered event is decided, and so counted, again.
+  const messagesDecided = metricOnce(metrics, metrics.client.Counter, {
+    name: 'quoting_messages_total',
+    labelNames: ['kind', 'outcome'],
+    help: 'Messages the quoting handler decided, by kind (quote, fxQuote, bulkQuote, transactionRequest, authorization) and outcome '
+      + '(FORWARD_REQUEST, FORWARD_ANSWER, FORWARD_ERROR: relayed to the other DFSP; ERROR: refused, the hub\'s error to the sender).',
+  });
   return async function handleQuoteEvents(events) {
     const now = clock();
     const groups = eventsByKind(events);
@@ -46,5 +54,6 @@ export function createQuotingHandler({ pool, producer, topics, hubName, persist,
       log.error({ id: event.id, type: event.type, action: event.action }, 'quote event with an unknown action skipped');
     }
     await producer.produce(groups.flatMap(({ relayed, events: kindEvents }, index) => relayed.records(topics, decisions[index].outcomes, hubName, kindEvents)));
+    for (const [index, { relayed }] of groups.entries()) for (const outcome of decisions[index].outcomes) messagesDecided.inc({ kind: relayed.type, outcome: outcome.type });
   };
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { ensureCurrencyPair, ensureDfsp, ensureHub } from './onboarding.js';
 import { call, callbackTo, discover, requestQuote } from './demo-dfsp-calls.js';
 import { dfspHeaders } from './fspiop-headers.js';
-import { formatAmount, parseAmount } from '../../ledger/domain/money.js';
+import { changeOf, positionChanges, positionsOf, units } from './demo-positions.js';
 
 export const SOURCE_CURRENCY = 'USD';
 export const TARGET_CURRENCY = 'EUR';
@@ -47,27 +47,6 @@ export async function onboardConversion(request, { endpointBaseOf, jwsPublicKeyO
     const each = dfsp.currencies.length > 1 ? ' in each' : '';
     log(`${dfsp.name}: participant in ${dfsp.currencies.join(' and ')}, net debit cap ${dfsp.netDebitCap} and funds in ${dfsp.fundsIn}${each}, callbacks → ${endpointBaseOf(dfsp.name)}${pairs.length ? `, converts ${pairs.join(', ')} (currencyPairs)` : ''}`);
   }
-}
-
-/** Every position of `names`, as { participant, currency, value } rows (the admin API's). */
-async function positionsOf(request, names) {
-  const rows = [];
-  for (const participant of names) {
-    const answer = await request('GET', `/participants/${participant}/positions`);
-    if (answer.status !== 200) throw new Error(`positions of ${participant}: HTTP ${answer.status} ${answer.text}`);
-    for (const { currency, value } of answer.body) rows.push({ participant, currency, value: String(value) });
-  }
-  return rows;
-}
-
-const units = (text) => parseAmount(text, { allowNegative: true });
-
-/** Before and after side by side, with each change as an exact decimal. */
-function positionChanges(before, after) {
-  return after.map((row) => {
-    const was = before.find((old) => old.participant === row.participant && old.currency === row.currency)?.value ?? '0';
-    return { participant: row.participant, currency: row.currency, before: was, after: row.value, change: formatAmount(units(row.value) - units(was)) };
-  });
 }
 
 /** Steps 2 and 3: the FXPs the hub names for the pair, then the first one's fx quote. */
@@ -165,7 +144,7 @@ export async function payWithConversion({ request, simulators, payerName, payerM
  * naming what moved otherwise.
  */
 export function checkConversion({ transferState, conversionState, positions, fxp, payeeFsp, sourceAmount, targetAmount, payerName }) {
-  const change = (participant, currency) => positions.find((row) => row.participant === participant && row.currency === currency)?.change ?? '0';
+  const change = (participant, currency) => changeOf(positions, participant, currency);
   const expected = [
     [payerName, SOURCE_CURRENCY, sourceAmount], [fxp, SOURCE_CURRENCY, `-${sourceAmount}`],
     [fxp, TARGET_CURRENCY, targetAmount], [payeeFsp, TARGET_CURRENCY, `-${targetAmount}`],

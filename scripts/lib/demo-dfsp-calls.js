@@ -41,16 +41,48 @@ export async function discover(payer, msisdn, { version = '1.1', sinceMs = Date.
   return answer.body.errorInformation ? { error: answer.body.errorInformation } : { party: answer.body.party };
 }
 
-/** POST /quotes from the payer to the payee's DFSP for `amount` `currency` sent; resolves to the quote with its ids. */
-export async function requestQuote(payer, { payeeFsp, payeeMsisdn, payerMsisdn, amount, currency }) {
+/** A payment the payer's customer starts: a transfer between consumers. */
+export const PAYER_INITIATED = Object.freeze({ scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' });
+
+/**
+ * POST /quotes from the payer to the payee's DFSP for `amount` `currency` sent; resolves to the
+ * quote with its ids. A quote for a merchant's transaction request names it
+ * (`transactionRequestId`) and its `transactionType`.
+ */
+export async function requestQuote(payer, { payeeFsp, payeeMsisdn, payerMsisdn, amount, currency, transactionRequestId, transactionType = PAYER_INITIATED }) {
   const quoteId = randomUUID();
   const transactionId = randomUUID();
   await call(payer, `${payer.urls.quotes}/quotes`, 'POST', dfspHeaders('quotes', payer.name, payeeFsp), {
-    quoteId, transactionId, amountType: 'SEND', amount: { amount, currency },
+    quoteId, transactionId, ...(transactionRequestId ? { transactionRequestId } : {}), amountType: 'SEND', amount: { amount, currency },
     payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: payeeMsisdn, fspId: payeeFsp } },
     payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: payerMsisdn, fspId: payer.name } },
-    transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' },
+    transactionType,
   });
   const answer = await callbackTo(payer, 'PUT', `/quotes/${quoteId}`);
   return { quoteId, transactionId, ...answer.body };
+}
+
+/**
+ * POST /transfers of a quoted payment from the payer; the payee's simulator answers it by
+ * `payeeBehaviour` (test-dfsp.js). Resolves to the transferId, the payer's PUT and, when the
+ * payee fulfilled with RESERVED, the hub's PATCH to the payee.
+ */
+export async function transfer(payer, payee, quoted, { transferId = randomUUID(), payeeBehaviour = 'fulfil' } = {}) {
+  payee.setBehaviour(transferId, payeeBehaviour);
+  const sinceMs = Date.now();
+  await call(payer, `${payer.urls.transfers}/transfers`, 'POST', dfspHeaders('transfers', payer.name, payee.name), {
+    transferId, payerFsp: payer.name, payeeFsp: payee.name, amount: quoted.transferAmount,
+    ilpPacket: quoted.ilpPacket, condition: quoted.condition, expiration: new Date(Date.now() + 30000).toISOString(),
+  });
+  const outcome = await callbackTo(payer, 'PUT', `/transfers/${transferId}`, sinceMs);
+  const patch = payeeBehaviour === 'reserve' ? await payee.waitFor((seen) => seen.method === 'PATCH' && seen.path === `/transfers/${transferId}`, CALLBACK_WAIT_MS) : null;
+  return { transferId, outcome, patch };
+}
+
+/** What the payer was told of a transfer, and the payee's PATCH if any, in one line. */
+export function describeOutcome({ outcome, patch }) {
+  const told = outcome.body.errorInformation
+    ? `ABORTED ${outcome.body.errorInformation.errorCode} "${outcome.body.errorInformation.errorDescription}"`
+    : `${outcome.body.transferState} (fulfilment ${outcome.body.fulfilment?.slice(0, 10)}…)`;
+  return `${told}, from ${outcome.headers['fspiop-source']}${patch ? `; payee PATCHed ${patch.body.transferState}` : ''}`;
 }

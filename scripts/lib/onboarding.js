@@ -43,6 +43,16 @@ export function standardEndpoints(base) {
     ['FSPIOP_CALLBACK_URL_AUTHORIZATIONS', base],
     ['FSPIOP_CALLBACK_URL_BULK_QUOTES', base],
     ...conversionEndpoints(base),
+    ...bulkTransferEndpoints(base),
+  ];
+}
+
+/** The endpoints of bulk transfers, with central-ledger's URL templates. */
+export function bulkTransferEndpoints(base) {
+  return [
+    ['FSPIOP_CALLBACK_URL_BULK_TRANSFER_POST', `${base}/bulkTransfers`],
+    ['FSPIOP_CALLBACK_URL_BULK_TRANSFER_PUT', `${base}/bulkTransfers/{{bulkTransferId}}`],
+    ['FSPIOP_CALLBACK_URL_BULK_TRANSFER_ERROR', `${base}/bulkTransfers/{{bulkTransferId}}/error`],
   ];
 }
 

@@ -32,7 +32,7 @@ const minimal = ['--set', 'db.password=x', ...edgeCertificate];
 const loadTestOn = ['--set', 'loadTest.enabled=true', '--set', 'loadTest.simulators.clientCertificatesSecret=perf-dfsp-tls'];
 
 // Always on: the transfer path and the operator APIs beside it.
-const CORE_COMPONENTS = ['admin-api', 'api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'settlement-api', 'timeout'];
+const CORE_COMPONENTS = ['admin-api', 'api-adapter', 'bulk', 'fulfil', 'notification', 'position', 'prepare', 'settlement-api', 'timeout'];
 const OPTIONAL_COMPONENTS = ['account-lookup', 'account-lookup-admin', 'oracle', 'quoting', 'quoting-handler'];
 
 function runHelm(args) {
@@ -81,7 +81,7 @@ test('default values: every component, each from the one image with its own comm
 
   const entries = {
     'api-adapter': 'api-adapter/main.js', 'admin-api': 'ledger/admin-api/main.js', 'settlement-api': 'ledger/settlement-api/main.js', prepare: 'handlers/prepare/main.js', position: 'handlers/position/main.js',
-    fulfil: 'handlers/fulfil/main.js', notification: 'handlers/notification/main.js', timeout: 'handlers/timeout/main.js', quoting: 'quoting/main.js',
+    fulfil: 'handlers/fulfil/main.js', notification: 'handlers/notification/main.js', timeout: 'handlers/timeout/main.js', bulk: 'handlers/bulk/main.js', quoting: 'quoting/main.js',
     'quoting-handler': 'quoting/handler/main.js', 'account-lookup': 'account-lookup/main.js', 'account-lookup-admin': 'account-lookup/admin-main.js',
     oracle: 'account-lookup/oracle-main.js',
   };
@@ -115,10 +115,11 @@ test('default values: replicas, HPAs capped at partitions, no monitoring objects
   assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-settlement-api').spec.replicas, 1);
   assert.equal(named(objects, 'Deployment', 'sw-fspiop-switch-prepare').spec.replicas, undefined);
   const hpas = Object.fromEntries(ofKind(objects, 'HorizontalPodAutoscaler').map((h) => [component(h), h.spec]));
-  assert.deepEqual(Object.keys(hpas).sort(), ['api-adapter', 'fulfil', 'notification', 'position', 'prepare', 'quoting-handler', 'timeout']);
+  assert.deepEqual(Object.keys(hpas).sort(), ['api-adapter', 'bulk', 'fulfil', 'notification', 'position', 'prepare', 'quoting-handler', 'timeout']);
   assert.equal(hpas.position.maxReplicas, 8, 'topic-transfer-position-batch has 8 partitions on EKS');
   assert.equal(hpas.prepare.maxReplicas, 12);
   assert.equal(hpas.timeout.maxReplicas, 3);
+  assert.equal(hpas.bulk.maxReplicas, 6, 'topic-bulk-processing has 6 partitions');
   assert.equal(hpas.prepare.metrics[0].resource.name, 'cpu');
   for (const kind of ['ScaledObject', 'TriggerAuthentication', 'ServiceMonitor', 'PodMonitor', 'PrometheusRule']) {
     assert.equal(ofKind(objects, kind).length, 0, `${kind} is off by default`);
@@ -137,6 +138,7 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), {
     'topic-transfer-prepare': 12, 'topic-transfer-fulfil': 12, 'topic-transfer-position-batch': 8,
     'topic-notification-event': 12, 'topic-notification-retry': 12, 'topic-quotes-post': 12, 'topic-quotes-put': 12,
+    'topic-bulk-processing': 6,
   });
   // Every DFSP is rate limited at the edges by default; the burst is left to its derived default.
   assert.deepEqual([config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST, JSON.parse(config.RATE_LIMIT_OVERRIDES_JSON)], ['1000', undefined, {}]);
@@ -298,7 +300,9 @@ test('the 1,000 TPS plan renders over the EKS values: its replica floors, partit
   };
   for (const [name, settings] of Object.entries(plan.components)) assert.equal(floorOf(name), settings.replicas, `${name}'s floor`);
   const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
-  assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), plan.kafka.topics.partitions);
+  // The plan sizes the topics its model covers; the others keep the chart's defaults.
+  const defaults = load(readFileSync(join(chart, 'values.yaml'), 'utf8')).kafka.topics.partitions;
+  assert.deepEqual(JSON.parse(config.TOPIC_PARTITIONS_JSON), { ...defaults, ...plan.kafka.topics.partitions });
   assert.ok(named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators'), 'the load test that verifies the plan is part of it');
   assert.equal(plan.loadTest.tps, 1000);
   // Its simulators are DFSPs behind their Service: callbacks reach EKS's Service CIDR, as perf/capacity.js writes it.
@@ -369,6 +373,15 @@ test('the one-node cluster lets callbacks reach its Service CIDR, where the load
   assert.equal(named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.CALLBACK_ALLOWED_CIDRS, serviceCidr);
 });
 
+test('the one-node load test mixes every kind of payment: plain, converted and asked for by the payee', { skip }, () => {
+  const objects = render(['-f', join(chart, 'examples', 'values-one-node.yaml'), '--set', 'loadTest.enabled=true']);
+  const runner = objects.find((o) => o.kind === 'Job' && o.metadata.name === 'sw-fspiop-switch-loadtest');
+  const env = envOf(runner.spec.template.spec.containers[0]);
+  assert.ok(Number(env.CONVERSION_SHARE) > 0 && Number(env.RTP_SHARE) > 0, JSON.stringify(env));
+  assert.ok(Number(env.CONVERSION_SHARE) + Number(env.RTP_SHARE) <= 1);
+  assert.equal(named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.TOPIC_PARTITIONS_JSON.includes('"topic-bulk-processing":2'), true);
+});
+
 test('EKS values: MSK over SASL/SCRAM + TLS, Aurora over TLS, secrets from existing Secrets', { skip }, () => {
   const objects = render(['-f', eksValues]);
   assert.deepEqual(ofKind(objects, 'Deployment').map(component).sort(), [...CORE_COMPONENTS, ...OPTIONAL_COMPONENTS].sort());
@@ -423,7 +436,7 @@ test('EKS values: KEDA on lag replaces the HPA, capped at partitions; monitoring
   const alerts = ofKind(objects, 'PrometheusRule')[0].spec.groups.flatMap((g) => g.rules.map((r) => r.alert));
   assert.deepEqual(alerts, ['FspiopHttpP99LatencyHigh', 'FspiopTransferEndToEndP99High', 'FspiopHttpServerErrors', 'FspiopCallbacksFailing', 'FspiopTransfersFailing', 'FspiopConsumerLagHigh', 'FspiopDeadLetters', 'FspiopPositionNearNetDebitCap', 'FspiopSettlementWindowOpenTooLong']);
   const dashboards = ofKind(objects, 'ConfigMap').filter((c) => c.metadata.labels.grafana_dashboard === '1');
-  assert.deepEqual(dashboards.map((c) => Object.keys(c.data)[0]).sort(), ['dfsp.json', 'fx.json', 'handlers.json', 'kafka.json', 'mysql.json', 'overview.json', 'settlement.json']);
+  assert.deepEqual(dashboards.map((c) => Object.keys(c.data)[0]).sort(), ['dfsp.json', 'fx.json', 'handlers.json', 'kafka.json', 'mysql.json', 'overview.json', 'request-to-pay-and-bulk.json', 'settlement.json']);
   for (const c of dashboards) assert.ok(JSON.parse(Object.values(c.data)[0]).panels.length > 0);
 });
 
@@ -453,6 +466,7 @@ test('load test: simulators, a provisioning hook, then a TestRun of the perf/ k6
   assert.equal(runnerEnv.WARMUP_SECONDS, '15', 'a warm-up ramp before the measured rate');
   assert.equal(runnerEnv.CONVERSION_SHARE, '0', 'no conversion payments unless asked');
   assert.deepEqual(JSON.parse(runnerEnv.CONVERSION_PAIRS_JSON), []);
+  assert.equal(runnerEnv.RTP_SHARE, '0', 'no requests to pay unless asked');
   assert.deepEqual(JSON.parse(runnerEnv.PAYER_WORKERS_JSON), payerWorkersOf(dfspNames(3), 3), 'each payer at the bridge of the process that takes its callbacks');
   assert.deepEqual(JSON.parse(runnerEnv.PAIRS_JSON), allPairs(dfspNames(3), 10000), 'the pairs perf/provision.js provisions');
   const script = named(objects, 'ConfigMap', testRun.spec.script.configMap.name).data[testRun.spec.script.configMap.file];
@@ -489,6 +503,7 @@ test('load test with a conversion share: the FXP and EUR payees provisioned, key
   const keys = named(objects, 'Secret', 'sw-fspiop-switch-loadtest-jws');
   assert.deepEqual(Object.keys(keys.data ?? keys.stringData).sort(), Object.keys(currencies).map((name) => `${name}.key`).sort(), 'a signing key for every simulated DFSP');
   assert.throws(() => render([...minimal, ...loadTestOn, '--set', 'loadTest.conversionShare=1.5']), /conversionShare/);
+  assert.throws(() => render([...minimal, ...loadTestOn, '--set', 'loadTest.rtpShare=2']), /rtpShare/);
 });
 
 test('load test without the k6-operator: an indexed Job, each pod its execution segment, after provisioning', { skip }, () => {

@@ -353,9 +353,11 @@ test('the switch reports what the payments did: outcomes by error code, position
   const count = (state, code) => Number(finished.find(({ metric }) => metric.state === state && metric.error_code === code)?.value[1] ?? 0);
   // Each run of the demo's six payments: three commit, one is refused for liquidity (4001),
   // one is rejected by the payee (5104), one stops at discovery (3204: no transfer); its
-  // payment with currency conversion commits twice (the conversion and its payment); and the
-  // two transfers of this test's DFSPs commit.
-  assert.equal(count('COMMITTED', 'none'), (3 + 2 + 2) * DEMO_RUNS, JSON.stringify(finished));
+  // payment with currency conversion commits twice (the conversion and its payment); its
+  // merchant-initiated payment commits; its bulk of ten commits nine, and the one the payee
+  // fulfilled wrongly aborts (3100); and the two transfers of this test's DFSPs commit.
+  assert.equal(count('COMMITTED', 'none'), (3 + 2 + 1 + 9 + 2) * DEMO_RUNS, JSON.stringify(finished));
+  assert.equal(count('ABORTED_ERROR', '3100'), DEMO_RUNS, JSON.stringify(finished));
   assert.equal(count('ABORTED_REJECTED', '4001'), DEMO_RUNS, JSON.stringify(finished));
   assert.equal(count('ABORTED_ERROR', '5104'), DEMO_RUNS, JSON.stringify(finished));
   const gauge = async (name, fsp, currency = NET_CURRENCY) => Number((await query(`${name}{namespace="${NAMESPACE}", fsp="${fsp}", currency="${currency}"}`))[0]?.value[1]);
@@ -368,7 +370,7 @@ test('the switch reports what the payments did: outcomes by error code, position
   assert.equal(await gauge('dfsp_net_debit_cap_utilisation_ratio', 'settlepayer'), (Number(NET_AMOUNT) * DEMO_RUNS) / 1000);
   assert.equal(await gauge('dfsp_position', 'settlepayer', GROSS_CURRENCY), 0);
   const lag = await query(`sum by (handler) (kafka_consumer_lag_messages{namespace="${NAMESPACE}"})`);
-  assert.deepEqual(lag.map(({ metric }) => metric.handler).sort(), ['fulfil', 'notification', 'position', 'prepare', 'quoting-handler']);
+  assert.deepEqual(lag.map(({ metric }) => metric.handler).sort(), ['bulk', 'fulfil', 'notification', 'position', 'prepare', 'quoting-handler']);
 });
 
 test('the settlement API reports its windows and settlements: the open window, the pending settlement, what it settled gross', { skip }, async () => {
@@ -409,4 +411,25 @@ test('the currency conversion dashboard counts the demo\'s conversions: reserved
   assert.ok(delivered.FSPIOP_CALLBACK_URL_FX_TRANSFER_PUT >= DEMO_RUNS, `the FXP's RESERVED to the payer at least: ${JSON.stringify(delivered)}`);
   const failed = await query(`sum(callbacks_total{${selector}, endpoint_type=~"FSPIOP_CALLBACK_URL_FX_.*|FSPIOP_CALLBACK_URL_SERVICES", outcome!="delivered"})`);
   assert.deepEqual(failed, [], 'no conversion callback failed');
+});
+
+test('the request to pay and bulk dashboard counts the demo\'s merchant-initiated payment and its bulk: relayed by kind, bulks and items by state', { skip }, async () => {
+  const board = dashboards().find((candidate) => candidate.uid === 'fspiop-r2p-bulk');
+  assert.ok(board, 'a Request to pay and bulk dashboard');
+  const selector = `namespace="${NAMESPACE}"`;
+  const byLabels = async (expr, ...labels) => Object.fromEntries((await query(expr)).map(({ metric, value: [, v] }) => [labels.map((label) => metric[label]).join(' '), Number(v)]));
+  // A run: the merchant's request and the RECEIVED, one OTP round, the bulk quote and its answer, none refused.
+  assert.deepEqual(await byLabels(`sum by (kind, outcome) (quoting_messages_total{${selector}, kind=~"transactionRequest|authorization|bulkQuote"})`, 'kind', 'outcome'), {
+    'transactionRequest FORWARD_REQUEST': DEMO_RUNS, 'transactionRequest FORWARD_ANSWER': DEMO_RUNS,
+    'authorization FORWARD_REQUEST': DEMO_RUNS, 'authorization FORWARD_ANSWER': DEMO_RUNS,
+    'bulkQuote FORWARD_REQUEST': DEMO_RUNS, 'bulkQuote FORWARD_ANSWER': DEMO_RUNS,
+  });
+  const bulks = await byLabels(`sum by (state) (bulk_transfers_settled_total{${selector}})`, 'state');
+  assert.deepEqual([bulks.ACCEPTED, bulks.COMPLETED, bulks.REJECTED, bulks.EXPIRED], [DEMO_RUNS, DEMO_RUNS, undefined, undefined], JSON.stringify(bulks));
+  assert.deepEqual(await byLabels(`sum by (result) (bulk_item_results_total{${selector}})`, 'result'), { RESERVED: 10 * DEMO_RUNS, COMMITTED: 9 * DEMO_RUNS, ABORTED: DEMO_RUNS });
+  const routes = await byLabels(`sum by (method, route) (http_request_duration_seconds_count{${selector}, route=~"/transactionRequests.*|/authorizations.*|/bulkQuotes.*|/bulkTransfers.*"})`, 'method', 'route');
+  assert.deepEqual(routes, {
+    'POST /transactionRequests': DEMO_RUNS, 'PUT /transactionRequests/{ID}': DEMO_RUNS, 'GET /authorizations/{ID}': DEMO_RUNS, 'PUT /authorizations/{ID}': DEMO_RUNS,
+    'POST /bulkQuotes': DEMO_RUNS, 'PUT /bulkQuotes/{ID}': DEMO_RUNS, 'POST /bulkTransfers': DEMO_RUNS, 'PUT /bulkTransfers/{ID}': DEMO_RUNS,
+  });
 });

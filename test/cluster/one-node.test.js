@@ -41,6 +41,8 @@ const pairs = allPairs(names, loadTest.msisdnsPerDfsp);
 const payerWorkers = payerWorkersOf(names, loadTest.simulators.workers);
 // The install's k6 Job, the payment of test 3 and the run under the upgrade, all under RUN_TAG.
 let completedInRun = 0;
+// Of them, the payments their payee asked for (request to pay), which the gate finds linked.
+let requestsToPayInRun = 0;
 
 async function run(command, args, { timeoutMs = 120_000 } = {}) {
   try {
@@ -91,7 +93,8 @@ function k6Counts(output) {
   const count = (name) => Number(line.match(new RegExp(`\\b${name}=(\\d+)`))?.[1] ?? 0);
   return { line, completed: count('completed'), failed: count('failed'), dropped: count('dropped_iterations'),
     warmupCompleted: count('warmup_completed'), warmupFailed: count('warmup_failed'),
-    conversionCompleted: count('conversion_completed'), conversionFailed: count('conversion_failed') };
+    conversionCompleted: count('conversion_completed'), conversionFailed: count('conversion_failed'),
+    rtpCompleted: count('rtp_completed'), rtpFailed: count('rtp_failed'), warmupRtpCompleted: count('warmup_rtp_completed') };
 }
 
 /** What a k6 log says beyond its progress bars: warnings, errors and the summary, the last 60 lines of them. */
@@ -103,14 +106,15 @@ function k6Findings(log) {
 /** The install's k6 Job: its counts, every payment it completed (the warm-up's and the conversions' too) added to the run's. */
 async function countInstallRun() {
   const k6 = k6Counts(await kubectl(['logs', `job/${FULL}-loadtest`]));
-  completedInRun += k6.completed + k6.warmupCompleted + k6.conversionCompleted;
+  completedInRun += k6.completed + k6.warmupCompleted + k6.conversionCompleted + k6.rtpCompleted;
+  requestsToPayInRun += k6.rtpCompleted + k6.warmupRtpCompleted;
   return k6;
 }
 
 async function assertGatePasses() {
   // The gate is in the load test's image, not the switch's: it runs in the simulators' pod.
   const output = await kubectl(['exec', `deploy/${FULL}-loadtest-simulators`, '--', 'node', 'perf/gate.js', '--run-tag', RUN_TAG,
-    '--completed', String(completedInRun)], { timeoutMs: 300_000 }).catch((error) => error.message);
+    '--completed', String(completedInRun), '--requests-to-pay', String(requestsToPayInRun)], { timeoutMs: 300_000 }).catch((error) => error.message);
   assert.match(output, /GATE PASS/, output);
 }
 
@@ -138,9 +142,11 @@ test('install in dev mode: Deployments available, setup Jobs complete, the in-cl
   assert.ok(k6.warmupCompleted > 0, `the run warmed up first: ${k6.line}`);
   assert.equal(k6.conversionFailed, 0, k6.line);
   assert.ok(k6.conversionCompleted > 0, `a share of the payments converted USD to EUR: ${k6.line}`);
+  assert.equal(k6.rtpFailed, 0, k6.line);
+  assert.ok(k6.rtpCompleted > 0, `a share of the payments were asked for by their payee: ${k6.line}`);
   // constant-arrival-rate may start one iteration more than rate × duration; k6 counts the
-  // conversion payments apart from the plain ones.
-  assert.ok(k6.completed + k6.conversionCompleted + k6.dropped >= loadTest.transfers, k6.line);
+  // conversion payments and the requests to pay apart from the plain ones.
+  assert.ok(k6.completed + k6.conversionCompleted + k6.rtpCompleted + k6.dropped >= loadTest.transfers, k6.line);
   await assertGatePasses();
 });
 

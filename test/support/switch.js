@@ -27,6 +27,7 @@ export const COMPONENTS = Object.freeze({
   fulfil: 'handlers/fulfil/main.js',
   notification: 'handlers/notification/main.js',
   timeout: 'handlers/timeout/main.js',
+  bulk: 'handlers/bulk/main.js',
   'account-lookup': 'account-lookup/main.js',
   'account-lookup-admin': 'account-lookup/admin-main.js',
   'quoting': 'quoting/main.js',
@@ -35,7 +36,7 @@ export const COMPONENTS = Object.freeze({
 });
 
 /** What a transfer needs: the transfers edge, its handlers and the callbacks. */
-export const TRANSFER_COMPONENTS = Object.freeze(['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout']);
+export const TRANSFER_COMPONENTS = Object.freeze(['api-adapter', 'prepare', 'position', 'fulfil', 'notification', 'timeout', 'bulk']);
 
 /** CLIENT_IDENTITY of a test's switch unless the test sets its own: mutual TLS, as the local runtime runs. */
 const DEFAULT_CLIENT_IDENTITY = 'certificate';

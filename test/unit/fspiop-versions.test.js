@@ -25,8 +25,8 @@ const headersIn = (version, accept = media('transfers', version.split('.')[0])) 
 });
 
 test('versions: every resource of today is served in 1.0, 1.1 and 2.0; an unknown resource is a programming error', () => {
-  for (const resource of ['parties', 'participants', 'quotes', 'transfers', 'transactionRequests', 'authorizations']) assert.deepEqual(versionsOf(resource), ['1.0', '1.1', '2.0']);
-  assert.throws(() => versionsOf('bulkTransfers'), /no FSPIOP versions/);
+  for (const resource of ['parties', 'participants', 'quotes', 'transfers', 'transactionRequests', 'authorizations', 'bulkTransfers']) assert.deepEqual(versionsOf(resource), ['1.0', '1.1', '2.0']);
+  assert.throws(() => versionsOf('consentRequests'), /no FSPIOP versions/);
 });
 
 test('versions: Content-Type states major.minor; a major alone or none states nothing', () => {

@@ -8,6 +8,8 @@
 //                    position_changes_total{reason}, callbacks_total{fsp,endpoint_type,outcome},
 //                    callback_duration_seconds{endpoint_type}, notification_events_skipped_total,
 //                    handler_batch_size{handler}, handler_batch_duration_seconds{handler},
+//                    quoting_messages_total{kind,outcome}, bulk_transfers_settled_total{state},
+//                    bulk_item_results_total{result},
 //                    kafka_consumer_lag_messages{handler,topic}, kafka_messages_produced_total{topic},
 //                    db_pool_connections{state}, dfsp_position / dfsp_net_debit_cap /
 //                    dfsp_net_debit_cap_utilisation_ratio{fsp,currency},
@@ -249,7 +251,56 @@ const fx = () => dashboard('fspiop-fx', 'fspiop-switch / Currency conversion', [
   ], { unit: 'ops', description: 'COMMITTED with its payment, or ended with the code that released it (the FXP\'s own 5xxx, the switch\'s 3xxx/4xxx, 3303 on expiry).' }),
 ]);
 
-const boards = [['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp], ['settlement', settlement], ['fx', fx]];
+// Request to pay and bulk: the quoting handler counts what it decided of each relayed kind
+// (quoting_messages_total: FORWARD_* relayed to the other DFSP, ERROR refused by the hub);
+// a bulk transfer's individual transfers are ordinary payments (transfers_finished_total,
+// position_changes_total), and the bulk handler counts each item's results and each bulk's
+// state changes (by the state a batch left it in: one that completes in a batch skips
+// PROCESSING). A panel whose series may be absent while nothing failed adds `or 0 * …` of the
+// series it filters, so that it shows zero rather than no data.
+const R2P_KINDS = 'kind=~"transactionRequest|authorization"';
+const R2P_AND_BULK_CALLBACKS = 'endpoint_type=~"FSPIOP_CALLBACK_URL_TRX_REQ_SERVICE|FSPIOP_CALLBACK_URL_AUTHORIZATIONS|FSPIOP_CALLBACK_URL_BULK_.*"';
+const orZero = (expr, of) => `${expr} or 0 * ${of}`;
+const byKindAndOutcome = (kinds, filter = '') => `sum by (kind, outcome) (rate(quoting_messages_total{${ns}, ${kinds}${filter}}[$__rate_interval]))`;
+
+const requestToPayAndBulk = () => dashboard('fspiop-r2p-bulk', 'fspiop-switch / Request to pay and bulk', [
+  panel('Transaction requests and authorizations by outcome', [
+    [byKindAndOutcome(R2P_KINDS), '{{kind}} {{outcome}}'],
+  ], { unit: 'ops', description: 'transactionRequest: FORWARD_REQUEST, the merchant\'s POST /transactionRequests to the payer\'s DFSP; FORWARD_ANSWER, the payer\'s DFSP\'s answer (RECEIVED, REJECTED …). authorization: FORWARD_REQUEST, the payer\'s DFSP\'s GET /authorizations (an OTP round) to the merchant\'s; FORWARD_ANSWER, the answer (ENTERED, REJECTED, RESEND). FORWARD_ERROR: a DFSP\'s PUT …/error relayed; ERROR: refused by the hub.' }),
+  panel('Bulk quotes by outcome', [
+    [byKindAndOutcome('kind="bulkQuote"'), '{{outcome}}'],
+  ], { unit: 'ops', description: 'FORWARD_REQUEST: a payer\'s POST /bulkQuotes to the payee; FORWARD_ANSWER: the payee\'s answer, every item\'s quote or error; FORWARD_ERROR: its PUT …/error; ERROR: refused by the hub.' }),
+  panel('Request-to-pay and bulk quote messages refused by the hub, by kind', [
+    [orZero(`sum by (kind) (rate(quoting_messages_total{${ns}, kind=~"transactionRequest|authorization|bulkQuote", outcome="ERROR"}[$__rate_interval]))`,
+      `sum by (kind) (rate(quoting_messages_total{${ns}, kind=~"transactionRequest|authorization|bulkQuote"}[$__rate_interval]))`), '{{kind}}'],
+  ], { unit: 'ops', description: 'The hub\'s PUT …/error to the sender: an unknown or inactive DFSP, a sender that may not answer, a duplicate with other content (quoting/README.md "Who may ask and who may answer"). Zero while none is refused.' }),
+  panel('Request-to-pay and bulk quote requests at the edge by route and status', [
+    [edgeRequests('quoting', '/transactionRequests.*|/authorizations.*|/bulkQuotes.*'), '{{method}} {{route}} {{status}}'],
+  ], { unit: 'reqps' }),
+  panel('Bulks finished by state', [
+    [`sum by (state) (rate(bulk_transfers_settled_total{${ns}, state=~"COMPLETED|REJECTED|EXPIRED"}[$__rate_interval]))`, '{{state}}'],
+  ], { unit: 'ops', description: 'COMPLETED: every reserved item committed or aborted by the payee\'s answer; REJECTED: no item could be reserved; EXPIRED: the payee did not answer every item in time.' }),
+  panel('Bulk state changes by the state reached', [
+    [`sum by (state) (rate(bulk_transfers_settled_total{${ns}}[$__rate_interval]))`, '{{state}}'],
+  ], { unit: 'ops', description: 'ACCEPTED: forwarded to the payee with the items reserved. A bulk that completes within one batch of the bulk handler is counted COMPLETED without PROCESSING.' }),
+  panel('Bulk items by result', [
+    [`sum by (result) (rate(bulk_item_results_total{${ns}}[$__rate_interval]))`, '{{result}}'],
+  ], { unit: 'ops', description: 'Prepare results: RESERVED, FAILED (refused at prepare or by the position handler, e.g. 4001). Final results: COMMITTED, ABORTED (the payee\'s error or a wrong fulfilment), EXPIRED.' }),
+  panel('Bulk items committed of those reserved', [
+    [`sum(rate(bulk_item_results_total{${ns}, result="COMMITTED"}[$__rate_interval])) / sum(rate(bulk_item_results_total{${ns}, result="RESERVED"}[$__rate_interval]))`, 'committed'],
+  ], { unit: 'percentunit', description: 'Below 100% while items abort or expire, or still wait for the payee\'s answer.' }),
+  panel('Bulk transfers at the edge by route and status', [
+    [edgeRequests('api-adapter', '/bulkTransfers.*'), '{{method}} {{route}} {{status}}'],
+  ], { unit: 'reqps', description: 'POST /bulkTransfers from payers, PUT /bulkTransfers/{ID} (and …/error) from payees, GET from either.' }),
+  panel('Request-to-pay and bulk callbacks by endpoint type and outcome', [
+    [`sum by (endpoint_type, outcome) (rate(callbacks_total{${ns}, ${R2P_AND_BULK_CALLBACKS}}[$__rate_interval]))`, '{{outcome}} {{endpoint_type}}'],
+  ], { unit: 'ops', description: 'Transaction requests (TRX_REQ_SERVICE), authorizations, bulk quotes and bulk transfers (the forward to the payee, the aggregated answer to the payer, errors).' }),
+]);
+
+const boards = [
+  ['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp], ['settlement', settlement], ['fx', fx],
+  ['request-to-pay-and-bulk', requestToPayAndBulk],
+];
 for (const [file, make] of boards) {
   writeFileSync(join(here, `${file}.json`), `${JSON.stringify(make(), null, 2)}\n`);
 }
