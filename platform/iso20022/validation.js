@@ -7,7 +7,7 @@
 import { checkFspiopHeaders, pickForwardedHeaders } from '../fspiop/headers.js';
 import { checkPathParameters, fspiopFailure, parseJsonBody, schemaFailure } from '../fspiop/edge.js';
 import { describeOperation } from '../fspiop/openapi.js';
-import { EXPIRATION_AHEAD_MAX_MS_DEFAULT, dateTimeWithinWindow, moneyProblem, valuesAt } from '../fspiop/input-limits.js';
+import { EXPIRATION_AHEAD_MAX_MS_DEFAULT, currencyDecimals, dateTimeWithinWindow, moneyProblem, valuesAt } from '../fspiop/input-limits.js';
 import { PAYLOAD_BYTES_MAX } from '../http/server.js';
 import { isoOperation, isoSpec } from './document.js';
 import { checkIsoAccept, checkIsoContentType, fspiopEquivalentOf, isoVersionsOf } from './media-types.js';
@@ -58,10 +58,12 @@ function amountProblem(text, currency, minorUnitCurrencies) {
   if (!DECIMAL_AMOUNT.test(text)) return `${text} is not a decimal amount`;
   const point = text.indexOf('.');
   const decimals = point === -1 ? 0 : text.length - point - 1;
-  if (decimals > AMOUNT_DECIMALS_MAX) return `${text} has ${decimals} decimals, FSPIOP amounts at most ${AMOUNT_DECIMALS_MAX}`;
+  // The details are short: an FSPIOP description holds 128 characters, the path first.
+  if (decimals > AMOUNT_DECIMALS_MAX) return `${text} has ${decimals} decimals, at most ${AMOUNT_DECIMALS_MAX}`;
   // FSPIOP writes no trailing zeros; the scheme's minor units are counted on the value.
   const value = point === -1 ? text : text.replace(/\.?0+$/, '');
-  return moneyProblem({ currency, amount: value }, minorUnitCurrencies);
+  if (!moneyProblem({ currency, amount: value }, minorUnitCurrencies)) return null;
+  return `${text}: ${currency} allows ${currencyDecimals(currency)} decimals`;
 }
 
 /**
