@@ -6,6 +6,7 @@
 // its own on its calls to DFSP endpoints served over HTTPS.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createAdminClient, deleteTopic } from '../../platform/kafka/admin.js';
 import { topicDefinitions } from '../../platform/kafka/topics.js';
 import { createTestTopics, operatorTokenEnv, testConfig, uniqueSuffix } from './environment.js';
@@ -19,6 +20,20 @@ import { freePort } from '../../scripts/lib/ports.js';
 import { FSPIOP_EDGES } from '../../scripts/lib/scheme-certs.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
+const COMPACT_HOST = 'scripts/compact-host.js';
+
+/**
+ * The compact profile's hosts (scripts/services-compact.conf) as a Map of host name → the
+ * components it starts.
+ */
+export function compactHosts() {
+  const hosts = new Map();
+  for (const line of readFileSync(`${ROOT}scripts/services-compact.conf`, 'utf8').split('\n')) {
+    const [name, components] = line.trim().split(/\s+/);
+    if (name && !name.startsWith('#')) hosts.set(name, components.split(','));
+  }
+  return hosts;
+}
 
 export const COMPONENTS = Object.freeze({
   'api-adapter': 'api-adapter/main.js',
@@ -70,7 +85,14 @@ export async function waitHealthy(url, child, timeoutMs = 30000, tls = undefined
   throw new Error(`${url} did not become healthy:\n${child.output.slice(-2000)}`);
 }
 
-export async function startSwitch({ replicas = {}, env: extraEnv = {}, components = Object.keys(COMPONENTS), nodeArgs = [] } = {}) {
+/**
+ * Starts a switch of `components`, each as its own process (`replicas` of each), or with
+ * `profile: 'compact'` as the compact profile runs them: the hosts of services-compact.conf,
+ * each one process with those of its components asked for (`replicas` of each host, by the
+ * host's name); `processes`, `kill` and `start` then take host names, `ports` and `urlOf`
+ * still component names.
+ */
+export async function startSwitch({ replicas = {}, env: extraEnv = {}, components = Object.keys(COMPONENTS), nodeArgs = [], profile = 'separate' } = {}) {
   const admin = await startAdminApi();
   const config = testConfig();
   const prefix = await createTestTopics(() => createAdminClient(config.kafka));
@@ -96,25 +118,41 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
     // then the component exits with EADDRINUSE, and it is started again on another port.
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await startOnFreePort(name, index);
+        return await startOnFreePort(name, index, attempt);
       } catch (error) {
         if (attempt === 3 || !/EADDRINUSE/.test(error.message)) throw error;
       }
     }
   };
 
-  const startOnFreePort = async (name, index) => {
-    const port = await freePort();
-    const child = spawn(process.execPath, [...nodeArgs, COMPONENTS[name]], {
-      cwd: ROOT, env: { ...baseEnv, PORT: String(port), SERVICE_NAME: name, REPLICA_INDEX: String(index) }, stdio: ['ignore', 'pipe', 'pipe'],
+  // A compact host's members, by host name, restricted to the components asked for.
+  const hosts = new Map(profile === 'compact'
+    ? [...compactHosts()].map(([host, members]) => [host, members.filter((name) => components.includes(name))]).filter(([, members]) => members.length > 0)
+    : []);
+  const membersOf = (name) => hosts.get(name) ?? [name];
+
+  // A process restarted after a kill gets the ports it had, as under the local runtime's
+  // supervisor, so that DFSPs and tests keep their URLs; a first start takes free ones.
+  const startOnFreePort = async (name, index, attempt) => {
+    const members = membersOf(name);
+    const memberPorts = [];
+    for (const member of members) {
+      const known = attempt === 1 ? ports.get(`${member}-${index}`) : undefined;
+      memberPorts.push(known ?? await freePort());
+    }
+    const args = hosts.has(name)
+      ? [COMPACT_HOST, members.map((member, at) => `${member}=${memberPorts[at]}`).join(',')]
+      : [COMPONENTS[name]];
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
+      cwd: ROOT, env: { ...baseEnv, PORT: String(memberPorts[0]), SERVICE_NAME: name, REPLICA_INDEX: String(index) }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.output = '';
     child.stdout.on('data', (chunk) => { child.output += chunk; });
     child.stderr.on('data', (chunk) => { child.output += chunk; });
     processes.set(`${name}-${index}`, child);
-    ports.set(`${name}-${index}`, port);
-    await waitHealthy(urlAt(name, port), child);
-    if (name === 'api-adapter' && index === 0) harness.apiUrl = urlAt(name, port);
+    members.forEach((member, at) => ports.set(`${member}-${index}`, memberPorts[at]));
+    for (const [at, member] of members.entries()) await waitHealthy(urlAt(member, memberPorts[at]), child);
+    if (members.includes('api-adapter') && index === 0) harness.apiUrl = urlAt('api-adapter', memberPorts[members.indexOf('api-adapter')]);
     return child;
   };
 
@@ -145,7 +183,7 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
   };
 
   try {
-    for (const name of components) {
+    for (const name of hosts.size > 0 ? hosts.keys() : components) {
       for (let index = 0; index < (replicas[name] ?? 1); index += 1) await harness.start(name, index);
     }
   } catch (error) {
