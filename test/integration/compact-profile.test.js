@@ -119,3 +119,11 @@ test('SIGKILL of the ledger handlers\' host mid-stream: all final, nothing appli
     await dfsp.waitFor((call) => call.method === 'PUT' && call.path === `/transfers/${transferId}` && call.body?.transferState === 'COMMITTED', 30000);
   }
 });
+
+test('SIGTERM stops every component of the host in order and the host exits 0', { timeout: 60000 }, async () => {
+  const startedAt = Date.now();
+  await sw.kill(LEDGER_HOST, 0, 'SIGTERM');
+  const host = sw.processes.get(`${LEDGER_HOST}-0`);
+  assert.equal(host.exitCode, 0, `the host exited with ${host.exitCode ?? host.signalCode}:\n${host.output.slice(-2000)}`);
+  assert.ok(Date.now() - startedAt < 30000, 'within the consumers\' orderly stop');
+});
