@@ -535,7 +535,7 @@ test('load test without the k6-operator: an indexed Job, each pod its execution 
   assert.equal(k6.spec.completions, 3);
   assert.equal(k6.spec.parallelism, 3);
   const [container] = k6.spec.template.spec.containers;
-  assert.match(container.command.join(' '), /--execution-segment "\$\{JOB_COMPLETION_INDEX\}\/3:\$\(\(JOB_COMPLETION_INDEX \+ 1\)\)\/3"/);
+  assert.match(container.command.join(' '), /segment="\$\{JOB_COMPLETION_INDEX\}\/3:\$\(\(JOB_COMPLETION_INDEX \+ 1\)\)\/3"; exec k6 run --no-usage-report --execution-segment "\$segment"/);
   assert.equal(Object.fromEntries(container.env.map((e) => [e.name, e.value])).TPS, '30');
   assert.equal(provision.spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch-loadtest:old', 'the load generator keeps its own image and tag');
   const simulators = named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators');
