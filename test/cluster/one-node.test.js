@@ -162,8 +162,9 @@ test('install in dev mode: Deployments available, setup Jobs complete, the in-cl
   assert.ok(k6.rtpCompleted > 0, `a share of the payments were asked for by their payee: ${k6.line}`);
   assert.ok(k6.bulk, 'the bulk run followed the payments');
   assert.equal(k6.bulk.bulksFailed, 0, k6.bulk.line);
-  assert.equal(k6.bulk.bulksCompleted, loadTest.bulk.bulks, k6.bulk.line);
-  assert.equal(k6.bulk.itemsCommitted, loadTest.bulk.bulks * loadTest.bulk.size, k6.bulk.line);
+  // constant-arrival-rate may start one bulk more than rate × duration, as it may a payment.
+  assert.ok(k6.bulk.bulksCompleted >= loadTest.bulk.bulks, k6.bulk.line);
+  assert.equal(k6.bulk.itemsCommitted, k6.bulk.bulksCompleted * loadTest.bulk.size, k6.bulk.line);
   // constant-arrival-rate may start one iteration more than rate × duration; k6 counts the
   // conversion payments and the requests to pay apart from the plain ones.
   assert.ok(k6.completed + k6.conversionCompleted + k6.rtpCompleted + k6.dropped >= loadTest.transfers, k6.line);
