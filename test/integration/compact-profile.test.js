@@ -10,7 +10,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setUpHub, onboardDfsp } from '../support/admin-api.js';
-import { TRANSFER_COMPONENTS, compactHosts, startSwitch } from '../support/switch.js';
+import { TRANSFER_COMPONENTS, startSwitch } from '../support/switch.js';
+import { readCompactHosts } from '../../scripts/lib/services-conf.js';
 import { fspiopHeaders, quoteIlp, startTestDfsp } from '../support/test-dfsp.js';
 import { signedFetch } from '../support/jws-keys.js';
 import { probeFetch } from '../support/scheme-tls.js';
@@ -75,10 +76,10 @@ async function assertMoneyConserved() {
 }
 
 test('the ledger handlers share one process, each on its own port with its own health and metrics', { timeout: 60000 }, async () => {
-  const members = compactHosts().get(LEDGER_HOST);
+  const members = readCompactHosts().get(LEDGER_HOST);
   assert.deepEqual(members, ['prepare', 'position', 'fulfil', 'timeout', 'bulk']);
   const host = sw.processes.get(`${LEDGER_HOST}-0`);
-  assert.equal(sw.processes.size, 3, 'edges, ledger handlers and callbacks: three processes for seven components');
+  assert.equal(sw.hostProcesses().length, 3, 'edges, ledger handlers and callbacks: three processes for seven components');
   const ports = new Set();
   for (const name of members) {
     ports.add(sw.ports.get(`${name}-0`));

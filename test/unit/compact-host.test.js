@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { COMPONENT_MODULES, parseComponents, threadPoolSize } from '../../scripts/compact-host.js';
 import { componentEnv } from '../../platform/component.js';
-import { COMPONENTS, compactHosts } from '../support/switch.js';
+import { COMPONENTS } from '../support/switch.js';
+import { readCompactHosts } from '../../scripts/lib/services-conf.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -27,7 +28,7 @@ test('every component has a module with start(), beside the main.js the separate
 
 test('every compact host names known components, each in one host only', () => {
   const seen = [];
-  for (const members of compactHosts().values()) {
+  for (const members of readCompactHosts().values()) {
     for (const name of members) assert.ok(COMPONENT_MODULES[name], name);
     seen.push(...members);
   }
