@@ -70,8 +70,8 @@ dead-letters: ## list dead letters of every partition (ARGS="list [handler]"), o
 	@source scripts/env.sh && node tools/dead-letters.js $(or $(ARGS),list)
 
 .PHONY: chaos chaos-short
-chaos: deps ## fault campaign under load (perf/chaos.js) on a MariaDB and Kafka of its own: TPS=45 ONLY=kill-position,kafka-restart SKIP_POISON=1 SLOW=0.5 (that share of the CPU taken from the switch: a cgroup quota, else competitor processes; SLOW_BY=cgroup|competitor)
-	@source scripts/env.sh && node perf/chaos.js --tps $(or $(TPS),45) $(if $(ONLY),--only $(ONLY)) $(if $(SKIP_POISON),--skip-poison) $(if $(SLOW),--slow $(SLOW)) $(if $(SLOW_BY),--slow-by $(SLOW_BY))
+chaos: deps ## fault campaign under load (perf/chaos.js) on a MariaDB and Kafka of its own: TPS=45 ONLY=kill-position,kafka-restart SKIP_POISON=1 SLOW=0.5 (that share of the CPU taken from the switch: a cgroup quota, else competitor processes; SLOW_BY=cgroup|competitor) PROFILE=separate|compact (compact: a kill takes down the component's whole host)
+	@source scripts/env.sh && node perf/chaos.js --tps $(or $(TPS),45) $(if $(PROFILE),--profile $(PROFILE)) $(if $(ONLY),--only $(ONLY)) $(if $(SKIP_POISON),--skip-poison) $(if $(SLOW),--slow $(SLOW)) $(if $(SLOW_BY),--slow-by $(SLOW_BY))
 
-chaos-short: deps ## the campaign CI runs (.ci/run): SIGKILL position, Kafka and MariaDB restarts at TPS=20, a row that does not recover fails; non-zero exit if any fails; SLOW= as for chaos
-	@source scripts/env.sh && node perf/chaos.js --short $(if $(TPS),--tps $(TPS)) $(if $(SLOW),--slow $(SLOW)) $(if $(SLOW_BY),--slow-by $(SLOW_BY))
+chaos-short: deps ## the campaign CI runs (.ci/run): SIGKILL position, Kafka and MariaDB restarts at TPS=20, a row that does not recover fails; non-zero exit if any fails; SLOW= and PROFILE= as for chaos
+	@source scripts/env.sh && node perf/chaos.js --short $(if $(PROFILE),--profile $(PROFILE)) $(if $(TPS),--tps $(TPS)) $(if $(SLOW),--slow $(SLOW)) $(if $(SLOW_BY),--slow-by $(SLOW_BY))

@@ -448,7 +448,9 @@ async function measure({ target, dir, env, log, dashboard, during, script }) {
 
 /** What the switch's edges ask of DFSP signatures (JWS_VERIFICATION), read from the api-adapter's environment. */
 export function jwsVerificationOf(target) {
-  const [, pids = []] = Object.entries(target.processes()).find(([name]) => name.startsWith('api-adapter')) ?? [];
+  // The process that runs the api-adapter: its own, or the compact host it is a member of.
+  const hostKey = [...(target.members ?? [])].find(([, members]) => members.includes('api-adapter'))?.[0] ?? 'api-adapter';
+  const [, pids = []] = Object.entries(target.processes()).find(([name]) => name.startsWith(hostKey)) ?? [];
   try {
     const entry = readFileSync(`/proc/${pids[0]}/environ`, 'utf8').split('\0').find((line) => line.startsWith('JWS_VERIFICATION='));
     return entry ? entry.slice('JWS_VERIFICATION='.length) : 'required';
@@ -609,33 +611,53 @@ export const MODE_COMPONENTS = Object.freeze({
 
 /**
  * A switch of the run's own (test/support/switch.js: fresh database and topic prefix, every
- * component a child process, or with `profile: 'compact'` the compact profile's hosts) with
- * what the mode needs, and `components` beside them (a bulk run's bulk handler): repeatable
- * numbers, nothing left from earlier runs.
+ * component a child process) with what the mode needs, and `components` beside them (a bulk
+ * run's bulk handler): repeatable numbers, nothing left from earlier runs. With `profile:
+ * 'compact'` they run as the compact profile runs them (scripts/services-compact.conf): each
+ * host whole, one process for all its components (bar the admin API, which the harness serves
+ * itself), `replicas` by host name. `members` maps each process (`<name>-<replica>`) to the
+ * components it hosts.
  */
 export async function freshTarget(mode = 'full', { replicas = {}, env = {}, components = [], profile = 'separate' } = {}) {
-  const { startSwitch } = await import('../test/support/switch.js');
+  const { startSwitch, COMPONENTS } = await import('../test/support/switch.js');
   const { operatorTokens, testConfig } = await import('../test/support/environment.js');
   const { testSchemeDir } = await import('../test/support/scheme-tls.js');
-  const sw = await startSwitch({ components: [...MODE_COMPONENTS[mode], ...components], replicas, env, profile });
+  const wanted = [...MODE_COMPONENTS[mode], ...components];
+  const hosts = profile === 'compact' ? readCompactHosts() : new Map();
+  const started = profile === 'compact'
+    ? [...hosts.values()].filter((members) => members.some((name) => wanted.includes(name))).flat().filter((name) => COMPONENTS[name])
+    : wanted;
+  const sw = await startSwitch({ components: started, replicas, env, profile });
   const config = testConfig();
   const urlOf = (key) => sw.urlOf(key.slice(0, key.lastIndexOf('-')), Number(key.slice(key.lastIndexOf('-') + 1)));
   // Metrics and health by component; CPU by process (in the compact profile, by host).
-  const componentKeys = [...sw.ports.keys()];
   const processKeys = sw.hostProcesses().map(([key]) => key);
+  const members = new Map(processKeys.map((key) => [key, membersOfProcess(key, hosts, sw.ports)]));
   return {
-    sw, close: () => sw.stop(), profile,
+    sw, close: () => sw.stop(), profile, members,
     adminUrl: sw.admin.baseUrl, adminToken: operatorTokens().readWrite, transfersUrl: sw.apiUrl, db: sw.admin.db,
     alsUrl: mode === 'full' ? urlOf('account-lookup-0') : 'http://127.0.0.1:9',
     quotingUrl: mode === 'transfer' ? 'http://127.0.0.1:9' : urlOf('quoting-0'),
     dbEnv: { DB_NAME: sw.admin.databaseName, DB_PASSWORD: config.db.password },
     kafka: { brokers: config.kafka.brokers, prefix: sw.prefix }, tlsDir: sw.secure ? testSchemeDir() : undefined,
-    metricsUrls: Object.fromEntries(componentKeys.map((key) => [key, urlOf(key)])),
+    // Each component's own /health and /metrics, wherever it runs.
+    metricsUrls: Object.fromEntries([...sw.ports.keys()].map((key) => [key, urlOf(key)])),
     processes: () => ({
       ...Object.fromEntries(processKeys.map((key) => [key, [sw.processes.get(key).pid]])),
       mariadb: pidsMatching(`${ROOT}.run/mariadb/data`), kafka: pidsMatching(`${ROOT}.run/kafka/`),
     }),
   };
+}
+
+/**
+ * The components process `key` (`<name>-<replica>`) runs: a compact host's members that were
+ * started (those with a port for that replica), or the one component it is.
+ */
+export function membersOfProcess(key, hosts, ports) {
+  const name = key.slice(0, key.lastIndexOf('-'));
+  const replica = key.slice(key.lastIndexOf('-') + 1);
+  if (!hosts.has(name)) return [name];
+  return hosts.get(name).filter((member) => ports.has(`${member}-${replica}`));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();
