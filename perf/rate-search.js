@@ -7,7 +7,8 @@
 // DFSPs' signing (--jws-alg) and the switch's JWS_VERIFICATION, read from the api-adapter's
 // environment unless --jws-verification says it.
 //   node perf/rate-search.js --rates 150,200,250,300 --seconds 60 [--mode full] [--jws-alg ES256|RS256|none]
-//     [--jws-verification required|off] [--beyond 1] [--sim-workers 2] [--fresh]
+//     [--jws-verification required|off] [--beyond 1] [--sim-workers 2] [--fresh [--switch-profile separate|compact]]
+// The CPU columns are the switch's processes: each component, or in the compact profile each host.
 // Each run's report is in perf/results/<run>/; the table and the runs' output in
 // perf/results/rate-search-<time>/.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -82,8 +83,7 @@ async function main() {
     'jws-alg': { type: 'string', default: 'ES256' }, 'jws-verification': { type: 'string' }, beyond: { type: 'string', default: '0' },
     'sim-workers': { type: 'string' }, fresh: { type: 'boolean', default: false }, warmup: { type: 'string' }, 'switch-profile': { type: 'string', default: 'separate' },
   } });
-  const columns = COLUMNS[values['switch-profile']];
-  if (!columns) throw new Error(`--switch-profile is separate or compact, not ${values['switch-profile']}`);
+  if (!COLUMNS[values['switch-profile']]) throw new Error(`--switch-profile is separate or compact, not ${values['switch-profile']}`);
   const rates = values.rates.split(',').map(Number);
   const seconds = Number(values.seconds);
   const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
@@ -93,6 +93,7 @@ async function main() {
   const print = (line) => { process.stdout.write(`${line}\n`); appendFileSync(`${dir}/table.md`, `${line}\n`); };
   // Without --fresh, the switch `make up` runs, in the profile it was started with (PROFILE=).
   const target = values.fresh ? await freshTarget(values.mode, { profile: values['switch-profile'] }) : await localTarget();
+  const columns = COLUMNS[target.profile];
   const results = [];
   try {
     for (const tps of rates) {
@@ -102,7 +103,7 @@ async function main() {
         ...(values.warmup ? { warmupSeconds: Number(values.warmup) } : {}),
       }, log);
       if (results.length === 0) {
-        print(`Rate search ${stamp}: ${values['switch-profile']} profile, mode ${values.mode}, ${seconds} s per rate, DFSPs sign ${result.run.jwsAlg}, switch JWS_VERIFICATION ${result.run.jwsVerification}, `
+        print(`Rate search ${stamp}: ${target.profile} profile, mode ${values.mode}, ${seconds} s per rate, DFSPs sign ${result.run.jwsAlg}, switch JWS_VERIFICATION ${result.run.jwsVerification}, `
           + `${result.run.simWorkers} simulator processes; CPU columns are ms per completed iteration. Pass: success ≥ 99.99 %, e2e p95 < 1 s, dropped ≤ 1 %.`);
         print('');
         for (const line of tableHeader(columns)) print(line);

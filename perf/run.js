@@ -565,7 +565,7 @@ function bulkOverrides(values) {
 }
 
 /**
- * The switch `make up` runs: its ports (scripts/services.conf, SERVICE_PORT_OFFSET above them),
+ * The switch `make up` runs, in whichever profile (`profile`: compact when its hosts run): its ports (scripts/services.conf, SERVICE_PORT_OFFSET above them),
  * PIDs from $RUN_DIR/pids; its edges over HTTPS with the DFSPs' client certificates from
  * SCHEME_TLS_DIR when scripts/env.sh set TLS_CERT_PATH (CLIENT_IDENTITY=certificate).
  */
@@ -586,6 +586,7 @@ export async function localTarget() {
   // compact host, whose replicas give each member the same port offsets.
   const hosts = readCompactHosts();
   const processNames = [...services.map(({ name }) => name), ...hosts.keys()].filter((name) => pidsOf(name).length > 0);
+  const profile = [...hosts.keys()].some((host) => processNames.includes(host)) ? 'compact' : 'separate';
   const hostOf = (component) => [...hosts].find(([, members]) => members.includes(component))?.[0];
   const replicasOf = (component) => pidsOf(component).length || (hostOf(component) ? pidsOf(hostOf(component)).length : 0);
   const metricsUrls = {};
@@ -593,7 +594,7 @@ export async function localTarget() {
   const target = {
     adminUrl: urlOf('admin-api', portOf('admin-api')), settlementUrl: `${urlOf('settlement-api', portOf('settlement-api'))}/v2`,
     alsUrl: urlOf('account-lookup', portOf('account-lookup')), quotingUrl: urlOf('quoting', portOf('quoting')), transfersUrl: urlOf('api-adapter', portOf('api-adapter')),
-    db, dbEnv: {}, kafka: { brokers: config.kafka.brokers, prefix: config.kafka.topicPrefix ?? '' }, metricsUrls, tlsDir,
+    db, dbEnv: {}, kafka: { brokers: config.kafka.brokers, prefix: config.kafka.topicPrefix ?? '' }, metricsUrls, tlsDir, profile,
     processes: () => ({
       ...Object.fromEntries(processNames.map((name) => [name, pidsOf(name)])),
       mariadb: pidsMatching(`${runDir}/mariadb/data`), kafka: pidsMatching(`${runDir}/kafka/`),
