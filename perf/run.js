@@ -20,7 +20,9 @@
 // The smoke test (test/integration/perf-smoke.test.js) calls runPerf with its own switch.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -633,6 +635,8 @@ export async function freshTarget(mode = 'full', { replicas = {}, env = {}, comp
   const urlOf = (key) => sw.urlOf(key.slice(0, key.lastIndexOf('-')), Number(key.slice(key.lastIndexOf('-') + 1)));
   // Metrics and health by component; CPU by process (in the compact profile, by host).
   const processKeys = sw.hostProcesses().map(([key]) => key);
+  // MariaDB and Kafka name their data directories by the real path (.run may be a link).
+  const runDir = realpathSync(`${ROOT}.run`);
   const members = new Map(processKeys.map((key) => [key, membersOfProcess(key, hosts, sw.ports)]));
   return {
     sw, close: () => sw.stop(), profile, members,
@@ -645,7 +649,7 @@ export async function freshTarget(mode = 'full', { replicas = {}, env = {}, comp
     metricsUrls: Object.fromEntries([...sw.ports.keys()].map((key) => [key, urlOf(key)])),
     processes: () => ({
       ...Object.fromEntries(processKeys.map((key) => [key, [sw.processes.get(key).pid]])),
-      mariadb: pidsMatching(`${ROOT}.run/mariadb/data`), kafka: pidsMatching(`${ROOT}.run/kafka/`),
+      mariadb: pidsMatching(`${runDir}/mariadb/data`), kafka: pidsMatching(`${runDir}/kafka/`),
     }),
   };
 }
