@@ -169,6 +169,22 @@ test('hooks (setup Jobs, hook Secret, helm test Pod) and the load test pass a se
   }
 });
 
+test('the small scheme\'s compact hosts pass a server-side dry run, every object of the release', { skip, timeout: 120_000 }, async () => {
+  // A namespace and release of its own: the first test's release holds the same names in NAMESPACE.
+  const release = 'small';
+  const namespace = 'small';
+  await api('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  const smallScheme = join(chart, 'examples', 'values-small-scheme.yaml');
+  const values = ['-f', smallScheme, '--set', 'db.password=x', '--set', 'clientIdentity.tls.generate=true', '--set', 'metrics.podMonitor.enabled=true'];
+  const objects = loadAll(execFileSync(helm, ['template', release, chart, '-n', namespace, ...values], { encoding: 'utf8' })).filter(Boolean);
+  const hosts = objects.filter((o) => o.kind === 'Deployment').map((d) => d.metadata.name).sort();
+  assert.deepEqual(hosts, ['callbacks-quotes', 'directory-admin', 'edges', 'ledger-handlers'].map((host) => `${release}-fspiop-switch-${host}`));
+  for (const object of objects) {
+    const { status, body } = await api('POST', `${collectionPath(object, namespace)}?dryRun=All&fieldValidation=Strict`, object);
+    assert.equal(status, 201, `${object.kind}/${object.metadata.name}: ${body?.message}`);
+  }
+});
+
 test('a lab\'s certificates are made at install and kept on upgrade and rollback; a new load-test DFSP gets one from the same CA', { skip, timeout: 600_000 }, async () => {
   const release = 'lab';
   const namespace = 'lab';
