@@ -35,7 +35,7 @@ status: ## table of the processes the local runtime manages
 test: deps ## infrastructure up, then lint, unit and integration tests
 	@bash scripts/test.sh
 
-test-compact: deps ## the integration tier again with every test's switch in the compact profile (SWITCH_PROFILE=compact), about 25 min
+test-compact: deps ## the integration tier again with every test's switch in the compact profile (SWITCH_PROFILE=compact), about 20 min
 	@source scripts/env.sh && bash scripts/infra-up.sh && SWITCH_PROFILE=compact npm run test:integration
 
 demo: up ## the switch up, then a demo transfer
