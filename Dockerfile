@@ -58,6 +58,8 @@ COPY account-lookup ./account-lookup
 # keys, and the dead-letter command (`kubectl exec … node tools/dead-letters.js list`;
 # charts/README.md).
 COPY tools ./tools
+# The compact profile's host (the chart's `compact`): several components in one process.
+COPY scripts/compact-host.js ./scripts/
 # The image's `node` user (uid 1000), as the chart's securityContext expects.
 USER 1000:1000
 EXPOSE 3000 3001 3002 4001 4002 4003

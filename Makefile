@@ -4,10 +4,10 @@
 SHELL := /bin/bash
 
 .DEFAULT_GOAL := help
-.PHONY: help deps deps-run up infra-up down clean status test demo bench-transfers fuzz
+.PHONY: help deps deps-run up infra-up down clean status test test-compact demo bench-transfers fuzz
 
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 deps: ## install everything that is missing (what the switch runs on, and every test's tools); fast no-op otherwise
 	@bash scripts/deps.sh
@@ -35,6 +35,9 @@ status: ## table of the processes the local runtime manages
 test: deps ## infrastructure up, then lint, unit and integration tests
 	@bash scripts/test.sh
 
+test-compact: deps ## the integration tier again with every test's switch in the compact profile (SWITCH_PROFILE=compact), about 20 min
+	@source scripts/env.sh && bash scripts/infra-up.sh && SWITCH_PROFILE=compact npm run test:integration
+
 demo: up ## the switch up, then a demo transfer
 	@source scripts/env.sh && node scripts/demo.js
 
@@ -45,8 +48,8 @@ bench-transfers: deps infra-up ## transfers benchmark: MODE=kafka|http TRANSFERS
 	@node perf/bench-transfers.js --mode=$(or $(MODE),kafka) --transfers=$(or $(TRANSFERS),20000) --in-flight=$(or $(IN_FLIGHT),1000) --replicas=$(or $(REPLICAS),1)
 
 .PHONY: perf soak rate-search
-perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (2 minutes) MODE=full|quote-transfer|transfer JWS_ALG=ES256|RS256|none DASHBOARD=1 (k6's live dashboard) FRESH=1 (own switch) WARMUP=15 (seconds of ramp before the measured run; 0: none) CONVERSION_SHARE=0.2 (that share of the payments USD → EUR through an FXP) RTP_SHARE=0.1 (that share merchant-initiated: request to pay) RTP_OTP_SHARE=0.5 (that share of those approved by OTP)
-	@source scripts/env.sh && node perf/run.js --profile load --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),5400) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) $(if $(DASHBOARD),--dashboard) $(if $(FRESH),--fresh) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(CONVERSION_SHARE),--conversion-share $(CONVERSION_SHARE)) $(if $(RTP_SHARE),--rtp-share $(RTP_SHARE)) $(if $(RTP_OTP_SHARE),--rtp-otp-share $(RTP_OTP_SHARE))
+perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (2 minutes) MODE=full|quote-transfer|transfer JWS_ALG=ES256|RS256|none DASHBOARD=1 (k6's live dashboard) FRESH=1 (own switch, in PROFILE=separate|compact) WARMUP=15 (seconds of ramp before the measured run; 0: none) CONVERSION_SHARE=0.2 (that share of the payments USD → EUR through an FXP) RTP_SHARE=0.1 (that share merchant-initiated: request to pay) RTP_OTP_SHARE=0.5 (that share of those approved by OTP)
+	@source scripts/env.sh && node perf/run.js --profile load --tps $(or $(TPS),45) --transfers $(or $(TRANSFERS),5400) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) $(if $(DASHBOARD),--dashboard) $(if $(FRESH),--fresh --switch-profile $(or $(PROFILE),separate)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(CONVERSION_SHARE),--conversion-share $(CONVERSION_SHARE)) $(if $(RTP_SHARE),--rtp-share $(RTP_SHARE)) $(if $(RTP_OTP_SHARE),--rtp-otp-share $(RTP_OTP_SHARE))
 
 .PHONY: perf-bulk
 perf-bulk: deps up ## bulk run against `make up` (perf/run.js --profile bulk, perf/k6/bulk.js): BULKS=100 bulks of BULK_SIZE=100 items at BULK_RATE=2 a second, JWS_ALG=ES256|RS256|none, FRESH=1 (own switch with the bulk handler)
@@ -55,8 +58,8 @@ perf-bulk: deps up ## bulk run against `make up` (perf/run.js --profile bulk, pe
 soak: deps up ## 1,000,000 transfers at TPS=125 (about 2 h 15 min) against `make up`, settled every SETTLE_EVERY=300 s (perf/run.js --profile soak; p95 and RSS per process over time in the report) JWS_ALG=ES256|RS256|none CONVERSION_SHARE=0.1 (that share USD → EUR through an FXP; both currencies settled)
 	@source scripts/env.sh && node perf/run.js --profile soak --tps $(or $(TPS),125) --transfers $(or $(TRANSFERS),1000000) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --settle-every $(or $(SETTLE_EVERY),300) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(CONVERSION_SHARE),--conversion-share $(CONVERSION_SHARE))
 
-rate-search: deps up ## one run per rate against `make up` until one fails (perf/rate-search.js): RATES=150,200,250,300 RUN_SECONDS=60 MODE=full JWS_ALG=ES256|RS256|none BEYOND=0 WARMUP=15
-	@source scripts/env.sh && node perf/rate-search.js --rates $(or $(RATES),150,200,250,300) --seconds $(or $(RUN_SECONDS),60) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --beyond $(or $(BEYOND),0) $(if $(WARMUP),--warmup $(WARMUP))
+rate-search: deps up ## one run per rate against `make up` (in its PROFILE) until one fails (perf/rate-search.js): RATES=150,200,250,300 RUN_SECONDS=60 MODE=full JWS_ALG=ES256|RS256|none BEYOND=0 WARMUP=15 FRESH=1 (a switch of its own, in PROFILE=separate|compact)
+	@source scripts/env.sh && node perf/rate-search.js --rates $(or $(RATES),150,200,250,300) --seconds $(or $(RUN_SECONDS),60) --mode $(or $(MODE),full) --jws-alg $(or $(JWS_ALG),ES256) --beyond $(or $(BEYOND),0) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(FRESH),--fresh --switch-profile $(or $(PROFILE),separate))
 
 .PHONY: image cluster-test
 image: ## the switch's image from the Dockerfile without a Docker daemon (buildah, local Debian base): .run/images/fspiop-switch-<tag>.tar; IMAGE_TAG= ARGS=loadtest (the in-cluster load test's image) ARGS=all (both, and the dev Kafka, MySQL and k6 stand-ins)
@@ -70,8 +73,8 @@ dead-letters: ## list dead letters of every partition (ARGS="list [handler]"), o
 	@source scripts/env.sh && node tools/dead-letters.js $(or $(ARGS),list)
 
 .PHONY: chaos chaos-short
-chaos: deps ## fault campaign under load (perf/chaos.js) on a MariaDB and Kafka of its own: TPS=45 ONLY=kill-position,kafka-restart SKIP_POISON=1 SLOW=0.5 (that share of the CPU taken from the switch: a cgroup quota, else competitor processes; SLOW_BY=cgroup|competitor)
-	@source scripts/env.sh && node perf/chaos.js --tps $(or $(TPS),45) $(if $(ONLY),--only $(ONLY)) $(if $(SKIP_POISON),--skip-poison) $(if $(SLOW),--slow $(SLOW)) $(if $(SLOW_BY),--slow-by $(SLOW_BY))
+chaos: deps ## fault campaign under load (perf/chaos.js) on a MariaDB and Kafka of its own: TPS=45 ONLY=kill-position,kafka-restart SKIP_POISON=1 SLOW=0.5 (that share of the CPU taken from the switch: a cgroup quota, else competitor processes; SLOW_BY=cgroup|competitor) PROFILE=separate|compact (compact: a kill takes down the component's whole host)
+	@source scripts/env.sh && node perf/chaos.js --tps $(or $(TPS),45) $(if $(PROFILE),--profile $(PROFILE)) $(if $(ONLY),--only $(ONLY)) $(if $(SKIP_POISON),--skip-poison) $(if $(SLOW),--slow $(SLOW)) $(if $(SLOW_BY),--slow-by $(SLOW_BY))
 
-chaos-short: deps ## the campaign CI runs (.ci/run): SIGKILL position, Kafka and MariaDB restarts at TPS=20, a row that does not recover fails; non-zero exit if any fails; SLOW= as for chaos
-	@source scripts/env.sh && node perf/chaos.js --short $(if $(TPS),--tps $(TPS)) $(if $(SLOW),--slow $(SLOW)) $(if $(SLOW_BY),--slow-by $(SLOW_BY))
+chaos-short: deps ## the campaign CI runs (.ci/run): SIGKILL position, Kafka and MariaDB restarts at TPS=20, a row that does not recover fails; non-zero exit if any fails; SLOW= and PROFILE= as for chaos
+	@source scripts/env.sh && node perf/chaos.js --short $(if $(PROFILE),--profile $(PROFILE)) $(if $(TPS),--tps $(TPS)) $(if $(SLOW),--slow $(SLOW)) $(if $(SLOW_BY),--slow-by $(SLOW_BY))

@@ -1,11 +1,6 @@
 // Composition root of the api-adapter process (FSPIOP /transfers, /fxTransfers and /bulkTransfers
-// edge, port 3000).
-import { runEdgeProcess } from '../platform/fspiop/edge-process.js';
-import { TOPIC } from '../platform/kafka/topics.js';
-import { bulkTransferRoutes } from './bulk-routes.js';
-import { fxTransferRoutes } from './fx-routes.js';
-import { transferRoutes } from './routes.js';
+// edge, port 3000): the component of component.js in a process of its own.
+import { runComponent } from '../platform/component.js';
+import { start } from './component.js';
 
-const routes = (deps) => [...transferRoutes(deps), ...fxTransferRoutes(deps), ...bulkTransferRoutes(deps)];
-
-await runEdgeProcess({ name: 'api-adapter', defaultPort: 3000, probeTopic: TOPIC.transferPrepare, routes });
+await runComponent(start);

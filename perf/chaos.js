@@ -4,6 +4,13 @@
 // nothing lost, nothing applied twice, every transfer final, money conserved.
 //   node perf/chaos.js [--tps 45] [--only kill-position,kafka-restart] [--skip-poison]
 //                      [--slow <share> [--slow-by auto|cgroup|competitor]] [--short]
+//                      [--profile separate|compact]
+//
+// --profile compact runs the switch as the compact profile does (scripts/services-compact.conf,
+// scripts/compact-host.js): a fault that names a component acts on the process that hosts it,
+// so kill-position SIGKILLs the ledger-handlers host and prepare, position, fulfil, timeout and
+// bulk go down together and must all recover; the row says which process and which components
+// it took down. The gates are the same in both profiles.
 //
 // --short is the campaign CI runs (`make chaos-short`, .ci/run): SIGKILL of the position
 // handler, a Kafka restart and a MariaDB restart at SHORT_TPS, and a row that does not come
@@ -41,7 +48,7 @@ import { parseArgs } from 'node:util';
 import { freshTarget, pidsMatching, runPerf } from './run.js';
 import { readBuckets } from './report.js';
 import { poisonFaults, setPayeeFault } from './chaos-poison.js';
-import { COMPONENTS } from '../test/support/switch.js';
+import { readCompactHosts } from '../scripts/lib/services-conf.js';
 import { probeFetch } from '../test/support/scheme-tls.js';
 import { freePortRange } from '../scripts/lib/ports.js';
 import { parseSlowShare, startSlowdown } from './slowdown.js';
@@ -64,6 +71,8 @@ const SHORT_TPS = 20;
 // The short campaign fails a row that has not recovered by its end: the consumers' rejoin
 // after a Kafka restart took 17–21 s on slow days, so its rows run longer after the fault.
 const SHORT_AFTER_S = 45;
+// How the switch's components are grouped into processes: one each, or the compact profile's hosts.
+const PROFILES = ['separate', 'compact'];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -113,40 +122,64 @@ function environmentOf(child) {
  */
 function superviseComponents(target, { logDir, log }) {
   const supervisor = { restarts: new Map(), closing: false, close() { this.closing = true; } };
-  const restart = async (key, env) => {
+  const restart = async (key, { env, command }) => {
     await sleep(RESTART_DELAY_MS);
     if (supervisor.closing) return;
-    const next = spawn(process.execPath, [COMPONENTS[env.SERVICE_NAME]], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const next = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     next.output = '';
     const keep = (chunk) => { next.output = (next.output + chunk).slice(-200_000); };
     next.stdout.on('data', keep);
     next.stderr.on('data', keep);
-    target.sw.processes.set(key, next);
+    // The harness finds a compact host's process by its own name and by each member's.
+    const replica = key.slice(key.lastIndexOf('-') + 1);
+    for (const name of new Set([key.slice(0, key.lastIndexOf('-')), ...target.members.get(key)])) target.sw.processes.set(`${name}-${replica}`, next);
     watch(key, next);
-    await waitHealthy(`${target.sw.urlOf(env.SERVICE_NAME, Number(env.REPLICA_INDEX))}/health`, next);
+    // A compact host is back once every component it runs answers, each on its own port.
+    for (const member of target.members.get(key)) await waitHealthy(`${target.sw.urlOf(member, Number(env.REPLICA_INDEX))}/health`, next);
   };
   const watch = (key, child) => {
-    const env = environmentOf(child);
+    const launch = { env: environmentOf(child), command: child.spawnargs };
     child.once('exit', (code, signal) => {
       if (supervisor.closing) return;
       writeFileSync(`${logDir}/${key}-${child.pid}.log`, child.output ?? '');
-      if (!child.killedByFault) log(`chaos: ${key} exited by itself (code ${code}, signal ${signal}); restarting it`);
-      const restarted = restart(key, env);
+      if (!child.killedByFault) log(`chaos: ${processName(target, key)} exited by itself (code ${code}, signal ${signal}); restarting it`);
+      const restarted = restart(key, launch);
       restarted.catch((error) => log(`chaos: restarting ${key} failed: ${error.message.slice(0, 300)}`));
       supervisor.restarts.set(key, restarted);
     });
   };
-  for (const [key, child] of target.sw.processes) watch(key, child);
+  for (const [key, child] of target.sw.hostProcesses()) watch(key, child);
   return supervisor;
 }
 
-/** SIGKILL of one component; resolves once the supervisor's restart answers /health. */
-async function killAndRestart(target, key) {
+/** A process of the switch as the rows name it: `position-0`, or `ledger-handlers-0 (prepare, position, …)` for a compact host. */
+function processName(target, key) {
+  const members = target.members.get(key) ?? [];
+  return members.length === 1 && key.startsWith(`${members[0]}-`) ? key : `${key} (${members.join(', ')})`;
+}
+
+/** The process that runs `component`'s first replica: its own, or the compact host it is a member of. */
+export function processOfComponent(members, component) {
+  const found = [...members].find(([key, hosted]) => hosted.includes(component) && key.endsWith('-0'));
+  if (!found) throw new Error(`no process runs ${component}`);
+  return found[0];
+}
+
+/**
+ * SIGKILL of the process that runs `component`, and with it of every component it hosts;
+ * resolves once the supervisor's restart answers /health for each of them, to what it took
+ * down: `{ detail, process, tookDown }`.
+ */
+async function killAndRestart(target, component) {
+  const key = processOfComponent(target.members, component);
   const child = target.sw.processes.get(key);
+  const { pid } = child;
   child.killedByFault = true;
   child.kill('SIGKILL');
   if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
   await target.supervisor.restarts.get(key);
+  const tookDown = target.members.get(key);
+  return { detail: `took down ${processName(target, key)}, pid ${pid}`, process: key, tookDown };
 }
 
 /** What does not answer /health with 200 after `timeoutMs` (nothing once every component does). */
@@ -180,9 +213,13 @@ async function paymentsServed(target, before, timeoutMs) {
 }
 
 /** Every fault of the campaign: `{ name, label, seconds (its expected length), inject(context) }`. */
-export function campaignFaults({ skipPoison = false } = {}) {
+export function campaignFaults({ skipPoison = false, profile = 'separate' } = {}) {
+  // In the compact profile a kill names a component and takes down the process that hosts it,
+  // every other component of that host with it.
+  const hostOf = (name) => (profile === 'compact' ? [...readCompactHosts()].find(([, members]) => members.includes(name))?.[0] : undefined);
+  const killed = (name) => (hostOf(name) ? `SIGKILL ${name}'s host ${hostOf(name)}` : `SIGKILL ${name}`);
   const kills = ['prepare', 'position', 'fulfil', 'notification', 'timeout', 'quoting-handler', 'api-adapter', 'quoting', 'account-lookup']
-    .map((name) => ({ name: `kill-${name}`, label: `SIGKILL ${name}, restarted after ${RESTART_DELAY_MS / 1000} s`, seconds: 8, inject: ({ target }) => killAndRestart(target, `${name}-0`) }));
+    .map((name) => ({ name: `kill-${name}`, label: `${killed(name)}, restarted after ${RESTART_DELAY_MS / 1000} s`, seconds: 8, inject: ({ target }) => killAndRestart(target, name) }));
   const outages = [
     { name: 'kafka-restart', label: `Kafka broker stopped ${OUTAGE_MS / 1000} s, started again`, seconds: 25, service: 'kafka.sh' },
     { name: 'mariadb-restart', label: `MariaDB stopped ${OUTAGE_MS / 1000} s, started again`, seconds: 20, service: 'mariadb.sh' },
@@ -250,10 +287,11 @@ async function runFault(target, fault, { tps, afterS, infraEnv, ports, requireRe
     const startMs = Date.now();
     marks.push({ at: startMs, label: `${fault.name} start`, kind: 'start' });
     // A failed injection is reported in the row; the run and its gate still count.
-    const detail = await fault.inject({ target, env, infraEnv, log }).catch((error) => `injection failed: ${error.message}`);
+    const injected = await fault.inject({ target, env, infraEnv, log }).catch((error) => `injection failed: ${error.message}`);
     const endMs = Date.now();
     marks.push({ at: endMs, label: `${fault.name} end`, kind: 'end' });
-    return { marks, startMs, endMs, detail };
+    if (injected?.tookDown) log(`chaos: ${fault.name} ${injected.detail}`);
+    return { marks, startMs, endMs, ...(typeof injected === 'object' && injected !== null ? injected : { detail: injected }) };
   };
   const result = await runPerf(target, { profile: 'load', mode: 'full', warmupSeconds: 0, tps, transfers: tps * durationS, name: `chaos-${fault.name}-${Date.now()}`, during, ...ports }, log);
   const metric = (name) => result.summary.metrics[name]?.values.count ?? 0;
@@ -267,6 +305,7 @@ async function runFault(target, fault, { tps, afterS, infraEnv, ports, requireRe
   return {
     name: fault.name, label: fault.label, dir: result.dir, completed, started, dropped: metric('dropped_iterations'), success: started ? completed / started : 0,
     faultS: (result.faults.endMs - result.faults.startMs) / 1000, ...figures, gate,
+    ...(result.faults.tookDown ? { process: result.faults.process, tookDown: result.faults.tookDown } : {}),
     detail: [result.faults.detail, deadLettered(result.gate)].filter(Boolean).join('; '),
   };
 }
@@ -305,26 +344,28 @@ export function campaignOptions(args) {
     options: {
       tps: { type: 'string' }, only: { type: 'string' }, 'skip-poison': { type: 'boolean', default: false },
       slow: { type: 'string' }, 'slow-by': { type: 'string', default: 'auto' }, short: { type: 'boolean', default: false },
+      profile: { type: 'string', default: 'separate' },
     },
   });
+  if (!PROFILES.includes(values.profile)) throw new Error(`--profile must be one of ${PROFILES.join(', ')}`);
   const only = values.only?.split(',') ?? (values.short ? SHORT_FAULTS : undefined);
-  const faults = campaignFaults({ skipPoison: values['skip-poison'] || values.short }).filter((fault) => !only || only.includes(fault.name));
+  const faults = campaignFaults({ skipPoison: values['skip-poison'] || values.short, profile: values.profile }).filter((fault) => !only || only.includes(fault.name));
   const unknown = (only ?? []).filter((name) => !faults.some((fault) => fault.name === name));
   if (unknown.length > 0) throw new Error(`no such fault: ${unknown.join(', ')}`);
   return {
-    tps: Number(values.tps ?? (values.short ? SHORT_TPS : 45)), afterS: values.short ? SHORT_AFTER_S : AFTER_S, faults, requireRecovery: values.short,
+    tps: Number(values.tps ?? (values.short ? SHORT_TPS : 45)), afterS: values.short ? SHORT_AFTER_S : AFTER_S, faults, requireRecovery: values.short, profile: values.profile,
     slow: values.slow === undefined ? null : { share: parseSlowShare(values.slow), method: values['slow-by'] },
   };
 }
 
 async function main() {
-  const { tps, afterS, faults, requireRecovery, slow } = campaignOptions(process.argv.slice(2));
+  const { tps, afterS, faults, requireRecovery, slow, profile } = campaignOptions(process.argv.slice(2));
   const infraEnv = chaosInfraEnv();
   const log = (line) => process.stdout.write(`${line}\n`);
   const campaign = `${ROOT}perf/results/chaos-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}`;
   mkdirSync(campaign, { recursive: true });
   const startedMs = Date.now();
-  log(`chaos: ${faults.length} faults at ${tps}/s; private MariaDB ${infraEnv.DB_PORT} and Kafka ${infraEnv.KAFKA_PORT} in ${infraEnv.RUN_DIR}`);
+  log(`chaos: ${faults.length} faults at ${tps}/s, ${profile} profile; private MariaDB ${infraEnv.DB_PORT} and Kafka ${infraEnv.KAFKA_PORT} in ${infraEnv.RUN_DIR}`);
   // Interrupted, the campaign still stops every process it started and undoes the slow-down;
   // `cleanups` runs in reverse order, once, from whichever comes first.
   const cleanups = [];
@@ -342,7 +383,8 @@ async function main() {
     });
     await script(infraEnv, 'infra-up.sh');
     Object.assign(process.env, infraEnv);
-    const target = await freshTarget('full');
+    const target = await freshTarget('full', { profile });
+    log(`chaos: processes of the switch: ${[...target.members.keys()].map((key) => processName(target, key)).join('; ')}`);
     target.supervisor = superviseComponents(target, { logDir: infraEnv.LOG_DIR, log });
     cleanups.push(async () => { target.supervisor.close(); await target.close(); });
     const shared = target.processes;
@@ -359,16 +401,16 @@ async function main() {
       log(`\n=== chaos: ${fault.label} ===`);
       const row = await runRow(target, fault, { tps, afterS, infraEnv, ports, requireRecovery, log });
       rows.push(row);
-      writeFileSync(`${campaign}/results.json`, JSON.stringify({ tps, slowdown: slowdown.description, rows }, null, 2));
-      writeFileSync(`${campaign}/results.md`, `${slowdown.description}, ${tps}/s\n\n${resultsTable(rows)}\n`);
+      writeFileSync(`${campaign}/results.json`, JSON.stringify({ tps, profile, slowdown: slowdown.description, rows }, null, 2));
+      writeFileSync(`${campaign}/results.md`, `${profile} profile, ${slowdown.description}, ${tps}/s\n\n${resultsTable(rows)}\n`);
       log(resultsTable([row]));
-      for (const [key, child] of target.sw.processes) writeFileSync(`${infraEnv.LOG_DIR}/${key}.log`, child.output ?? '');
+      for (const [key, child] of target.sw.hostProcesses()) writeFileSync(`${infraEnv.LOG_DIR}/${key}.log`, child.output ?? '');
     }
   } finally {
     await cleanUp();
   }
   const failed = faults.length - rows.filter((row) => row.gate?.pass).length;
-  log(`\n${resultsTable(rows)}\n\n${slowdown.description}, ${tps}/s; ${((Date.now() - startedMs) / 60_000).toFixed(1)} min; ${failed === 0 ? 'every row passed' : `${failed} of ${faults.length} rows FAILED`}`);
+  log(`\n${resultsTable(rows)}\n\n${profile} profile, ${slowdown.description}, ${tps}/s; ${((Date.now() - startedMs) / 60_000).toFixed(1)} min; ${failed === 0 ? 'every row passed' : `${failed} of ${faults.length} rows FAILED`}`);
   log(`per-run reports and charts: ${campaign} and perf/results/chaos-<fault>-*/`);
   process.exitCode = failed === 0 ? 0 : 1;
 }

@@ -285,7 +285,9 @@ export function printGate(result, write = (line) => process.stdout.write(`${line
  * transfer, money and settlement checks against the database the switch's configuration
  * names (DB_* variables, as every process reads them). Kafka's counts need the high-water
  * marks from before the run, which only perf/run.js takes, so they are left out here.
- *   node perf/gate.js --run-tag 000002 --completed 120 [--requests-to-pay 0] [--failed 0] [--wait-seconds 120]
+ *   node perf/gate.js --run-tag 000002 --completed 120 [--requests-to-pay 0] [--bulks-completed 0] [--failed 0] [--wait-seconds 120]
+ * (--completed counts a bulk's committed items as transfers; --bulks-completed the bulks k6
+ * counted completed, which adds the bulk checks.)
  * Exits 0 on PASS, 1 on FAIL.
  */
 async function main() {
@@ -293,10 +295,10 @@ async function main() {
   const { loadConfig } = await import('../platform/config.js');
   const { createDatabase } = await import('../platform/db.js');
   const { values } = parseArgs({ options: {
-    'run-tag': { type: 'string' }, completed: { type: 'string' }, 'requests-to-pay': { type: 'string', default: '0' }, failed: { type: 'string', default: '0' }, 'wait-seconds': { type: 'string', default: '120' },
+    'run-tag': { type: 'string' }, completed: { type: 'string' }, 'requests-to-pay': { type: 'string', default: '0' }, 'bulks-completed': { type: 'string' }, failed: { type: 'string', default: '0' }, 'wait-seconds': { type: 'string', default: '120' },
   } });
   if (!/^[0-9a-f]{6}$/.test(values['run-tag'] ?? '') || !/^\d+$/.test(values.completed ?? '')) {
-    process.stderr.write('usage: node perf/gate.js --run-tag <6 hex digits> --completed <n> [--requests-to-pay <n>] [--failed <n>] [--wait-seconds <s>]\n');
+    process.stderr.write('usage: node perf/gate.js --run-tag <6 hex digits> --completed <n> [--requests-to-pay <n>] [--bulks-completed <n>] [--failed <n>] [--wait-seconds <s>]\n');
     process.exit(2);
   }
   const config = loadConfig({ SERVICE_NAME: 'perf-gate', ...process.env });
@@ -305,7 +307,9 @@ async function main() {
     const runTag = values['run-tag'];
     const notFinal = await waitForFinality(db, runTag, Number(values['wait-seconds']) * 1000);
     if (notFinal > 0) process.stdout.write(`${notFinal} transfers of run ${runTag} still not final\n`);
-    const result = await runGate({ db, runTag, completed: Number(values.completed), requestsToPay: Number(values['requests-to-pay']), failed: Number(values.failed) });
+    const result = await runGate({ db, runTag, completed: Number(values.completed), requestsToPay: Number(values['requests-to-pay']), failed: Number(values.failed),
+      bulksCompleted: values['bulks-completed'] === undefined ? undefined : Number(values['bulks-completed']),
+    });
     printGate(result);
     process.exitCode = result.pass ? 0 : 1;
   } finally {

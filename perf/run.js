@@ -20,12 +20,15 @@
 // The smoke test (test/integration/perf-smoke.test.js) calls runPerf with its own switch.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fetch } from 'undici';
 import { provision, SOURCE_CURRENCY, TARGET_CURRENCY } from './provision.js';
+import { readCompactHosts, readServices } from '../scripts/lib/services-conf.js';
 import { startSettlementSchedule } from './settlement-schedule.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
 import { failedIterations, paidIterations, requestToPayIterations, writeReport } from './report.js';
@@ -447,7 +450,9 @@ async function measure({ target, dir, env, log, dashboard, during, script }) {
 
 /** What the switch's edges ask of DFSP signatures (JWS_VERIFICATION), read from the api-adapter's environment. */
 export function jwsVerificationOf(target) {
-  const [, pids = []] = Object.entries(target.processes()).find(([name]) => name.startsWith('api-adapter')) ?? [];
+  // The process that runs the api-adapter: its own, or the compact host it is a member of.
+  const hostKey = [...(target.members ?? [])].find(([, members]) => members.includes('api-adapter'))?.[0] ?? 'api-adapter';
+  const [, pids = []] = Object.entries(target.processes()).find(([name]) => name.startsWith(hostKey)) ?? [];
   try {
     const entry = readFileSync(`/proc/${pids[0]}/environ`, 'utf8').split('\0').find((line) => line.startsWith('JWS_VERIFICATION='));
     return entry ? entry.slice('JWS_VERIFICATION='.length) : 'required';
@@ -533,7 +538,7 @@ async function main() {
     'sim-workers': { type: 'string' }, mode: { type: 'string' }, fresh: { type: 'boolean', default: false }, 'skip-discovery-quote': { type: 'boolean', default: false }, name: { type: 'string' },
     'jws-alg': { type: 'string' }, dashboard: { type: 'boolean', default: false }, 'settle-every': { type: 'string' },
     warmup: { type: 'string' }, 'conversion-share': { type: 'string' }, 'rtp-share': { type: 'string' }, 'rtp-otp-share': { type: 'string' },
-    bulks: { type: 'string' }, 'bulk-size': { type: 'string' }, 'bulk-rate': { type: 'string' },
+    bulks: { type: 'string' }, 'bulk-size': { type: 'string' }, 'bulk-rate': { type: 'string' }, 'switch-profile': { type: 'string', default: 'separate' },
   } });
   const overrides = Object.fromEntries(Object.entries({
     profile: values.profile, tps: values.tps && Number(values.tps), transfers: values.transfers && Number(values.transfers), dfsps: values.dfsps && Number(values.dfsps),
@@ -545,7 +550,9 @@ async function main() {
   }).filter(([, value]) => value !== undefined && value !== ''));
   // --fresh: a switch of the run's own instead of the one `make up` runs.
   const mode = overrides.mode ?? PROFILES[overrides.profile]?.mode ?? 'full';
-  const target = values.fresh ? await freshTarget(mode, { components: PROFILES[overrides.profile]?.bulks ? ['bulk'] : [] }) : await localTarget();
+  const target = values.fresh
+    ? await freshTarget(mode, { components: PROFILES[overrides.profile]?.bulks ? ['bulk'] : [], profile: values['switch-profile'] })
+    : await localTarget();
   try {
     const result = await runPerf(target, { simPort: 7000, bridgePort: 7100, ...overrides });
     process.exitCode = result.gate.pass ? 0 : 1;
@@ -560,7 +567,7 @@ function bulkOverrides(values) {
 }
 
 /**
- * The switch `make up` runs: its ports (scripts/services.conf, SERVICE_PORT_OFFSET above them),
+ * The switch `make up` runs, in whichever profile (`profile`: compact when its hosts run): its ports (scripts/services.conf, SERVICE_PORT_OFFSET above them),
  * PIDs from $RUN_DIR/pids; its edges over HTTPS with the DFSPs' client certificates from
  * SCHEME_TLS_DIR when scripts/env.sh set TLS_CERT_PATH (CLIENT_IDENTITY=certificate).
  */
@@ -572,20 +579,26 @@ export async function localTarget() {
   const offset = Number(process.env.SERVICE_PORT_OFFSET ?? 0);
   const runDir = process.env.RUN_DIR ?? `${ROOT}.run`;
   const tlsDir = process.env.TLS_CERT_PATH ? process.env.SCHEME_TLS_DIR ?? `${runDir}/tls` : undefined;
-  const services = readFileSync(`${ROOT}scripts/services.conf`, 'utf8').split('\n').filter((line) => line.trim() && !line.startsWith('#'))
-    .map((line) => line.trim().split(/\s+/)).map(([name, , port]) => ({ name, port: Number(port) + offset }));
+  const services = readServices().map(({ name, port }) => ({ name, port: port + offset }));
   const pidsOf = (name) => readdirSync(`${runDir}/pids`).filter((file) => file.startsWith(`${name}-`) && /^\d+\.pid$/.test(file.slice(name.length + 1)))
     .map((file) => Number(readFileSync(`${runDir}/pids/${file}`, 'utf8').trim()));
   const urlOf = (name, port) => `${tlsDir && FSPIOP_EDGES.includes(name) ? 'https' : 'http'}://127.0.0.1:${port}`;
   const portOf = (name) => services.find((service) => service.name === name).port;
+  // Whichever profile `make up` started: a component runs as a process of its own or in a
+  // compact host, whose replicas give each member the same port offsets.
+  const hosts = readCompactHosts();
+  const processNames = [...services.map(({ name }) => name), ...hosts.keys()].filter((name) => pidsOf(name).length > 0);
+  const profile = [...hosts.keys()].some((host) => processNames.includes(host)) ? 'compact' : 'separate';
+  const hostOf = (component) => [...hosts].find(([, members]) => members.includes(component))?.[0];
+  const replicasOf = (component) => pidsOf(component).length || (hostOf(component) ? pidsOf(hostOf(component)).length : 0);
   const metricsUrls = {};
-  for (const { name, port } of services) pidsOf(name).forEach((_, index) => { metricsUrls[`${name}-${index}`] = urlOf(name, port + index); });
+  for (const { name, port } of services) for (let index = 0; index < replicasOf(name); index += 1) metricsUrls[`${name}-${index}`] = urlOf(name, port + index);
   const target = {
     adminUrl: urlOf('admin-api', portOf('admin-api')), settlementUrl: `${urlOf('settlement-api', portOf('settlement-api'))}/v2`,
     alsUrl: urlOf('account-lookup', portOf('account-lookup')), quotingUrl: urlOf('quoting', portOf('quoting')), transfersUrl: urlOf('api-adapter', portOf('api-adapter')),
-    db, dbEnv: {}, kafka: { brokers: config.kafka.brokers, prefix: config.kafka.topicPrefix ?? '' }, metricsUrls, tlsDir,
+    db, dbEnv: {}, kafka: { brokers: config.kafka.brokers, prefix: config.kafka.topicPrefix ?? '' }, metricsUrls, tlsDir, profile,
     processes: () => ({
-      ...Object.fromEntries(services.map(({ name }) => [name, pidsOf(name)])),
+      ...Object.fromEntries(processNames.map((name) => [name, pidsOf(name)])),
       mariadb: pidsMatching(`${runDir}/mariadb/data`), kafka: pidsMatching(`${runDir}/kafka/`),
     }),
     close: () => db.destroy(),
@@ -602,36 +615,54 @@ export const MODE_COMPONENTS = Object.freeze({
 /**
  * A switch of the run's own (test/support/switch.js: fresh database and topic prefix, every
  * component a child process) with what the mode needs, and `components` beside them (a bulk
- * run's bulk handler): repeatable numbers, nothing left from earlier runs. Components are
- * started one by one so a failed start still stops all.
+ * run's bulk handler): repeatable numbers, nothing left from earlier runs. With `profile:
+ * 'compact'` they run as the compact profile runs them (scripts/services-compact.conf): each
+ * host whole, one process for all its components (bar the admin API, which the harness serves
+ * itself), `replicas` by host name. `members` maps each process (`<name>-<replica>`) to the
+ * components it hosts.
  */
-export async function freshTarget(mode = 'full', { replicas = {}, env = {}, components = [] } = {}) {
-  const { startSwitch } = await import('../test/support/switch.js');
+export async function freshTarget(mode = 'full', { replicas = {}, env = {}, components = [], profile = 'separate' } = {}) {
+  const { startSwitch, COMPONENTS } = await import('../test/support/switch.js');
   const { operatorTokens, testConfig } = await import('../test/support/environment.js');
   const { testSchemeDir } = await import('../test/support/scheme-tls.js');
-  const sw = await startSwitch({ components: [], env });
+  const wanted = [...MODE_COMPONENTS[mode], ...components];
+  const hosts = profile === 'compact' ? readCompactHosts() : new Map();
+  const started = profile === 'compact'
+    ? [...hosts.values()].filter((members) => members.some((name) => wanted.includes(name))).flat().filter((name) => COMPONENTS[name])
+    : wanted;
+  const sw = await startSwitch({ components: started, replicas, env, profile });
   const config = testConfig();
-  const target = { sw, close: () => sw.stop() };
-  try {
-    for (const name of [...MODE_COMPONENTS[mode], ...components]) for (let index = 0; index < (replicas[name] ?? 1); index += 1) await sw.start(name, index);
-  } catch (error) {
-    await sw.stop();
-    throw error;
-  }
   const urlOf = (key) => sw.urlOf(key.slice(0, key.lastIndexOf('-')), Number(key.slice(key.lastIndexOf('-') + 1)));
-  const keys = [...sw.processes.keys()];
-  return Object.assign(target, {
+  // Metrics and health by component; CPU by process (in the compact profile, by host).
+  const processKeys = sw.hostProcesses().map(([key]) => key);
+  // MariaDB and Kafka name their data directories by the real path (.run may be a link).
+  const runDir = realpathSync(`${ROOT}.run`);
+  const members = new Map(processKeys.map((key) => [key, membersOfProcess(key, hosts, sw.ports)]));
+  return {
+    sw, close: () => sw.stop(), profile, members,
     adminUrl: sw.admin.baseUrl, adminToken: operatorTokens().readWrite, transfersUrl: sw.apiUrl, db: sw.admin.db,
     alsUrl: mode === 'full' ? urlOf('account-lookup-0') : 'http://127.0.0.1:9',
     quotingUrl: mode === 'transfer' ? 'http://127.0.0.1:9' : urlOf('quoting-0'),
     dbEnv: { DB_NAME: sw.admin.databaseName, DB_PASSWORD: config.db.password },
     kafka: { brokers: config.kafka.brokers, prefix: sw.prefix }, tlsDir: sw.secure ? testSchemeDir() : undefined,
-    metricsUrls: Object.fromEntries(keys.map((key) => [key, urlOf(key)])),
+    // Each component's own /health and /metrics, wherever it runs.
+    metricsUrls: Object.fromEntries([...sw.ports.keys()].map((key) => [key, urlOf(key)])),
     processes: () => ({
-      ...Object.fromEntries(keys.map((key) => [key, [sw.processes.get(key).pid]])),
-      mariadb: pidsMatching(`${ROOT}.run/mariadb/data`), kafka: pidsMatching(`${ROOT}.run/kafka/`),
+      ...Object.fromEntries(processKeys.map((key) => [key, [sw.processes.get(key).pid]])),
+      mariadb: pidsMatching(`${runDir}/mariadb/data`), kafka: pidsMatching(`${runDir}/kafka/`),
     }),
-  });
+  };
+}
+
+/**
+ * The components process `key` (`<name>-<replica>`) runs: a compact host's members that were
+ * started (those with a port for that replica), or the one component it is.
+ */
+export function membersOfProcess(key, hosts, ports) {
+  const name = key.slice(0, key.lastIndexOf('-'));
+  const replica = key.slice(key.lastIndexOf('-') + 1);
+  if (!hosts.has(name)) return [name];
+  return hosts.get(name).filter((member) => ports.has(`${member}-${replica}`));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -12,7 +12,7 @@ import { decodeEvent, isMalformedEvent } from './kafka/envelope.js';
 import { createDeadLetterSink } from './kafka/dead-letters.js';
 import { isTransientFailure } from './transient-failures.js';
 import { TOPIC, topicName } from './kafka/topics.js';
-import { exitOnSignal } from './shutdown.js';
+import { runComponent } from './component.js';
 
 /** Topic names under the configured prefix, by their base names' keys (TOPIC). */
 export function topicsOf(config) {
@@ -20,29 +20,35 @@ export function topicsOf(config) {
 }
 
 /**
- * Runs a handler process. `start(deps)` begins the work and returns `{ stop, healthy }`, and
- * `health()` when the work is a consumer (consumeEvents).
- * Fails fast (exit 1) when configuration or a connection is missing at start-up.
+ * Starts a handler as a component (platform/component.js) from `env`. `start(deps)` begins
+ * the work and returns `{ stop, healthy }`, and `health()` when the work is a consumer
+ * (consumeEvents). Rejects when configuration or a connection is missing at start-up.
  */
-export async function runHandlerProcess({ name, defaultPort, start }) {
-  const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort });
+export async function startHandler({ name, defaultPort, start }, env) {
+  const config = loadConfig({ SERVICE_NAME: name, ...env }, { defaultPort });
   const logger = createLogger(config);
   const metrics = createMetrics(config);
   const db = createDatabase(config.db, { metrics });
   const producer = createProducer({ kafka: config.kafka, logger, metrics });
   await producer.connect();
-  const work = await start({ config, logger, metrics, db, producer, topics: topicsOf(config) });
+  const work = await start({ config, logger, metrics, db, producer, topics: topicsOf(config), env });
   const server = createHttpServer({ port: config.httpPort, host: config.httpHost, logger, metrics, health: () => healthOf(db, work) });
   await server.start();
   logger.info({ port: config.httpPort }, `${name} handler running`);
   const stopWatching = exitWhenStalled(logger, work.health ? [work.health] : []);
-  exitOnSignal(logger, async () => {
+  const stop = async () => {
     stopWatching();
     await work.stop();
     await producer.disconnect();
     await server.stop({ timeout: 2000 });
     await db.destroy();
-  });
+  };
+  return { name, logger, port: config.httpPort, stop };
+}
+
+/** Runs a handler as a process of its own (fails fast, exit 1, when it cannot start). */
+export async function runHandlerProcess(spec) {
+  return runComponent((env) => startHandler(spec, env));
 }
 
 async function healthOf(db, work) {
@@ -67,7 +73,10 @@ const WATCH_INTERVAL_MS = 1_000;
  * Ends the process (code 1) once one of `healths` (each a consumer's health()) says that only
  * a restart can cure it, so that whatever runs the process (Kubernetes, perf/chaos.js)
  * starts it again: a consumer that stopped polling or cannot get back into its group must
- * not hold its partitions silently. Returns the function that stops watching (on SIGTERM).
+ * not hold its partitions silently. In a process that hosts several components
+ * (scripts/compact-host.js) this ends them all: a stalled consumer cannot be restarted alone
+ * (librdkafka's state is in the process), and each of the others recovers from Kafka and the
+ * database as after any crash. Returns the function that stops watching (on SIGTERM).
  */
 export function exitWhenStalled(logger, healths) {
   const timer = setInterval(() => {

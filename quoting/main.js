@@ -1,6 +1,6 @@
-// Composition root of the quoting edge process (FSPIOP /quotes, port 3002).
-import { runEdgeProcess } from '../platform/fspiop/edge-process.js';
-import { TOPIC } from '../platform/kafka/topics.js';
-import { quoteRoutes } from './routes.js';
+// Composition root of the quoting edge process (FSPIOP /quotes, port 3002): the component of
+// component.js in a process of its own.
+import { runComponent } from '../platform/component.js';
+import { start } from './component.js';
 
-await runEdgeProcess({ name: 'quoting', defaultPort: 3002, probeTopic: TOPIC.quotesPost, routes: quoteRoutes });
+await runComponent(start);

@@ -12,6 +12,10 @@
 #   scripts/services.sh stop     # supervisors first (no restart after), then the replicas:
 #                                # SIGTERM, up to STOP_TIMEOUT s, then SIGKILL; our PIDs only
 #   scripts/services.sh status   # table of replicas
+# PROFILE=compact starts the hosts of scripts/services-compact.conf instead: each replica of a
+# host is one process (scripts/compact-host.js) running several components, each on the port
+# services.conf gives it (basePort + SERVICE_PORT_OFFSET + i), each checked on its own /health,
+# and listed under its host by `status`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$REPO_ROOT/scripts/lib.sh"
@@ -21,6 +25,13 @@ SVC_NAMES=()
 SVC_ENTRIES=()
 SVC_PORTS=()
 SVC_REPLICAS=()
+# In the compact profile, the components of each host (comma-separated); empty otherwise.
+SVC_MEMBERS=()
+
+PROFILE="${PROFILE:-separate}"
+[[ "$PROFILE" == separate || "$PROFILE" == compact ]] || die "PROFILE must be separate or compact, got '$PROFILE'"
+: "${SERVICES_COMPACT_CONF:=$REPO_ROOT/scripts/services-compact.conf}"
+COMPACT_HOST="$REPO_ROOT/scripts/compact-host.js"
 
 [[ "$SERVICE_PORT_OFFSET" =~ ^[0-9]+$ ]] || die "SERVICE_PORT_OFFSET must be a whole number, got '$SERVICE_PORT_OFFSET'"
 
@@ -50,7 +61,54 @@ read_services_conf() {
     SVC_ENTRIES+=("$(abs_path "$entry")")
     SVC_PORTS+=("$((port + SERVICE_PORT_OFFSET))")
     SVC_REPLICAS+=("$replicas")
+    SVC_MEMBERS+=("")
   done <"$SERVICES_CONF"
+  if [[ "$PROFILE" == compact ]]; then read_compact_conf; fi
+}
+
+# Replaces the services read from services.conf by the hosts of services-compact.conf, each
+# entry the compact host, its port its first component's, its members its components.
+read_compact_conf() {
+  local name members replicas extra var member s lineno=0 known
+  local -A base_port=()
+  for s in "${!SVC_NAMES[@]}"; do base_port[${SVC_NAMES[$s]}]="${SVC_PORTS[$s]}"; done
+  SVC_NAMES=() SVC_ENTRIES=() SVC_PORTS=() SVC_REPLICAS=() SVC_MEMBERS=()
+  [[ -r "$SERVICES_COMPACT_CONF" ]] || die "cannot read $SERVICES_COMPACT_CONF"
+  while read -r name members replicas extra || [[ -n "${name:-}" ]]; do
+    lineno=$((lineno + 1))
+    [[ -z "${name:-}" || "$name" == \#* ]] && continue
+    [[ -n "$replicas" && -z "${extra:-}" && "$replicas" =~ ^[0-9]+$ ]] ||
+      die "$SERVICES_COMPACT_CONF:$lineno: expected 'name component,component,... defaultReplicas'"
+    for member in ${members//,/ }; do
+      known="${base_port[$member]:-}"
+      [[ -n "$known" ]] || die "$SERVICES_COMPACT_CONF:$lineno: $member is not a service of $SERVICES_CONF"
+    done
+    var="$(replicas_var "$name")"
+    replicas="${!var:-$replicas}"
+    [[ "$replicas" =~ ^[0-9]+$ ]] || die "$var must be a whole number, got '$replicas'"
+    SVC_NAMES+=("$name")
+    SVC_ENTRIES+=("$COMPACT_HOST")
+    SVC_PORTS+=("${base_port[${members%%,*}]}")
+    SVC_REPLICAS+=("$replicas")
+    # Each member with its base port: replica i adds i to every one (host_args).
+    local with_ports=""
+    for member in ${members//,/ }; do with_ports+="${with_ports:+,}$member=${base_port[$member]}"; done
+    SVC_MEMBERS+=("$with_ports")
+  done <"$SERVICES_COMPACT_CONF"
+}
+
+# The compact host's argument for replica INDEX of members "name=basePort,...": each port + INDEX.
+host_args() {
+  local members="$1" index="$2" item out=""
+  for item in ${members//,/ }; do out+="${out:+,}${item%%=*}=$((${item##*=} + index))"; done
+  printf '%s\n' "$out"
+}
+
+# "component port" lines of a replica: its members' (a compact host's argument), or itself.
+replica_components() {
+  local name="$1" port="$2" members="${3:-}" item
+  if [[ -z "$members" ]]; then printf '%s %s\n' "$name" "$port"; return; fi
+  for item in ${members//,/ }; do printf '%s %s\n' "${item%%=*}" "${item##*=}"; done
 }
 
 # A replica is ours if it runs node and its environment carries our run marker, its name
@@ -96,18 +154,23 @@ restarts_of() {
 }
 
 start_replica() {
-  local name="$1" entry="$2" port="$3" index="$4" pid="" supervisor log polls
+  local name="$1" entry="$2" port="$3" index="$4" members="${5:-}" pid="" supervisor log polls
+  local -a args=()
+  [[ -z "$members" ]] || args=("$members")
+  local component member_port
   log="$(log_file "$name" "$index")"
-  if port_open 127.0.0.1 "$port"; then
-    die "port $port (for $name replica $index) is taken by another process"
-  fi
+  while read -r component member_port; do
+    if port_open 127.0.0.1 "$member_port"; then
+      die "port $member_port (for $component, $name replica $index) is taken by another process (another PROFILE's? make down first)"
+    fi
+  done < <(replica_components "$name" "$port" "$members")
   printf '\n=== %s: starting %s replica %s on port %s ===\n' "$(date -Is)" "$name" "$index" "$port" >>"$log"
   # SERVICE_NODE_ARGS: extra node flags for every service, e.g. "--cpu-prof
   # --cpu-prof-dir=/tmp/prof" to profile a load run (flags NODE_OPTIONS refuses).
   rm -f "$(pid_file "$name" "$index")"
   # shellcheck disable=SC2086
   supervisor="$(spawn "$log" env PORT="$port" REPLICA_INDEX="$index" SERVICE_NAME="$name" \
-    bash "$REPO_ROOT/scripts/supervise.sh" "$(pid_file "$name" "$index")" node ${SERVICE_NODE_ARGS:-} "$entry")"
+    bash "$REPO_ROOT/scripts/supervise.sh" "$(pid_file "$name" "$index")" node ${SERVICE_NODE_ARGS:-} "$entry" "${args[@]+"${args[@]}"}")"
   printf '%s\n' "$supervisor" >"$(supervisor_pid_file "$name" "$index")"
   # The supervisor writes the replica's PID file once it has started it.
   for ((polls = 50; polls > 0; polls--)); do
@@ -115,7 +178,7 @@ start_replica() {
     [[ -n "$pid" ]] && break
     sleep 0.1
   done
-  log "started $name replica $index (pid ${pid:-?}, supervisor $supervisor, port $port)"
+  log "started $name replica $index (pid ${pid:-?}, supervisor $supervisor, port $port${members:+: $members})"
 }
 
 # The URL of a replica's /health: over HTTPS for an edge that serves it, trusting the local
@@ -138,10 +201,12 @@ health_status() {
 # DFSPs, started without the hub's client certificate, would be refused by every DFSP that
 # requires it (the demo's do with mutual TLS on): neither is reused.
 check_tls_unchanged() {
-  local name="$1" index="$2" pid="$3" running variable
+  local name="$1" index="$2" pid="$3" members="${4:-}" running variable component port
   local -a variables=()
-  [[ "$FSPIOP_EDGES" == *" $name "* ]] && variables+=(TLS_CERT_PATH)
-  [[ "$CALLBACK_SENDERS" == *" $name "* ]] && variables+=(CALLBACK_TLS_CERT_PATH)
+  while read -r component port; do
+    [[ "$FSPIOP_EDGES" == *" $component "* ]] && variables+=(TLS_CERT_PATH)
+    [[ "$CALLBACK_SENDERS" == *" $component "* ]] && variables+=(CALLBACK_TLS_CERT_PATH)
+  done < <(replica_components "$name" 0 "$members")
   for variable in "${variables[@]+"${variables[@]}"}"; do
     running="$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n "s/^$variable=//p" | tail -n 1)"
     [[ "$running" == "${!variable:-}" ]] ||
@@ -149,18 +214,19 @@ check_tls_unchanged() {
   done
 }
 
-# Waits until every "name index port fresh" line answers GET /health with 200. Fails at once
+# Waits until every "name index port fresh [component]" line answers GET /health with 200 (a
+# compact host has a line per component, each on its own port). Fails at once
 # when a replica started now (fresh=1) exits, stopping its supervisor so that it does not
 # restart in a loop, or when an older one is gone with no supervisor to restart it; fails after
 # HEALTH_TIMEOUT seconds otherwise; each time showing the replica's log. An older replica
 # between two restarts by its supervisor is waited for.
 wait_healthy() {
   local -a pending=("$@") still
-  local item name index port fresh pid deadline=$((SECONDS + HEALTH_TIMEOUT))
+  local item name index port fresh component pid deadline=$((SECONDS + HEALTH_TIMEOUT))
   while ((${#pending[@]} > 0)); do
     still=()
     for item in "${pending[@]}"; do
-      read -r name index port fresh <<<"$item"
+      read -r name index port fresh component <<<"$item"
       pid="$(replica_pid "$name" "$index")"
       if [[ "$fresh" == 1 && "$(restarts_of "$name" "$index")" != 0 ]] || [[ -z "$pid" && ( "$fresh" == 1 || -z "$(supervisor_pid "$name" "$index")" ) ]]; then
         stop_replicas "$name $index $(pid_file "$name" "$index")"
@@ -171,7 +237,7 @@ wait_healthy() {
         still+=("$item")
         continue
       fi
-      if [[ "$(health_status "$name" "$port")" != 200 ]]; then
+      if [[ "$(health_status "${component:-$name}" "$port")" != 200 ]]; then
         still+=("$item")
       fi
     done
@@ -179,9 +245,9 @@ wait_healthy() {
     ((${#pending[@]} == 0)) && break
     if ((SECONDS >= deadline)); then
       for item in "${pending[@]}"; do
-        read -r name index port fresh <<<"$item"
+        read -r name index port fresh component <<<"$item"
         show_log_tail "$(log_file "$name" "$index")"
-        warn "$name replica $index: no 200 from $(health_url "$name" "$port")"
+        warn "$name replica $index: no 200 from $(health_url "${component:-$name}" "$port")"
       done
       die "services not healthy after ${HEALTH_TIMEOUT}s"
     fi
@@ -254,7 +320,7 @@ stop_surplus_replicas() {
 
 cmd_start() {
   local -a started=() checks=()
-  local s i name entry port pid supervisor
+  local s i name entry port pid supervisor members component member_port fresh
   mkdir -p "$LOG_DIR" "$PID_DIR"
   read_services_conf
   for s in "${!SVC_NAMES[@]}"; do
@@ -262,17 +328,22 @@ cmd_start() {
     [[ -f "$entry" ]] || die "$name: entry point $entry does not exist"
     for ((i = 0; i < SVC_REPLICAS[s]; i++)); do
       port=$((SVC_PORTS[s] + i))
+      members=""
+      [[ -z "${SVC_MEMBERS[$s]}" ]] || members="$(host_args "${SVC_MEMBERS[$s]}" "$i")"
       pid="$(replica_pid "$name" "$i")"
       supervisor="$(supervisor_pid "$name" "$i")"
       if [[ -n "$pid" || -n "$supervisor" ]]; then
-        [[ -z "$pid" ]] || check_tls_unchanged "$name" "$i" "$pid"
+        [[ -z "$pid" ]] || check_tls_unchanged "$name" "$i" "$pid" "$members"
         log "$name replica $i already running (pid ${pid:-none: being restarted}, port $port${supervisor:+, supervisor $supervisor})"
-        checks+=("$name $i $port 0")
+        fresh=0
       else
-        start_replica "$name" "$entry" "$port" "$i"
+        start_replica "$name" "$entry" "$port" "$i" "$members"
         started+=("$name-$i")
-        checks+=("$name $i $port 1")
+        fresh=1
       fi
+      while read -r component member_port; do
+        checks+=("$name $i $member_port $fresh $component")
+      done < <(replica_components "$name" "$port" "$members")
     done
   done
   stop_surplus_replicas
@@ -305,7 +376,21 @@ cmd_status() {
     fi
     printf '%-22s %-7s %-8s %-6s %-10s %-8s %s\n' "$name" "$index" "${pid:--}" "$port" "$state" \
       "$(restarts_of "$name" "$index")" "$(log_file "$name" "$index")"
+    [[ "$state" == running ]] && status_of_members "$index" "$pid"
   done < <(list_pid_files)
+}
+
+# Under a running compact host, a line per component it runs (read from its command line, so
+# whichever profile is asked for now): its port and its /health, healthy or unhealthy (code).
+status_of_members() {
+  local index="$1" pid="$2" members component port code
+  [[ "$(proc_cmdline "$pid")" == *compact-host.js* ]] || return 0
+  members="$(tr '\0' '\n' <"/proc/$pid/cmdline" | tail -n 1)"
+  while read -r component port; do
+    code="$(health_status "$component" "$port")"
+    if [[ "$code" == 200 ]]; then code=healthy; else code="unhealthy($code)"; fi
+    printf '%-22s %-7s %-8s %-6s %-10s %-8s %s\n' "  $component" "$index" "$pid" "$port" "$code" - -
+  done < <(replica_components compact 0 "$members")
 }
 
 case "${1:-}" in

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make up`: the whole switch on this machine: infrastructure, then every service replica
-# in scripts/services.conf. Idempotent: whatever already runs is left running.
+# in scripts/services.conf (PROFILE=compact: the hosts of scripts/services-compact.conf, several
+# components per process). Idempotent: whatever already runs is left running.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$REPO_ROOT/scripts/lib.sh"

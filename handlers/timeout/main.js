@@ -1,13 +1,6 @@
-// Composition root of the timeout handler process.
-import { createTimeoutSweeper } from './handler.js';
-import { startSweeping } from '../../platform/periodic-sweep.js';
-import { runHandlerProcess } from '../../platform/handler-runtime.js';
+// Composition root of the timeout handler process: the component of component.js in a process of
+// its own.
+import { runComponent } from '../../platform/component.js';
+import { start } from './component.js';
 
-await runHandlerProcess({
-  name: 'timeout',
-  defaultPort: 4231,
-  start: async ({ config, logger, metrics, db, producer, topics }) => {
-    const sweepOnce = createTimeoutSweeper({ db, producer, topics, metrics, hubName: config.hubName, settings: config.timeout });
-    return startSweeping({ name: 'timeout', sweepOnce, settings: config.timeout, logger });
-  },
-});
+await runComponent(start);

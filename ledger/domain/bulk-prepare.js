@@ -63,6 +63,7 @@ function bulkRow(message, hash, now) {
     requestHash: hash,
     headers: message.headers ?? {},
     rawBody: message.rawBody ?? JSON.stringify(body),
+    requestEventAtMs: message.at,
     statePath: bulkTransition(null, BULK_STATE.received),
     state: BULK_STATE.received,
   };
@@ -86,6 +87,8 @@ function takenItems(items, known, ours) {
   }
   return taken;
 }
+
+const isRedelivery = (prior, message) => prior.requestEventAtMs !== undefined && prior.requestEventAtMs === message.at;
 
 /**
  * `messages`: bulk-prepare events in consumption order. `existingBulks`: bulkTransferId →
@@ -117,8 +120,12 @@ export function decideBulkPrepareBatch({ messages, existingBulks, existing, part
     result.positionEvents.push(...decided.positionEvents);
     result.outcomes.push(...decided.outcomes);
     // The same bulk again: the payer hears the bulk's current state from the bulk handler,
-    // which holds its items' results.
-    if (prior) { result.stateRequests.push(message); continue; }
+    // which holds its items' results; unless it is the very request again (the edge's `at`),
+    // redelivered after a crash of this handler, which the payer did not send twice.
+    if (prior) {
+      if (!isRedelivery(prior, message)) result.stateRequests.push(message);
+      continue;
+    }
     const row = bulkRow(message, hash, now);
     knownBulks.set(message.id, row);
     result.bulkInserts.push(row);

@@ -85,17 +85,19 @@ function applyResults(bulkTransferId, bulkResults, byTransferId, bulk) {
     if (!hasBulk || !item) { applied.unknown.push(result); continue; }
     const final = result.action === FINAL_RESULT_ACTION;
     if (final ? item.finalResult : item.prepareResult) {
-      if (recordedWithLastChange(item, bulk)) applied.redelivered = true;
+      if (sameEventAsHeld(item, result, final) && recordedWithLastChange(item, bulk)) applied.redelivered = true;
       continue;
     }
+    const eventAtMs = result.at;
     if (final) {
-      Object.assign(item, { finalResult: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation });
-      applied.finals.push({ bulkTransferId, transferId: result.transferId, result: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation });
+      Object.assign(item, { finalResult: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation, finalEventAtMs: eventAtMs });
+      applied.finals.push({
+        bulkTransferId, transferId: result.transferId, result: result.result, fulfilment: result.fulfilment, errorInformation: result.errorInformation, eventAtMs,
+      });
       continue;
     }
-    item.prepareResult = result.result;
-    item.failure = result.failure;
-    applied.recorded.push({ bulkTransferId, transferId: result.transferId, result: result.result, failure: result.failure });
+    Object.assign(item, { prepareResult: result.result, failure: result.failure, prepareEventAtMs: eventAtMs });
+    applied.recorded.push({ bulkTransferId, transferId: result.transferId, result: result.result, failure: result.failure, eventAtMs });
   }
   return applied;
 }
@@ -105,6 +107,17 @@ function applyResults(bulkTransferId, bulkResults, byTransferId, bulk) {
  * every item has its prepare result and some reserved, and prepare results never change.
  */
 const wasForwarded = (items) => items.every((item) => item.prepareResult) && items.some((item) => item.prepareResult === RESERVED);
+
+/**
+ * Whether a result the item already holds came in the very event that recorded it (the same
+ * `at`): a batch of the bulk handler's own, redelivered after a crash. A result produced again
+ * by a handler upstream after its own crash is a new event with a new `at`, and tells nobody
+ * anything again. Without the times, it may be either.
+ */
+function sameEventAsHeld(item, result, final) {
+  const heldAtMs = final ? item.finalEventAtMs : item.prepareEventAtMs;
+  return heldAtMs === undefined || result.at === undefined || heldAtMs === result.at;
+}
 
 /**
  * Whether an item's stored result was recorded in the transaction that made the bulk's last
@@ -132,7 +145,7 @@ export const FINAL_RESULT_ACTION = 'final-result';
 
 /**
  * `results`: item-result events `{ id: bulkTransferId, transferId, action, result, failure?,
- * fulfilment?, errorInformation? }` in consumption order, `action` prepare-result or
+ * fulfilment?, errorInformation?, at }` in consumption order, `action` prepare-result or
  * final-result. `bulks`: bulkTransferId → stored bulk (locked). `items`: bulkTransferId → its
  * items in order (bulkItemsFromRows). `stateRequests`: bulk-state events `{ id, from,
  * headers }`, answered after the batch's results. `expiries`: bulk-expire events `{ id, state }`

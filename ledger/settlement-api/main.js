@@ -1,31 +1,6 @@
-// Composition root of the settlement API process: the HTTP API and the continuous gross
-// settlement sweep.
-import { loadConfig } from '../../platform/config.js';
-import { createDatabase } from '../../platform/db.js';
-import { createLogger } from '../../platform/logger.js';
-import { createMetrics } from '../../platform/metrics.js';
-import { startSweeping } from '../../platform/periodic-sweep.js';
-import { exitOnSignal } from '../../platform/shutdown.js';
-import { createGrossSettlementSweep } from './gross-settlement.js';
-import { createSettlementServer } from './server.js';
+// Composition root of the settlement API process: the component of component.js in a process of
+// its own.
+import { runComponent } from '../../platform/component.js';
+import { start } from './component.js';
 
-const config = loadConfig({ SERVICE_NAME: 'settlement-api', ...process.env }, { defaultPort: 3007, operatorApi: true });
-const logger = createLogger(config);
-const metrics = createMetrics(config);
-const db = createDatabase(config.db, { metrics });
-
-const { server, counters } = createSettlementServer({ db, config, logger, metrics });
-const grossSweep = startSweeping({
-  name: 'gross-settlement',
-  sweepOnce: createGrossSettlementSweep({ db, hubName: config.hubName, settings: config.grossSettlement, onSettled: counters.grossSettled }),
-  settings: config.grossSettlement,
-  logger,
-});
-await server.start();
-logger.info({ port: config.httpPort }, 'settlement API listening');
-
-exitOnSignal(logger, async () => {
-  await server.stop({ timeout: 5000 });
-  await grossSweep.stop();
-  await db.destroy();
-});
+await runComponent(start);

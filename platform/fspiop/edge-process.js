@@ -13,7 +13,7 @@ import { createDfspKeyStore, registerSignatureCheck } from './jws-keys.js';
 import { edgeTlsOptions, registerClientIdentityCheck } from './client-identity.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerSourceRefusals, registerUnprovenSender } from './sender.js';
-import { exitOnSignal } from '../shutdown.js';
+import { runComponent } from '../component.js';
 
 /**
  * The HTTP server of a DFSP-facing edge: HTTPS when configured, and before any route runs the
@@ -47,9 +47,12 @@ export function createEdgeServer({ config, logger, metrics, producer, kafkaHealt
   return server;
 }
 
-/** Runs an edge process; `probeTopic` is the base name of a topic the edge produces to. */
-export async function runEdgeProcess({ name, defaultPort, probeTopic, routes }) {
-  const config = loadConfig({ SERVICE_NAME: name, ...process.env }, { defaultPort, usesDatabase: false, operatorTokens: ['dfspDirectoryRead'] });
+/**
+ * Starts an edge as a component (platform/component.js) from `env`; `probeTopic` is the base
+ * name of a topic the edge produces to.
+ */
+export async function startEdge({ name, defaultPort, probeTopic, routes }, env) {
+  const config = loadConfig({ SERVICE_NAME: name, ...env }, { defaultPort, usesDatabase: false, operatorTokens: ['dfspDirectoryRead'] });
   const logger = createLogger(config);
   const metrics = createMetrics(config);
   const producer = createProducer({ kafka: config.kafka, logger, metrics });
@@ -61,9 +64,15 @@ export async function runEdgeProcess({ name, defaultPort, probeTopic, routes }) 
   logger.info({ port: server.info.port }, `${name} listening`);
   // Stopping the server first lets requests in flight finish their produce and get their
   // answer; only then is the producer flushed and closed.
-  exitOnSignal(logger, async () => {
+  const stop = async () => {
     await server.stop({ timeout: 5000 });
     await producer.disconnect();
     await probe.disconnect();
-  });
+  };
+  return { name, logger, port: server.info.port, stop };
+}
+
+/** Runs an edge as a process of its own. */
+export async function runEdgeProcess(spec) {
+  return runComponent((env) => startEdge(spec, env));
 }

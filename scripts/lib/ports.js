@@ -6,6 +6,11 @@ import net from 'node:net';
 const RANGE_FIRST = 20_000;
 const RANGE_SIZE = 12_000;
 
+// Ports this process has handed out. A port handed out is free only until its listener binds,
+// which can be seconds later (a test's switch starts its components one after another), so the
+// next draw must not hand it out again: two components of one switch would then want one port.
+const handedOut = new Set();
+
 /**
  * One free port for a listener that another process opens later. It is drawn from below the
  * ephemeral range: a port the system hands out for `listen(0)` lies in that range, and an
@@ -28,8 +33,11 @@ export async function freePortRange(count, preferred) {
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const base = attempt === 0 && preferred ? preferred : RANGE_FIRST + Math.floor(Math.random() * (RANGE_SIZE - count));
     let free = true;
-    for (let port = base; port < base + count && free; port += 1) free = await portIsFree(port);
-    if (free) return base;
+    for (let port = base; port < base + count && free; port += 1) free = !handedOut.has(port) && await portIsFree(port);
+    if (free) {
+      for (let port = base; port < base + count; port += 1) handedOut.add(port);
+      return base;
+    }
   }
   throw new Error(`no ${count} free ports in a row`);
 }

@@ -119,7 +119,7 @@ async function configValue(key) {
 test('install (no hooks), upgrade and rollback against a real API server', { skip, timeout: 600_000 }, async () => {
   runHelm(['install', RELEASE, chart, '-n', NAMESPACE, '--create-namespace', '--no-hooks', '-f', eksValues]);
   const { body: deployments } = await api('GET', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments`);
-  assert.equal(deployments.items.length, 13);
+  assert.equal(deployments.items.length, 14, 'one Deployment per component, the bulk handler included');
   // The settlement API, as the server stored it: an operator API on 3007 with every token, fenced like the admin API.
   const settlement = deployments.items.find((d) => d.metadata.name === `${RELEASE}-fspiop-switch-settlement-api`);
   const [container] = settlement.spec.template.spec.containers;
@@ -166,6 +166,22 @@ test('hooks (setup Jobs, hook Secret, helm test Pod) and the load test pass a se
       const { status, body } = await api('POST', `${collectionPath(hook, NAMESPACE)}?dryRun=All&fieldValidation=Strict`, hook);
       assert.equal(status, 201, `${hook.kind}/${hook.metadata.name}: ${body?.message}`);
     }
+  }
+});
+
+test('the small scheme\'s compact hosts pass a server-side dry run, every object of the release', { skip, timeout: 120_000 }, async () => {
+  // A namespace and release of its own: the first test's release holds the same names in NAMESPACE.
+  const release = 'small';
+  const namespace = 'small';
+  await api('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  const smallScheme = join(chart, 'examples', 'values-small-scheme.yaml');
+  const values = ['-f', smallScheme, '--set', 'db.password=x', '--set', 'clientIdentity.tls.generate=true', '--set', 'metrics.podMonitor.enabled=true'];
+  const objects = loadAll(execFileSync(helm, ['template', release, chart, '-n', namespace, ...values], { encoding: 'utf8' })).filter(Boolean);
+  const hosts = objects.filter((o) => o.kind === 'Deployment').map((d) => d.metadata.name).sort();
+  assert.deepEqual(hosts, ['callbacks-quotes', 'directory-admin', 'edges', 'ledger-handlers'].map((host) => `${release}-fspiop-switch-${host}`));
+  for (const object of objects) {
+    const { status, body } = await api('POST', `${collectionPath(object, namespace)}?dryRun=All&fieldValidation=Strict`, object);
+    assert.equal(status, 201, `${object.kind}/${object.metadata.name}: ${body?.message}`);
   }
 });
 

@@ -380,6 +380,24 @@ test('the one-node load test mixes every kind of payment: plain, converted and a
   assert.ok(Number(env.CONVERSION_SHARE) > 0 && Number(env.RTP_SHARE) > 0, JSON.stringify(env));
   assert.ok(Number(env.CONVERSION_SHARE) + Number(env.RTP_SHARE) <= 1);
   assert.equal(named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data.TOPIC_PARTITIONS_JSON.includes('"topic-bulk-processing":2'), true);
+  // Then bulks, through the same DFSPs: the script, its settings, and liquidity for their items.
+  const [shell] = runner.spec.template.spec.containers[0].command.slice(2);
+  assert.match(shell, /transfers\.js &&\s+exec k6 run .* \/scripts\/bulk\.js$/);
+  assert.ok(Number(env.BULKS) > 0 && Number(env.BULK_SIZE) > 0, JSON.stringify(env));
+  const script = named(objects, 'ConfigMap', 'sw-fspiop-switch-loadtest-script').data;
+  assert.equal(script['bulk.js'], readFileSync(join(root, 'perf', 'k6', 'bulk.js'), 'utf8').trimEnd());
+  const provision = objects.find((o) => o.kind === 'Job' && o.metadata.name === 'sw-fspiop-switch-loadtest-provision').spec.template.spec.containers[0];
+  const funded = Number(provision.command.find((arg) => arg.startsWith('--transfers=')).split('=')[1]);
+  assert.ok(funded >= 100 + Number(env.BULKS) * Number(env.BULK_SIZE), provision.command.join(' '));
+});
+
+test('a load test without bulks runs the payments alone; bulks need the runner Job', { skip }, () => {
+  const objects = render([...minimal, ...loadTestOn, '--set', 'loadTest.k6.runner=job']);
+  const runner = objects.find((o) => o.kind === 'Job' && o.metadata.name === 'sw-fspiop-switch-loadtest');
+  const [shell] = runner.spec.template.spec.containers[0].command.slice(2);
+  assert.match(shell, /^segment=.*; exec k6 run .* \/scripts\/transfers\.js$/);
+  assert.throws(() => render([...minimal, ...loadTestOn, '--set', 'loadTest.bulk.bulks=2']), /loadTest\.k6\.runner=job/);
+  assert.throws(() => render([...minimal, ...loadTestOn, '--set', 'loadTest.k6.runner=job', '--set', 'loadTest.bulk.size=1001']), /size/);
 });
 
 test('EKS values: MSK over SASL/SCRAM + TLS, Aurora over TLS, secrets from existing Secrets', { skip }, () => {
@@ -517,7 +535,7 @@ test('load test without the k6-operator: an indexed Job, each pod its execution 
   assert.equal(k6.spec.completions, 3);
   assert.equal(k6.spec.parallelism, 3);
   const [container] = k6.spec.template.spec.containers;
-  assert.match(container.command.join(' '), /--execution-segment "\$\{JOB_COMPLETION_INDEX\}\/3:\$\(\(JOB_COMPLETION_INDEX \+ 1\)\)\/3"/);
+  assert.match(container.command.join(' '), /segment="\$\{JOB_COMPLETION_INDEX\}\/3:\$\(\(JOB_COMPLETION_INDEX \+ 1\)\)\/3"; exec k6 run --no-usage-report --execution-segment "\$segment"/);
   assert.equal(Object.fromEntries(container.env.map((e) => [e.name, e.value])).TPS, '30');
   assert.equal(provision.spec.template.spec.containers[0].image, 'ghcr.io/fspiop-switch/fspiop-switch-loadtest:old', 'the load generator keeps its own image and tag');
   const simulators = named(objects, 'Deployment', 'sw-fspiop-switch-loadtest-simulators');

@@ -43,6 +43,8 @@ const payerWorkers = payerWorkersOf(names, loadTest.simulators.workers);
 let completedInRun = 0;
 // Of them, the payments their payee asked for (request to pay), which the gate finds linked.
 let requestsToPayInRun = 0;
+// The bulks the load test completed (each of its items is a transfer counted above).
+let bulksInRun = 0;
 
 async function run(command, args, { timeoutMs = 120_000 } = {}) {
   try {
@@ -88,7 +90,7 @@ async function assertPodsRun(tag) {
 
 /** `completed=… failed=… dropped_iterations=… warmup_completed=… warmup_failed=…` of a k6 summary line (perf/k6/transfers.js handleSummary). */
 function k6Counts(output) {
-  const line = output.split('\n').find((text) => /\bcompleted=\d+ failed=\d+/.test(text));
+  const line = output.split('\n').find((text) => /\bcompleted=\d+ failed=\d+/.test(text) && !/\bbulk_completed=/.test(text));
   assert.ok(line, `no k6 summary line in:\n${output.slice(-2000)}`);
   const count = (name) => Number(line.match(new RegExp(`\\b${name}=(\\d+)`))?.[1] ?? 0);
   return { line, completed: count('completed'), failed: count('failed'), dropped: count('dropped_iterations'),
@@ -97,15 +99,29 @@ function k6Counts(output) {
     rtpCompleted: count('rtp_completed'), rtpFailed: count('rtp_failed'), warmupRtpCompleted: count('warmup_rtp_completed') };
 }
 
+/** The bulk run's summary line (perf/k6/bulk.js handleSummary), when the load test ran one: its bulks and items. */
+function k6BulkCounts(output) {
+  const line = output.split('\n').find((text) => /\bbulk_completed=\d+/.test(text));
+  if (!line) return null;
+  const count = (name) => Number(line.match(new RegExp(`\\b${name}=(\\d+)`))?.[1] ?? 0);
+  return { line, bulksCompleted: count('bulk_completed'), bulksFailed: count('bulk_failed'), itemsCommitted: count('completed') };
+}
+
 /** What a k6 log says beyond its progress bars: warnings, errors and the summary, the last 60 lines of them. */
 function k6Findings(log) {
-  const progress = /^\s*$|^running \(|^\s*(warmup|transfers)\s+[✓✗ ]?\s*\[/;
+  const progress = /^\s*$|^running \(|^\s*(warmup|transfers|bulks)\s+[✓✗ ]?\s*\[/;
   return log.split('\n').filter((line) => !progress.test(line)).slice(-60).join('\n');
 }
 
 /** The install's k6 Job: its counts, every payment it completed (the warm-up's and the conversions' too) added to the run's. */
 async function countInstallRun() {
-  const k6 = k6Counts(await kubectl(['logs', `job/${FULL}-loadtest`]));
+  const log = await kubectl(['logs', `job/${FULL}-loadtest`]);
+  const k6 = k6Counts(log);
+  k6.bulk = k6BulkCounts(log);
+  if (k6.bulk) {
+    completedInRun += k6.bulk.itemsCommitted;
+    bulksInRun += k6.bulk.bulksCompleted;
+  }
   completedInRun += k6.completed + k6.warmupCompleted + k6.conversionCompleted + k6.rtpCompleted;
   requestsToPayInRun += k6.rtpCompleted + k6.warmupRtpCompleted;
   return k6;
@@ -114,7 +130,7 @@ async function countInstallRun() {
 async function assertGatePasses() {
   // The gate is in the load test's image, not the switch's: it runs in the simulators' pod.
   const output = await kubectl(['exec', `deploy/${FULL}-loadtest-simulators`, '--', 'node', 'perf/gate.js', '--run-tag', RUN_TAG,
-    '--completed', String(completedInRun), '--requests-to-pay', String(requestsToPayInRun)], { timeoutMs: 300_000 }).catch((error) => error.message);
+    '--completed', String(completedInRun), '--requests-to-pay', String(requestsToPayInRun), '--bulks-completed', String(bulksInRun)], { timeoutMs: 300_000 }).catch((error) => error.message);
   assert.match(output, /GATE PASS/, output);
 }
 
@@ -144,6 +160,11 @@ test('install in dev mode: Deployments available, setup Jobs complete, the in-cl
   assert.ok(k6.conversionCompleted > 0, `a share of the payments converted USD to EUR: ${k6.line}`);
   assert.equal(k6.rtpFailed, 0, k6.line);
   assert.ok(k6.rtpCompleted > 0, `a share of the payments were asked for by their payee: ${k6.line}`);
+  assert.ok(k6.bulk, 'the bulk run followed the payments');
+  assert.equal(k6.bulk.bulksFailed, 0, k6.bulk.line);
+  // constant-arrival-rate may start one bulk more than rate × duration, as it may a payment.
+  assert.ok(k6.bulk.bulksCompleted >= loadTest.bulk.bulks, k6.bulk.line);
+  assert.equal(k6.bulk.itemsCommitted, k6.bulk.bulksCompleted * loadTest.bulk.size, k6.bulk.line);
   // constant-arrival-rate may start one iteration more than rate × duration; k6 counts the
   // conversion payments and the requests to pay apart from the plain ones.
   assert.ok(k6.completed + k6.conversionCompleted + k6.rtpCompleted + k6.dropped >= loadTest.transfers, k6.line);

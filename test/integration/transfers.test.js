@@ -169,7 +169,10 @@ test('expiry after reservation: both parties get 3303, the payer position is rel
   assert.equal(await position('payerfsp'), before);
 });
 
-test('expiry before reservation: the payer gets 3303 and the queued prepare is never reserved', async () => {
+test('expiry before reservation: the payer gets 3303 and the queued prepare is never reserved', async (t) => {
+  // The premise is a position handler down while the timeout handler runs; in the compact
+  // profile they share a process, so it cannot be arranged there.
+  if (sw.profile === 'compact') return t.skip('the position and timeout handlers share a process in the compact profile');
   await sw.kill('position');
   const body = transferBody({ expiresInMs: 800 });
   await post(body);

@@ -2,8 +2,8 @@
 // runtime (`make up`, `make demo`) binds by default: a test's own switch must bind none of
 // those, or a developer's running switch would break the tests.
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readServices } from '../../scripts/lib/services-conf.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const LISTEN = '0A'; // the TCP state column of /proc/net/tcp for a listening socket
 
 function socketInodes(pid) {
@@ -37,9 +37,6 @@ export function listeningPorts(pids) {
  * simulators (scripts/env.sh, scripts/demo.js).
  */
 export function localRuntimePorts({ replicas = 4 } = {}) {
-  const services = readFileSync(`${ROOT}scripts/services.conf`, 'utf8').split('\n')
-    .filter((line) => line.trim() && !line.startsWith('#'))
-    .map((line) => Number(line.trim().split(/\s+/)[2]));
-  const replicaPorts = services.flatMap((base) => Array.from({ length: replicas }, (_, index) => base + index));
+  const replicaPorts = readServices().flatMap(({ port: base }) => Array.from({ length: replicas }, (_, index) => base + index));
   return new Set([...replicaPorts, 4003, 3307, 9192, 9193, 4101, 4102, 4103, 4104, 4105, 4106]);
 }

@@ -16,9 +16,11 @@ import { fetch } from 'undici';
 import { callbackTlsEnv, edgeTlsEnv, probeFetch } from './scheme-tls.js';
 import { tlsDispatcher } from '../../scripts/lib/fspiop-headers.js';
 import { freePort } from '../../scripts/lib/ports.js';
+import { readCompactHosts } from '../../scripts/lib/services-conf.js';
 import { FSPIOP_EDGES } from '../../scripts/lib/scheme-certs.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
+const COMPACT_HOST = 'scripts/compact-host.js';
 
 export const COMPONENTS = Object.freeze({
   'api-adapter': 'api-adapter/main.js',
@@ -70,7 +72,19 @@ export async function waitHealthy(url, child, timeoutMs = 30000, tls = undefined
   throw new Error(`${url} did not become healthy:\n${child.output.slice(-2000)}`);
 }
 
-export async function startSwitch({ replicas = {}, env: extraEnv = {}, components = Object.keys(COMPONENTS), nodeArgs = [] } = {}) {
+/**
+ * Starts a switch of `components`, each as its own process (`replicas` of each), or with
+ * `profile: 'compact'` (the default when SWITCH_PROFILE=compact, so that a whole test tier can
+ * run in that profile) as the compact profile runs them: the hosts of services-compact.conf,
+ * each one process with those of its members asked for. Tests name components either way:
+ * `start`, `kill` and `processes` then act on the component's host (a kill takes its
+ * co-members down too, as it would in production), `replicas` of a member or of the host's
+ * name count host replicas, and `hostProcesses()` lists each process once.
+ */
+export async function startSwitch({
+  replicas = {}, env: extraEnv = {}, components = Object.keys(COMPONENTS), nodeArgs = [], profile = process.env.SWITCH_PROFILE || 'separate',
+} = {}) {
+  if (!['separate', 'compact'].includes(profile)) throw new Error(`profile must be separate or compact, got ${profile}`);
   const admin = await startAdminApi();
   const config = testConfig();
   const prefix = await createTestTopics(() => createAdminClient(config.kafka));
@@ -85,55 +99,82 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
     // The test DFSPs listen on loopback, where a switch calls only when told (`env` may override).
     ...hubSigningEnv(), ...LOOPBACK_CALLBACK_ENV, ...oracleEnv, ...clientIdentityEnv(extraEnv.CLIENT_IDENTITY ?? DEFAULT_CLIENT_IDENTITY), ...extraEnv,
   };
-  const processes = new Map();
-  const ports = new Map(); // `${name}-${index}` → the HTTP port that replica listens on
+  const processes = new Map(); // `${name}-${index}` → the child process, by process name and (compact) by each member's name
+  const ports = new Map(); // `${component}-${index}` → the HTTP port that replica listens on
   const secure = Boolean(baseEnv.TLS_CERT_PATH);
-  const harness = { admin, prefix, processes, ports, apiUrl: undefined, oracleUrl: baseEnv.ORACLE_BUILTIN_URL, secure };
+  const harness = { admin, prefix, processes, ports, apiUrl: undefined, oracleUrl: baseEnv.ORACLE_BUILTIN_URL, secure, profile };
   const urlAt = (name, port) => `${secure && FSPIOP_EDGES.includes(name) ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const alive = (child) => child !== undefined && child.exitCode === null && child.signalCode === null;
+
+  // In the compact profile a host runs those of its members asked for so far.
+  const hostMembers = profile === 'compact' ? readCompactHosts() : new Map();
+  const asked = new Set(components);
+  const processOf = (name) => [...hostMembers].find(([, members]) => members.includes(name))?.[0] ?? name;
+  const membersOf = (processName) => (hostMembers.has(processName) ? hostMembers.get(processName).filter((member) => asked.has(member)) : [processName]);
 
   harness.start = async (name, index = 0) => {
+    const processName = processOf(name);
+    asked.add(name);
+    // A member added to a running host joins it as a redeployment would: the host restarts.
+    if (processName !== name && alive(processes.get(`${processName}-${index}`))) await harness.kill(processName, index, 'SIGTERM');
     // A port found free can still be taken by another test's process before this one binds it;
     // then the component exits with EADDRINUSE, and it is started again on another port.
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await startOnFreePort(name, index);
+        return await startOnFreePort(processName, index, attempt);
       } catch (error) {
         if (attempt === 3 || !/EADDRINUSE/.test(error.message)) throw error;
       }
     }
   };
 
-  const startOnFreePort = async (name, index) => {
-    const port = await freePort();
-    const child = spawn(process.execPath, [...nodeArgs, COMPONENTS[name]], {
-      cwd: ROOT, env: { ...baseEnv, PORT: String(port), SERVICE_NAME: name, REPLICA_INDEX: String(index) }, stdio: ['ignore', 'pipe', 'pipe'],
+  // A process restarted after a kill gets the ports it had, as under the local runtime's
+  // supervisor, so that DFSPs and tests keep their URLs; a first start takes free ones.
+  const startOnFreePort = async (name, index, attempt) => {
+    const members = membersOf(name);
+    const memberPorts = [];
+    for (const member of members) {
+      const known = attempt === 1 ? ports.get(`${member}-${index}`) : undefined;
+      memberPorts.push(known ?? await freePort());
+    }
+    const args = hostMembers.has(name)
+      ? [COMPACT_HOST, members.map((member, at) => `${member}=${memberPorts[at]}`).join(',')]
+      : [COMPONENTS[name]];
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
+      cwd: ROOT, env: { ...baseEnv, PORT: String(memberPorts[0]), SERVICE_NAME: name, REPLICA_INDEX: String(index) }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.output = '';
     child.stdout.on('data', (chunk) => { child.output += chunk; });
     child.stderr.on('data', (chunk) => { child.output += chunk; });
-    processes.set(`${name}-${index}`, child);
-    ports.set(`${name}-${index}`, port);
-    await waitHealthy(urlAt(name, port), child);
-    if (name === 'api-adapter' && index === 0) harness.apiUrl = urlAt(name, port);
+    for (const key of new Set([name, ...members])) processes.set(`${key}-${index}`, child);
+    members.forEach((member, at) => ports.set(`${member}-${index}`, memberPorts[at]));
+    for (const [at, member] of members.entries()) await waitHealthy(urlAt(member, memberPorts[at]), child);
+    if (members.includes('api-adapter') && index === 0) harness.apiUrl = urlAt('api-adapter', memberPorts[members.indexOf('api-adapter')]);
     return child;
   };
+
+  /** Each process once, as `[name-index, child]`: a compact host under its host's name. */
+  harness.hostProcesses = () => [...processes].filter(([key]) => {
+    const name = key.slice(0, key.lastIndexOf('-'));
+    return processOf(name) === name;
+  });
 
   /** The base URL of a component's replica, as it listens for this test (https: for an edge with mutual TLS). */
   harness.urlOf = (name, index = 0) => urlAt(name, ports.get(`${name}-${index}`));
 
   harness.kill = async (name, index = 0, signal = 'SIGKILL') => {
     const child = processes.get(`${name}-${index}`);
-    if (child.exitCode === null && child.signalCode === null) {
+    if (alive(child)) {
       child.kill(signal);
       await once(child, 'exit');
     }
   };
 
   harness.stop = async () => {
-    const running = [...processes.values()].filter((child) => child.exitCode === null && child.signalCode === null);
+    const running = [...new Set(processes.values())].filter(alive);
     for (const child of running) child.kill('SIGTERM');
     const forced = setTimeout(() => running.forEach((child) => child.kill('SIGKILL')), 5000);
-    await Promise.all(running.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : null)));
+    await Promise.all(running.map((child) => (alive(child) ? once(child, 'exit') : null)));
     clearTimeout(forced);
     await admin.stop();
     const client = createAdminClient(config.kafka);
@@ -145,8 +186,10 @@ export async function startSwitch({ replicas = {}, env: extraEnv = {}, component
   };
 
   try {
-    for (const name of components) {
-      for (let index = 0; index < (replicas[name] ?? 1); index += 1) await harness.start(name, index);
+    const processNames = [...new Set(components.map(processOf))];
+    for (const name of processNames) {
+      const count = Math.max(replicas[name] ?? 1, ...membersOf(name).map((member) => replicas[member] ?? 1));
+      for (let index = 0; index < count; index += 1) await harness.start(name, index);
     }
   } catch (error) {
     // Whatever did start must not outlive a failed start (it would keep the test alive).

@@ -98,8 +98,10 @@ test('bulk prepare: a redelivered bulk stores nothing and re-produces the reserv
   const existing = new Map(first.inserts.map((row) => [row.transferId, row]));
   const again = decide([message], { existingBulks, existing });
   assert.deepEqual([again.bulkInserts, again.itemInserts, again.inserts], [[], [], []]);
-  assert.deepEqual(again.stateRequests, [message], 'its payer is told the bulk\'s state');
+  assert.deepEqual(again.stateRequests, [], 'the very request again (the edge\'s time): its payer did not send it twice');
   assert.equal(again.positionEvents.length, 2);
+  const resent = { ...message, at: message.at + 1000 };
+  assert.deepEqual(decide([resent], { existingBulks, existing }).stateRequests, [resent], 'sent again by its payer: it is told the bulk\'s state');
   const modified = bulk(message.body.individualTransfers, { bulkTransferId: message.id, expiration: new Date(now.getTime() + 90_000).toISOString() });
   const refused = decide([modified], { existingBulks, existing });
   assert.deepEqual([refused.inserts, refused.positionEvents], [[], []]);
@@ -185,6 +187,13 @@ test('bulk results: a redelivered result changes nothing, and produces the bulk\
   assert.deepEqual(settling.outcomes.map((outcome) => outcome.type), [BULK_OUTCOME.forward], 'the result that settled the bulk, redelivered after a crash of the bulk handler');
   const earlier = decideBulkResults({ results: [itemResult('t0', 'RESERVED'), itemResult('t1', 'RESERVED')], bulks: new Map([['bulk-1', accepted]]), items: timed([1000, 1000, 2000]) });
   assert.deepEqual([earlier.recorded, earlier.bulkUpdates, earlier.outcomes], [[], [], []], 'results recorded before, produced again by a position handler that crashed: nobody is told again');
+  // With the events' times too: the result that settled the bulk, produced again upstream (a
+  // new event, a new `at`) is no redelivery of the bulk handler's own batch.
+  const settledBy = new Map([['bulk-1', timed([1000, 1000, 2000]).get('bulk-1').map((item) => ({ ...item, prepareEventAtMs: 1500 }))]]);
+  const ownBatch = decideBulkResults({ results: [{ ...itemResult('t2', 'FAILED'), at: 1500 }], bulks: new Map([['bulk-1', accepted]]), items: settledBy });
+  assert.deepEqual(ownBatch.outcomes.map((outcome) => outcome.type), [BULK_OUTCOME.forward], 'the same event again: the forward may have been lost');
+  const upstream = decideBulkResults({ results: [{ ...itemResult('t2', 'FAILED'), at: 1700 }], bulks: new Map([['bulk-1', accepted]]), items: settledBy });
+  assert.deepEqual(upstream.outcomes, [], 'a new event with a result already held: nobody is told again');
 });
 
 test('bulk results: a result for no stored bulk or item is set aside as unknown', () => {

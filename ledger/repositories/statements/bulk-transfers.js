@@ -9,7 +9,7 @@ import { TRANSFER_STATE, isFinal } from '../../domain/transfer-states.js';
 import { placeholders, quoted, rowPlaceholders, textCache, uniqueSorted } from '../../../platform/sql-text.js';
 
 const BULK_COLUMNS = ['bulk_transfer_id', 'bulk_quote_id', 'payer_fsp', 'payee_fsp', 'expires_at', 'state', 'item_count', 'request_hash',
-  'headers', 'raw_body', 'failure_code', 'failure_detail', 'created_at', 'changed_at', 'completed_at'];
+  'headers', 'raw_body', 'failure_code', 'failure_detail', 'created_at', 'changed_at', 'completed_at', 'request_event_at'];
 const LOCKS = Object.freeze({ read: '', lock: ' FOR UPDATE' });
 const bulksText = textCache((key) => {
   const [count, lock] = key.split(':');
@@ -28,6 +28,8 @@ export function selectBulkTransfers(bulkTransferIds, { forUpdate = false } = {})
 const timeMs = (value) => (value === null || value === undefined ? undefined : new Date(value).getTime());
 
 /** A `bulk_transfer` row as the domain sees it. */
+const optionalNumber = (value) => (value === null || value === undefined ? undefined : Number(value));
+
 export function toBulkTransfer(row) {
   return {
     bulkTransferId: row.bulk_transfer_id,
@@ -43,6 +45,7 @@ export function toBulkTransfer(row) {
     failure: row.failure_code ? failure(row.failure_code, row.failure_detail) : undefined,
     completedAt: row.completed_at,
     changedAtMs: timeMs(row.changed_at),
+    requestEventAtMs: optionalNumber(row.request_event_at),
   };
 }
 
@@ -52,7 +55,7 @@ export function bulkTransfersFromRows(rows = []) {
 }
 
 const ITEM_COLUMNS = ['bulk_transfer_id', 'transfer_id', 'item_index', 'prepare_result', 'failure_code', 'failure_detail',
-  'final_result', 'fulfilment', 'error_code', 'error_description', 'changed_at'];
+  'final_result', 'fulfilment', 'error_code', 'error_description', 'changed_at', 'prepare_event_at', 'final_event_at'];
 const itemsText = textCache((count) => `SELECT ${ITEM_COLUMNS.map(quoted).join(',')} FROM \`bulk_transfer_item\``
   + ` WHERE \`bulk_transfer_id\` IN (${placeholders(count)}) ORDER BY \`bulk_transfer_id\`, \`item_index\``);
 
@@ -65,7 +68,8 @@ export function selectBulkItems(bulkTransferIds) {
 
 /**
  * bulkTransferId → its items in order, each `{ transferId, itemIndex, prepareResult, failure?,
- * finalResult, fulfilment?, errorInformation?, changedAtMs }`.
+ * finalResult, fulfilment?, errorInformation?, changedAtMs, prepareEventAtMs?, finalEventAtMs? }`
+ * (the event times of its results, ledger/migrations/20261202100000_bulk_item_result_event_time.js).
  */
 export function bulkItemsFromRows(rows = []) {
   const items = new Map();
@@ -80,13 +84,15 @@ export function bulkItemsFromRows(rows = []) {
       fulfilment: row.fulfilment ?? undefined,
       errorInformation: row.error_code ? { errorCode: row.error_code, errorDescription: row.error_description ?? '' } : undefined,
       changedAtMs: timeMs(row.changed_at),
+      prepareEventAtMs: optionalNumber(row.prepare_event_at),
+      finalEventAtMs: optionalNumber(row.final_event_at),
     });
   }
   return items;
 }
 
 const INSERT_BULK_COLUMNS = ['bulk_transfer_id', 'bulk_quote_id', 'payer_fsp', 'payee_fsp', 'expires_at', 'state', 'item_count', 'request_hash',
-  'headers', 'raw_body', 'created_at', 'changed_at'];
+  'headers', 'raw_body', 'created_at', 'changed_at', 'request_event_at'];
 const insertBulksText = textCache((count) => `INSERT INTO \`bulk_transfer\` (${INSERT_BULK_COLUMNS.map(quoted).join(',')})`
   + ` VALUES ${rowPlaceholders(INSERT_BULK_COLUMNS.length, count)}`);
 const INSERT_ITEM_COLUMNS = ['bulk_transfer_id', 'transfer_id', 'item_index', 'changed_at'];
@@ -98,13 +104,13 @@ export function bulkInsertStatements(bulks, items, now) {
   if (bulks.length === 0) return [];
   const bulkValues = bulks.flatMap((bulk) => [
     bulk.bulkTransferId, bulk.bulkQuoteId, bulk.payerFsp.slice(0, 32), bulk.payeeFsp.slice(0, 32), bulk.expiresAt, bulk.state, bulk.itemCount,
-    bulk.requestHash, JSON.stringify(bulk.headers), bulk.rawBody, now, now,
+    bulk.requestHash, JSON.stringify(bulk.headers), bulk.rawBody, now, now, bulk.requestEventAtMs ?? null,
   ]);
   const itemValues = items.flatMap((item) => [item.bulkTransferId, item.transferId, item.itemIndex, now]);
   return [{ sql: insertBulksText(bulks.length), values: bulkValues }, { sql: insertItemsText(items.length), values: itemValues }];
 }
 
-const recordResultText = 'UPDATE `bulk_transfer_item` SET `prepare_result` = ?, `failure_code` = ?, `failure_detail` = ?, `changed_at` = ?'
+const recordResultText = 'UPDATE `bulk_transfer_item` SET `prepare_result` = ?, `failure_code` = ?, `failure_detail` = ?, `changed_at` = ?, `prepare_event_at` = ?'
   + ' WHERE `bulk_transfer_id` = ? AND `transfer_id` = ? AND `prepare_result` IS NULL';
 
 /**
@@ -114,12 +120,12 @@ const recordResultText = 'UPDATE `bulk_transfer_item` SET `prepare_result` = ?, 
 export function itemResultStatements(results, now) {
   return results.map((result) => ({
     sql: recordResultText,
-    values: [result.result, result.failure?.code ?? null, result.failure?.detail?.slice(0, 512) ?? null, now, result.bulkTransferId, result.transferId],
+    values: [result.result, result.failure?.code ?? null, result.failure?.detail?.slice(0, 512) ?? null, now, result.eventAtMs ?? null, result.bulkTransferId, result.transferId],
   }));
 }
 
 const recordFinalText = 'UPDATE `bulk_transfer_item` SET `final_result` = ?, `fulfilment` = ?, `error_code` = ?, `error_description` = ?,'
-  + ' `changed_at` = ? WHERE `bulk_transfer_id` = ? AND `transfer_id` = ? AND `final_result` IS NULL';
+  + ' `changed_at` = ?, `final_event_at` = ? WHERE `bulk_transfer_id` = ? AND `transfer_id` = ? AND `final_result` IS NULL';
 
 /**
  * Records item final results (COMMITTED with the fulfilment, ABORTED with the errorInformation
@@ -130,7 +136,7 @@ export function itemFinalStatements(results, now) {
     sql: recordFinalText,
     values: [
       result.result, result.fulfilment ?? null, result.errorInformation?.errorCode?.slice(0, 4) ?? null,
-      result.errorInformation?.errorDescription?.slice(0, 128) ?? null, now, result.bulkTransferId, result.transferId,
+      result.errorInformation?.errorDescription?.slice(0, 128) ?? null, now, result.eventAtMs ?? null, result.bulkTransferId, result.transferId,
     ],
   }));
 }
