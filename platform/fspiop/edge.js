@@ -37,7 +37,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 // for the body, `/path/ID` for a path parameter. DFSPs and Mojaloop's tests compare the
 // whole description, e.g. "Missing mandatory element - /requestBody must have required
 // property 'condition'", so Ajv's own message is kept as it is.
-function schemaFailure(errors, where) {
+export function schemaFailure(errors, where) {
   const [error] = errors;
   return fspiopFailure(schemaKeywordCode(error.keyword), `${where}${error.instancePath} ${error.message}`);
 }
@@ -49,15 +49,15 @@ const BODY_WORDING = Object.freeze({
 });
 
 /**
- * Reads the raw body: present when the operation requires one, within the size limit,
- * UTF-8 (JSON is, by RFC 8259, and the text must round-trip to the signed bytes), JSON
- * nested no deeper than JSON_DEPTH_MAX, valid against the operation's schema, and within
- * the date and amount limits (input-limits.js). Returns `{ body, rawBody }` or `{ failure }`.
+ * Reads a raw JSON body: present when the operation requires one, within the size limit,
+ * UTF-8 (JSON is, by RFC 8259, and the text must round-trip to the signed bytes) and JSON
+ * nested no deeper than JSON_DEPTH_MAX. Returns `{ body, rawBody }` (both undefined for an
+ * absent optional body) or `{ failure }`. Shared by the FSPIOP and the ISO 20022 edges.
  */
-function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, receivedAt }) {
+export function parseJsonBody(payload, { required, payloadBytesMax = PAYLOAD_BYTES_MAX }) {
   const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload ?? '');
   if (bytes.length === 0) {
-    return bodySpec.required ? { failure: fspiopFailure(3102, BODY_WORDING.missing) } : { body: undefined, rawBody: undefined };
+    return required ? { failure: fspiopFailure(3102, BODY_WORDING.missing) } : { body: undefined, rawBody: undefined };
   }
   if (bytes.length > payloadBytesMax) return { failure: fspiopFailure(3104, `the body exceeds ${payloadBytesMax} bytes`) };
   let rawBody;
@@ -73,13 +73,24 @@ function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, r
   // Depth is checked before anything recursive (the schema, the event's JSON.stringify, the
   // request hash) walks the body; V8 parses deep JSON without recursion, they do not.
   if (exceedsJsonDepth(body, JSON_DEPTH_MAX)) return { failure: fspiopFailure(3100, `the body nests deeper than ${JSON_DEPTH_MAX} levels`) };
+  return { body, rawBody };
+}
+
+/**
+ * Reads the raw body (parseJsonBody), then checks it against the operation's schema and the
+ * date and amount limits (input-limits.js). Returns `{ body, rawBody }` or `{ failure }`.
+ */
+function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, receivedAt }) {
+  const parsed = parseJsonBody(payload, { required: bodySpec.required, payloadBytesMax });
+  if (parsed.failure || parsed.body === undefined) return parsed;
+  const { body, rawBody } = parsed;
   if (!bodySpec.validate(body)) return { failure: schemaFailure(bodySpec.validate.errors, '/requestBody') };
   const outside = checkBodyLimits(body, limitedFields, { nowMs: receivedAt, ...limits });
   if (outside) return { failure: fspiopFailure(outside.code, outside.detail) };
   return { body, rawBody };
 }
 
-function checkPathParameters(params, pathParameters) {
+export function checkPathParameters(params, pathParameters) {
   for (const { name, validate } of pathParameters) {
     const value = params?.[name];
     if (value === undefined || value === '') return fspiopFailure(3102, `/path must have required property '${name}'`);
