@@ -75,13 +75,14 @@ function notServedFailure(headers, method, path) {
  * `{ body }` or `{ failure }`: the library refusing the message is a 3100 naming the ISO 20022
  * message, a form the FSPIOP operation refuses is a 3100 naming the FSPIOP field.
  */
-async function convert(validated, { resource, operation, fspiopForm, receivedAt, logger }) {
+async function convert(validated, { resource, operation, fspiopForm, receivedAt }) {
   const { message } = validated;
   let facades;
   try {
-    facades = await loadTransformFacades(logger);
-  } catch (error) {
-    logger?.error({ err: error }, 'the ISO 20022 mapping library cannot be loaded');
+    // Loaded (and configured with the edge's logger) when the edge started, which also
+    // logged a library that cannot load; the request may be sent again later.
+    facades = await loadTransformFacades();
+  } catch {
     return { failure: fspiopFailure(2003, 'ISO 20022 cannot be converted now') };
   }
   let converted;
@@ -105,11 +106,10 @@ async function convert(validated, { resource, operation, fspiopForm, receivedAt,
  * Builds the ISO 20022 side of one edge route. `resource`, `method`, `path`, `pathSchemas`,
  * `payloadBytesMax`, `limits` and `requiredHeaders` are the route's, as fspiopRoute takes
  * them; `fspiopForm` is `{ moneys, check(body, receivedAt) }` for the FSPIOP 2.0 operation
- * the conversion must satisfy (edge.js), absent for a GET; `logger` is used only if the
- * library was not loaded at the edge's start. Returns an async function of the hapi request
- * resolving to `{ failure }` or `{ headers, params, body }`.
+ * the conversion must satisfy (edge.js), absent for a GET. Returns an async function of the
+ * hapi request resolving to `{ failure }` or `{ headers, params, body }`.
  */
-export function createIsoIngress({ resource, method, path, pathSchemas, payloadBytesMax, limits, requiredHeaders, fspiopForm, logger }) {
+export function createIsoIngress({ resource, method, path, pathSchemas, payloadBytesMax, limits, requiredHeaders, fspiopForm }) {
   const operation = transformOperationOf(method, path);
   const isGet = method.toUpperCase() === 'GET';
   if (isoVersionsOf(resource).length === 0 || (!isGet && (!operation || !fspiopForm))) {
@@ -122,7 +122,7 @@ export function createIsoIngress({ resource, method, path, pathSchemas, payloadB
     const { headers, params } = validated;
     if (isGet) return { headers, params, body: undefined };
     const receivedAt = request.info?.received ?? Date.now();
-    const converted = await convert(validated, { resource, operation, fspiopForm, receivedAt, logger });
+    const converted = await convert(validated, { resource, operation, fspiopForm, receivedAt });
     if (converted.failure) return converted;
     return { headers: { ...headers, [ORIGINAL_BODY_HEADER]: validated.rawBody }, params, body: converted.body };
   };
