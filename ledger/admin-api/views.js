@@ -28,6 +28,8 @@ export function participantView(participant, accounts, baseUrl) {
       createdBy: account.createdBy,
     })),
     isProxy: participant.isProxy ? 1 : 0,
+    // Not a central-ledger field: the API the participant receives its messages in (FSPIOP or ISO20022).
+    apiType: participant.apiType,
   };
 }
 
