@@ -10,7 +10,7 @@ import {
   insertParticipant, listParticipants, setAccountsActive, setParticipantActive, setParticipantApiType,
 } from '../repositories/participants.js';
 import { listSettlementModels } from '../repositories/onboarding.js';
-import { accountBalanceView, participantView, positionView } from './views.js';
+import { accountBalanceView, participantDirectoryView, participantView, positionView } from './views.js';
 import { failureResponse, parseAccountId, readQuery, resolveParticipant } from './route-helpers.js';
 import { validators } from './schemas.js';
 
@@ -83,7 +83,8 @@ export function participantRoutes({ db, config, clock }) {
     bodyRoute('PUT', '/participants/{name}', validators.participantUpdate, updateParticipant),
     bodyRoute('PUT', '/participants/{name}/accounts/{id}', validators.isActive, updateAccount),
     { method: 'GET', path: '/participants', handler: (request, h) => getParticipants(db, request, h, view) },
-    // The notification handler and account lookup read a DFSP's API type here, beside its endpoints.
+    // The notification handler and account lookup read a DFSP's API type here, beside its
+    // endpoints, with the DFSP directory token, which sees no accounts (readsAsDirectory).
     admitAlso({ method: 'GET', path: '/participants/{name}', handler: (request, h) => getParticipant(db, request, h, view) }, [OPERATOR_SCOPE.dfspDirectoryRead]),
     { method: 'GET', path: '/participants/{name}/accounts', handler: (request, h) => getAccounts(db, request, h) },
     { method: 'GET', path: '/participants/{name}/positions', handler: (request, h) => getPositions(db, request, h) },
@@ -120,10 +121,16 @@ async function getParticipants(db, request, h, view) {
   return jsonResponse(h, query.isProxy === 'true' ? views.filter((item) => item.isProxy) : views);
 }
 
+/** Whether the caller holds the DFSP directory scope and not the admin API's read scope. */
+function readsAsDirectory(request) {
+  const scopes = request.auth.credentials?.scope;
+  return Boolean(scopes) && !scopes.includes(OPERATOR_SCOPE.adminRead);
+}
+
 async function getParticipant(db, request, h, view) {
   const participant = await resolveParticipant(db, request);
   if (isFailure(participant)) return failureResponse(h, participant);
-  return jsonResponse(h, await view(participant));
+  return jsonResponse(h, readsAsDirectory(request) ? participantDirectoryView(participant) : await view(participant));
 }
 
 async function getAccounts(db, request, h) {

@@ -33,6 +33,14 @@ export function participantView(participant, accounts, baseUrl) {
   };
 }
 
+/**
+ * A participant as the DFSP directory token reads it (the notification handler and account
+ * lookup, to know which API a DFSP receives messages in): no accounts, no links.
+ */
+export function participantDirectoryView(participant) {
+  return { name: participant.name, isActive: participant.isActive ? 1 : 0, apiType: participant.apiType };
+}
+
 export function accountBalanceView(account) {
   return {
     id: account.id,
