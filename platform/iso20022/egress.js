@@ -130,6 +130,16 @@ async function quoteTermsOf(facades, { body, payerFsp, payeeFsp }) {
 }
 
 /**
+ * The event's FSPIOP body as an object: its `body` (a decoded event parses its rawBody on first
+ * read), else its rawBody parsed (account-lookup's forwards carry only the bytes).
+ */
+function fspiopBodyOf(event) {
+  const body = event.body ?? (typeof event.rawBody === 'string' ? JSON.parse(event.rawBody) : undefined);
+  if (body === null || typeof body !== 'object') throw new Error('the callback has no FSPIOP body to convert');
+  return body;
+}
+
+/**
  * The event's FSPIOP body converted into the ISO 20022 message of its operation (an object),
  * or a thrown Error saying why it cannot be. `headers` are the callback's (FSPIOP-Source and
  * -Destination name the DFSPs, or the hub and its receiver).
@@ -139,8 +149,7 @@ export async function isoBodyOf({ event, url, headers, facades }) {
   const operation = isoOperationOf(event.callback, url);
   const facade = facades.FSPIOP[resource]?.[operation];
   if (typeof facade !== 'function') throw new Error(`${event.callback.method} /${resource} has no ISO 20022 form`);
-  const { body } = event;
-  if (body === null || typeof body !== 'object') throw new Error('the callback has no FSPIOP body to convert');
+  const body = fspiopBodyOf(event);
   const source = {
     body,
     headers: { 'fspiop-source': headers['fspiop-source'], 'fspiop-destination': headers['fspiop-destination'] },
