@@ -4,8 +4,14 @@
 // as ISO 20022 here. What it receives is also checked against the ISO 20022 document, so a test
 // sees any message the switch sends that the document refuses.
 import { TransformFacades } from '@mojaloop/ml-schema-transformer-lib';
-import { isoContentType } from '../../platform/iso20022/media-types.js';
+import { isoContentType, isoVersionsOf } from '../../platform/iso20022/media-types.js';
 import { isoOperation } from '../../platform/iso20022/document.js';
+
+/** The resource of a path when ISO 20022 carries it, else null. */
+export function isoResourceOf(path) {
+  const [resource] = path.split('?')[0].split('/').filter(Boolean);
+  return isoVersionsOf(resource).length > 0 ? resource : null;
+}
 
 /**
  * The ISO 20022 operation of a call: `{ resource, operation, params, template }`, operation one of
@@ -13,9 +19,9 @@ import { isoOperation } from '../../platform/iso20022/document.js';
  * resource ISO 20022 does not carry.
  */
 export function isoOperationOf(method, path) {
-  const segments = path.split('?')[0].split('/').filter(Boolean);
-  const [resource, ...rest] = segments;
-  if (!['parties', 'quotes', 'transfers', 'fxQuotes', 'fxTransfers'].includes(resource)) return null;
+  const resource = isoResourceOf(path);
+  if (!resource) return null;
+  const rest = path.split('?')[0].split('/').filter(Boolean).slice(1);
   const isError = rest.at(-1) === 'error';
   const ids = isError ? rest.slice(0, -1) : rest;
   const operation = { POST: 'post', PATCH: 'patch', PUT: isError ? 'putError' : 'put' }[method];

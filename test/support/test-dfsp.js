@@ -15,7 +15,7 @@ import { dfspHeaders, fetchSigned } from '../../scripts/lib/fspiop-headers.js';
 import { jwsKeyPair, testPublicKeysOf } from './jws-keys.js';
 import { testClientTlsFor } from './scheme-tls.js';
 import { answerFxQuote, answerFxTransfer } from './fxp-simulator.js';
-import { fspiopToIso, isoDocumentProblem, isoHeaders, isoOperationOf, isoToFspiop } from './iso-codec.js';
+import { fspiopToIso, isoDocumentProblem, isoHeaders, isoOperationOf, isoResourceOf, isoToFspiop } from './iso-codec.js';
 import { API_TYPE, apiTypeOfMediaType } from '../../platform/iso20022/media-types.js';
 
 /** A DFSP's headers for /transfers (the resource most tests use). */
@@ -132,10 +132,11 @@ async function answerPrepare(dfsp, prepare, switchUrl) {
  */
 export async function wireMessage(dfsp, url, method, headers, body, context) {
   const { pathname } = new URL(url);
-  const operation = isoOperationOf(method, pathname);
-  if (dfsp.apiType !== API_TYPE.iso20022 || !operation) return { headers, text: JSON.stringify(body) };
+  const resource = isoResourceOf(pathname);
+  if (dfsp.apiType !== API_TYPE.iso20022 || !resource) return { headers, text: JSON.stringify(body) };
+  if (body === undefined) return { headers: isoHeaders(headers, resource), text: undefined };
   const iso = await fspiopToIso({ method, path: pathname, headers, body, context });
-  return { headers: isoHeaders(headers, operation.resource), text: JSON.stringify(iso) };
+  return { headers: isoHeaders(headers, resource), text: JSON.stringify(iso) };
 }
 
 async function send(dfsp, url, method, headers, body, context) {
