@@ -78,9 +78,10 @@ export function testPublicKeysOf(source) {
 /**
  * Why a call a test DFSP received does not verify, or null when it does: its
  * FSPIOP-Signature must verify with the sender's (or the hub's) key over the exact body,
- * and the signed URI and method must be the ones it arrived with.
+ * and the signed URI and method must be the ones it arrived with. A message the hub converted
+ * between FSPIOP and ISO 20022 names its signer in FSPIOP-Switch-Signer (docs/iso20022.md).
  */
 export async function verifyReceivedCall({ method, path, headers, rawBody }, publicKeysOf = testPublicKeysOf) {
-  const keys = await publicKeysOf(headers['fspiop-source']);
+  const keys = await publicKeysOf(headers['fspiop-switch-signer'] ?? headers['fspiop-source']);
   return verifyFspiopMessage({ method, uri: path, headers, body: rawBody, keys });
 }

@@ -50,8 +50,10 @@ function clientCommonNameOf(request) {
  * keys by default); a call is recorded only after its signature has been checked. With `tls`
  * (`{ cert, key, ca }`, PEM) it serves HTTPS and admits only callers with a client certificate from `ca`;
  * each call records the certificate's subject CN (`clientCommonName`), each refused handshake its error.
+ * `readCall(call)` may add to a call what the DFSP reads from it (an ISO 20022 body in FSPIOP
+ * terms) before it is recorded.
  */
-export async function startRecordingServer({ name, host = '127.0.0.1', port = 0, onCall = () => {}, publicKeysOf = testPublicKeysOf, tls }) {
+export async function startRecordingServer({ name, host = '127.0.0.1', port = 0, onCall = () => {}, publicKeysOf = testPublicKeysOf, tls, readCall = async () => {} }) {
   const received = [];
   const signatureFailures = [];
   const tlsClientErrors = [];
@@ -70,6 +72,7 @@ export async function startRecordingServer({ name, host = '127.0.0.1', port = 0,
       if (call.signatureProblem) {
         signatureFailures.push({ method: call.method, path: call.path, source: call.headers['fspiop-source'], problem: call.signatureProblem });
       }
+      await readCall(call);
       received.push(call);
       for (const waiter of waiters) waiter();
       response.writeHead(['PUT', 'PATCH'].includes(request.method) ? 200 : 202).end();

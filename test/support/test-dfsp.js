@@ -15,6 +15,8 @@ import { dfspHeaders, fetchSigned } from '../../scripts/lib/fspiop-headers.js';
 import { jwsKeyPair, testPublicKeysOf } from './jws-keys.js';
 import { testClientTlsFor } from './scheme-tls.js';
 import { answerFxQuote, answerFxTransfer } from './fxp-simulator.js';
+import { fspiopToIso, isoDocumentProblem, isoHeaders, isoOperationOf, isoResourceOf, isoToFspiop } from './iso-codec.js';
+import { API_TYPE, apiTypeOfMediaType } from '../../platform/iso20022/media-types.js';
 
 /** A DFSP's headers for /transfers (the resource most tests use). */
 export function fspiopHeaders(source, destination, options) {
@@ -46,11 +48,11 @@ const DEFAULT_BEHAVIOUR = 'fulfil';
  */
 export async function startTestDfsp({
   name, secret = `${name}-secret`, switchUrl, urls = {}, port = 0, privateKey = jwsKeyPair(name).privateKey, publicKeysOf = testPublicKeysOf, tls, serverTls,
-  fxRates = {},
+  fxRates = {}, apiType = API_TYPE.fspiop,
 }) {
   const behaviours = new Map();
   const dfsp = {
-    name, secret, privateKey, sent: [], delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls }, fxRates: new Map(Object.entries(fxRates)),
+    name, secret, privateKey, apiType, isoQuotes: new Map(), sent: [], delayMs: 0, parties: new Map(), urls: { transfers: switchUrl, ...urls }, fxRates: new Map(Object.entries(fxRates)),
     tlsFor: (url) => tls ?? testClientTlsFor(url, name),
     setBehaviour(transferId, behaviour) {
       if (!PAYEE_BEHAVIOURS.has(behaviour)) throw new Error(`unknown payee behaviour ${behaviour}; one of ${[...PAYEE_BEHAVIOURS].join(', ')}`);
@@ -63,6 +65,7 @@ export async function startTestDfsp({
     port,
     publicKeysOf,
     tls: serverTls,
+    readCall: readIsoCall,
     onCall: (call) => {
       if (call.method === 'POST' && call.path === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, dfsp.urls.transfers), dfsp.delayMs);
       if (call.method === 'POST' && call.path === '/quotes') answerQuote(dfsp, call).catch(() => {});
@@ -72,6 +75,23 @@ export async function startTestDfsp({
     },
   });
   return Object.assign(dfsp, server);
+}
+
+/**
+ * An ISO 20022 call is read as an ISO 20022 DFSP reads it: its body checked against the ISO
+ * 20022 document (`isoProblem`, null when it fits), kept as it came (`isoBody`) and read into
+ * FSPIOP (`body`), so that the DFSP's answers and the tests' waits speak FSPIOP either way.
+ */
+async function readIsoCall(call) {
+  if (call.body === undefined || apiTypeOfMediaType(call.headers['content-type']) !== API_TYPE.iso20022) return;
+  const operation = isoOperationOf(call.method, call.path);
+  call.isoBody = call.body;
+  try {
+    call.isoProblem = isoDocumentProblem(call.method, operation.template, call.isoBody);
+    call.body = await isoToFspiop(call);
+  } catch (error) {
+    call.isoProblem = `not readable as ISO 20022: ${error.message}`;
+  }
 }
 
 /** The fulfilment of a prepare's ILP packet, or null when the packet does not decode. */
@@ -102,18 +122,28 @@ async function answerPrepare(dfsp, prepare, switchUrl) {
   };
   const answer = bodies[dfsp.behaviourFor(prepare.transferId)];
   if (!answer) return;
-  try {
-    const response = await fetchSigned(answer.url, { method: 'PUT', headers, body: JSON.stringify(answer.body), privateKey: dfsp.privateKey, tls: dfsp.tlsFor(answer.url) });
-    dfsp.sent.push({ url: answer.url, status: response.status, answer: await response.text() });
-  } catch (error) {
-    dfsp.sent.push({ url: answer.url, error: error.message });
-  }
+  await send(dfsp, answer.url, 'PUT', headers, answer.body);
 }
 
-async function send(dfsp, url, method, headers, body) {
+/**
+ * What a DFSP of ISO 20022 sends for an FSPIOP `body`: the ISO 20022 message and media type,
+ * `context` the ISO 20022 quote messages the mapping needs (isoPostQuote, isoPostQuoteResponse).
+ * A DFSP of FSPIOP, and a resource ISO 20022 does not carry, send the FSPIOP body as it is.
+ */
+export async function wireMessage(dfsp, url, method, headers, body, context) {
+  const { pathname } = new URL(url);
+  const resource = isoResourceOf(pathname);
+  if (dfsp.apiType !== API_TYPE.iso20022 || !resource) return { headers, text: JSON.stringify(body) };
+  if (body === undefined) return { headers: isoHeaders(headers, resource), text: undefined };
+  const iso = await fspiopToIso({ method, path: pathname, headers, body, context });
+  return { headers: isoHeaders(headers, resource), text: JSON.stringify(iso) };
+}
+
+async function send(dfsp, url, method, headers, body, context) {
   try {
-    const response = await fetchSigned(url, { method, headers, body: JSON.stringify(body), privateKey: dfsp.privateKey, tls: dfsp.tlsFor(url) });
-    dfsp.sent.push({ url, status: response.status, answer: await response.text() });
+    const wire = await wireMessage(dfsp, url, method, headers, body, context);
+    const response = await fetchSigned(url, { method, headers: wire.headers, body: wire.text, privateKey: dfsp.privateKey, tls: dfsp.tlsFor(url) });
+    dfsp.sent.push({ url, status: response.status, answer: await response.text(), text: wire.text });
   } catch (error) {
     dfsp.sent.push({ url, error: error.message });
   }
@@ -128,7 +158,7 @@ async function answerParty(dfsp, call) {
   const [, , type, id] = call.path.split('/');
   const party = dfsp.parties.get(`${type}/${id}`);
   const url = `${dfsp.urls.parties}/parties/${type}/${id}`;
-  const version = /version=2\b/.test(call.headers.accept ?? '') ? '2.0' : '1.1';
+  const version = /version=2\b/.test(call.headers.accept ?? '') || dfsp.apiType === API_TYPE.iso20022 ? '2.0' : '1.1';
   const headers = dfspHeaders('parties', dfsp.name, call.headers['fspiop-source'], { accept: false, version });
   if (!party) {
     await send(dfsp, `${url}/error`, 'PUT', headers, { errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } });
@@ -149,5 +179,5 @@ async function answerQuote(dfsp, call) {
   const ilp = quoteIlp({ secret: dfsp.secret, transferId: transactionId, amount: amount.amount, currency: amount.currency, payeeAddress: `g.${dfsp.name}`, expiration });
   await send(dfsp, `${dfsp.urls.quotes}/quotes/${quoteId}`, 'PUT', dfspHeaders('quotes', dfsp.name, payer.partyIdInfo.fspId, { accept: false }), {
     transferAmount: amount, expiration, ilpPacket: ilp.ilpPacket, condition: ilp.condition,
-  });
+  }, { isoPostQuote: call.isoBody });
 }
