@@ -15,7 +15,7 @@ import { startTestDfsp, wireMessage } from '../support/test-dfsp.js';
 import { jwsKeyPair, HUB_NAME } from '../support/jws-keys.js';
 import { ensureDfsp, ensureHub } from '../../scripts/lib/onboarding.js';
 import { registerParty } from '../../scripts/lib/demo-dfsp-calls.js';
-import { dfspHeaders, fetchSigned } from '../../scripts/lib/fspiop-headers.js';
+import { dfspHeaders, fetchSigned, signedHeaders } from '../../scripts/lib/fspiop-headers.js';
 import { API_TYPE } from '../../platform/iso20022/media-types.js';
 
 const ISO = API_TYPE.iso20022;
@@ -33,7 +33,7 @@ const dfsps = new Map();
 before(async () => {
   sw = await startSwitch({
     components: Object.keys(COMPONENTS).filter((name) => name !== 'settlement-api'),
-    env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0', JWS_VERIFICATION: 'required' },
+    env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0', JWS_VERIFICATION: 'required', ...(process.env.DUMP_LOGS ? { LOG_LEVEL: 'debug' } : {}) },
   });
   scene = await withDfsps(sw, async (started) => {
     const urls = { transfers: sw.apiUrl, quotes: sw.urlOf('quoting'), parties: sw.urlOf('account-lookup') };
@@ -53,7 +53,10 @@ before(async () => {
   });
 });
 
-after(async () => { await scene?.stop(); });
+after(async () => {
+  if (process.env.DUMP_LOGS) { const fs = await import('node:fs'); fs.mkdirSync('/tmp/iso-logs', { recursive: true }); for (const [key, child] of sw.hostProcesses()) fs.writeFileSync(`/tmp/iso-logs/${key}.log`, child.output); }
+  await scene?.stop();
+});
 
 const digestOf = (text) => `sha-256=${createHash('sha256').update(text, 'utf8').digest('base64url')}`;
 
@@ -61,8 +64,10 @@ const digestOf = (text) => `sha-256=${createHash('sha256').update(text, 'utf8').
 async function sendAs(dfsp, { url, method, resource, destination, body, context, accept = true }) {
   const headers = dfspHeaders(resource, dfsp.name, destination, { accept, version: '2.0' });
   const wire = await wireMessage(dfsp, url, method, headers, body, context);
-  const response = await fetchSigned(url, { method, headers: wire.headers, body: body === undefined ? undefined : wire.text, privateKey: dfsp.privateKey });
-  return { status: response.status, answer: await response.text(), text: wire.text, headers: wire.headers };
+  const { pathname } = new URL(url);
+  const signed = await signedHeaders(wire.headers, { privateKey: dfsp.privateKey, method, uri: pathname, body: wire.text });
+  const response = await fetchSigned(url, { method, headers: signed, body: wire.text, tls: dfsp.tlsFor(url) });
+  return { status: response.status, answer: await response.text(), text: wire.text, headers: signed };
 }
 
 const callTo = (dfsp, method, path, sinceMs) => dfsp.waitFor((call) => call.method === method && call.path === path && call.at >= sinceMs, 20000);
@@ -120,7 +125,7 @@ async function pay(payer, payee, amount) {
   const quoteAtPayee = await callTo(payee, 'POST', '/quotes', sinceMs);
   assertReceivedInOwnType(quoteAtPayee, payee.apiType);
   assert.equal(quoteAtPayee.body.quoteId, quoteId);
-  const terms = await callTo(payer, 'PUT', `/quotes/${quoteId}`, sinceMs);
+  const terms = await callTo(payer, 'PUT', `/quotes/${quoteId}`, sinceMs).catch((error) => { if (process.env.DUMP_LOGS) console.log('SENT', JSON.stringify(payee.sent.slice(-3))); throw error; });
   assertReceivedInOwnType(terms, payer.apiType);
   // Transfer.
   const before = { payer: await position(payer.name), payee: await position(payee.name) };
@@ -210,7 +215,7 @@ async function postChangedPacs008(change) {
   const wire = await wireMessage(payer, url, 'POST', headers, { transferId, payerFsp: payer.name, payeeFsp: 'payeefsp', amount: { amount: '1', currency: 'USD' }, ilpPacket: ilp.ilpPacket, condition: ilp.condition, expiration }, context);
   const message = JSON.parse(wire.text);
   change(message);
-  const response = await fetchSigned(url, { method: 'POST', headers: wire.headers, body: JSON.stringify(message), privateKey: payer.privateKey });
+  const response = await fetchSigned(url, { method: 'POST', headers: wire.headers, body: JSON.stringify(message), privateKey: payer.privateKey, tls: payer.tlsFor(url) });
   return { status: response.status, body: await response.json() };
 }
 
