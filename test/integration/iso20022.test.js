@@ -33,7 +33,7 @@ const dfsps = new Map();
 before(async () => {
   sw = await startSwitch({
     components: Object.keys(COMPONENTS).filter((name) => name !== 'settlement-api'),
-    env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0', JWS_VERIFICATION: 'required', ...(process.env.DUMP_LOGS ? { LOG_LEVEL: 'debug' } : {}) },
+    env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0', JWS_VERIFICATION: 'required' },
   });
   scene = await withDfsps(sw, async (started) => {
     const urls = { transfers: sw.apiUrl, quotes: sw.urlOf('quoting'), parties: sw.urlOf('account-lookup') };
@@ -53,10 +53,7 @@ before(async () => {
   });
 });
 
-after(async () => {
-  if (process.env.DUMP_LOGS) { const fs = await import('node:fs'); fs.mkdirSync('/tmp/iso-logs', { recursive: true }); for (const [key, child] of sw.hostProcesses()) fs.writeFileSync(`/tmp/iso-logs/${key}.log`, child.output); }
-  await scene?.stop();
-});
+after(async () => { await scene?.stop(); });
 
 const digestOf = (text) => `sha-256=${createHash('sha256').update(text, 'utf8').digest('base64url')}`;
 
@@ -125,7 +122,7 @@ async function pay(payer, payee, amount) {
   const quoteAtPayee = await callTo(payee, 'POST', '/quotes', sinceMs);
   assertReceivedInOwnType(quoteAtPayee, payee.apiType);
   assert.equal(quoteAtPayee.body.quoteId, quoteId);
-  const terms = await callTo(payer, 'PUT', `/quotes/${quoteId}`, sinceMs).catch((error) => { if (process.env.DUMP_LOGS) console.log('SENT', JSON.stringify(payee.sent.slice(-3))); throw error; });
+  const terms = await callTo(payer, 'PUT', `/quotes/${quoteId}`, sinceMs);
   assertReceivedInOwnType(terms, payer.apiType);
   // Transfer.
   const before = { payer: await position(payer.name), payee: await position(payee.name) };
