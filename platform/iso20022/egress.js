@@ -19,6 +19,7 @@ import { buildCallbackHeaders, callbackBody, fspiopCallbackBody, isForward } fro
 import { interopContentType } from '../fspiop/versions.js';
 import { API_TYPE, apiTypeOfMediaType, isoContentType, isoVersionsOf, requestApiType } from './media-types.js';
 import { loadTransformFacades } from './transformer.js';
+import { isoOperation } from './document.js';
 
 /** The headers a converted forward carries about its original (README, "Signatures"). */
 export const SWITCH_HEADERS = Object.freeze({
@@ -164,7 +165,28 @@ export async function isoBodyOf({ event, url, headers, facades }) {
   }
   const converted = await facade(source);
   if (converted?.body === null || typeof converted?.body !== 'object') throw new Error('the mapping produced no body');
+  const problem = isoDocumentProblemOf(event.callback.method, isoTemplateOf(resource, operation, source.params), converted.body);
+  if (problem) throw new Error(problem);
   return converted.body;
+}
+
+/** The ISO 20022 document's path of an operation (`/parties/{Type}/{ID}/error`, `/transfers`, …). */
+function isoTemplateOf(resource, operation, params) {
+  const ids = resource === 'parties' ? ['{Type}', '{ID}', ...(params.SubId ? ['{SubId}'] : [])] : (operation === 'post' ? [] : ['{ID}']);
+  return `/${[resource, ...ids, ...(operation === 'putError' ? ['error'] : [])].join('/')}`;
+}
+
+/**
+ * Why a converted message would not be valid ISO 20022, or null. What the mapping writes is
+ * checked before it is sent, so that what FSPIOP allows and ISO 20022 does not (a UUID where
+ * ISO 20022 wants a ULID, a party the document cannot express) fails here with its reason and
+ * its requester is told, instead of the receiver refusing a message the hub signed.
+ */
+function isoDocumentProblemOf(method, template, body) {
+  const { message, validate } = isoOperation(method, template);
+  if (validate(body)) return null;
+  const [error] = validate.errors;
+  return `the ${message} would not be valid ISO 20022: ${error.instancePath || '/'} ${error.message}`;
 }
 
 /** `sha-256=<base64url of the SHA-256 of bytes>`, the original's digest a receiver compares. */

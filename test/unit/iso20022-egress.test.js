@@ -292,3 +292,13 @@ test('a body that cannot be converted is a failed callback with its reason: not 
   assert.equal(told.body.errorInformation.errorCode, '3201');
   assert.match(told.body.errorInformation.errorDescription, /cannot be converted/);
 });
+
+test('a message ISO 20022 cannot carry (a UUID transferId toward an ISO 20022 payee) fails its conversion, naming the element, instead of reaching the payee invalid', async () => {
+  const uuid = '3d2a1f0e-5b7c-4d8e-9f01-23456789abcd';
+  const event = { ...fspiopPrepare({ transferId: uuid }), id: uuid };
+  const result = await prepared(event, API_TYPE.iso20022);
+  assert.equal(result.failure.reason, CONVERSION_FAILED);
+  assert.match(result.failure.detail, /pacs\.008 would not be valid ISO 20022: \/CdtTrfTxInf\/PmtId\/TxId/);
+  // The same prepare toward an FSPIOP payee is a forward as before.
+  assert.equal((await prepared(event, API_TYPE.fspiop)).failure, undefined);
+});
