@@ -17,7 +17,7 @@ import { prepareCallback } from '../platform/iso20022/egress.js';
 import { createDfspVersions } from '../platform/delivery/dfsp-versions.js';
 import { OUTCOME } from '../platform/delivery/deliver.js';
 import { requesterErrorEvent, tellsRequester } from '../platform/delivery/requester-errors.js';
-import { createCallbackMetrics } from '../platform/delivery/metrics.js';
+import { countConversion, createCallbackMetrics } from '../platform/delivery/metrics.js';
 import { metricOnce } from '../platform/metrics.js';
 import { createThrottledWarn } from '../platform/throttled-log.js';
 
@@ -72,6 +72,7 @@ async function convertAndDeliver(context, event, target, deadline) {
   const { hubName, now, logger, signCallback, versions } = context;
   const { url, template, apiType } = target;
   const prepared = await prepareCallback({ event, url, apiType, hubName, signCallback, versions, now: now(), logger });
+  countConversion(context.metrics, prepared);
   // A body that cannot be converted into the receiver's API never will be: a failed call, as a DFSP's 4xx.
   if (prepared.failure) return { outcome: OUTCOME.failed, attempts: 0, ...prepared.failure };
   return context.deliverer.deliver({ fsp: event.to, endpoint: template, url, method: event.callback.method, ...prepared, deadline });

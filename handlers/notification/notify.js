@@ -4,6 +4,7 @@
 import { decodeEvent, isMalformedEvent } from '../../platform/kafka/envelope.js';
 import { callbackUrl, invalidNotificationReason } from '../../platform/delivery/callback-request.js';
 import { OUTCOME } from '../../platform/delivery/deliver.js';
+import { countConversion } from '../../platform/delivery/metrics.js';
 import { prepareCallback } from '../../platform/iso20022/egress.js';
 
 /** Decodes the batch; malformed or unusable events are logged, counted and skipped as values. */
@@ -54,6 +55,7 @@ export async function notify(context, event, deadline) {
   const prepared = await prepareCallback({
     event, url, apiType, hubName: context.hubName, signCallback: context.signCallback, versions: context.versions, now: now(), logger: log,
   });
+  countConversion(metrics, prepared);
   // A body that cannot be converted into the receiver's API never will be: failed, not retried (retry.js).
   const result = prepared.failure
     ? { outcome: OUTCOME.failed, attempts: 0, ...prepared.failure }

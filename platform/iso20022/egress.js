@@ -251,7 +251,8 @@ async function convertedBody({ event, url, headers, receiver, logger }) {
 /**
  * The headers and body bytes of the callback for `event` to `url` (a URL object), whose
  * receiver is registered as `apiType` (FSPIOP when undefined): `{ headers, body }`, signed as
- * the case requires, or `{ failure: { reason, detail } }` when the body cannot be converted.
+ * the case requires, or `{ failure: { reason, detail } }` when the body cannot be converted;
+ * either names `conversion: { from, to }` (the two APIs) when the body had to be converted.
  * `hubName`, `signCallback` (platform/delivery/hub-signature.js), `versions`
  * (platform/delivery/dfsp-versions.js), `now` (epoch ms) and `logger` are the sender's.
  */
@@ -270,16 +271,17 @@ export async function prepareCallback({ event, url, apiType, hubName, signCallba
     return { headers: await signCallback({ event, method, url, headers: unsigned, body: original }), body: original };
   }
   const headers = inReceiverMediaTypes(unsigned, receiver, { event, versions });
+  const conversion = { from: sender, to: receiver };
   let body;
   try {
     body = await convertedBody({ event, url, headers, receiver, logger });
   } catch (error) {
-    return { failure: { reason: CONVERSION_FAILED, detail: `${method} /${resource} to ${receiver}: ${error.message}` } };
+    return { conversion, failure: { reason: CONVERSION_FAILED, detail: `${method} /${resource} to ${receiver}: ${error.message}` } };
   }
-  if (!isForward(event)) return { headers: await signCallback({ event, method, url, headers, body }), body };
+  if (!isForward(event)) return { conversion, headers: await signCallback({ event, method, url, headers, body }), body };
   delete headers['fspiop-signature'];
   Object.assign(headers, originalHeaders(event, original, hubName));
-  return { headers: await signCallback({ event, method, url, headers, body, byHub: true }), body };
+  return { conversion, headers: await signCallback({ event, method, url, headers, body, byHub: true }), body };
 }
 
 /**
