@@ -94,6 +94,12 @@ async function readIsoCall(call) {
   }
 }
 
+/**
+ * The FSPIOP version a payee answers a message about `id` in: 1.1, or 2.0 for a ULID (an id from
+ * or for an ISO 20022 DFSP), which the CorrelationId of FSPIOP 1.x does not take.
+ */
+const answerVersionFor = (id) => (/^[0-9A-HJKMNP-TV-Z]{26}$/.test(id) ? '2.0' : '1.1');
+
 /** The fulfilment of a prepare's ILP packet, or null when the packet does not decode. */
 function fulfilmentOf(dfsp, prepare) {
   try {
@@ -105,7 +111,7 @@ function fulfilmentOf(dfsp, prepare) {
 
 /** The payee's answer to a prepare, by the behaviour chosen for its transfer. */
 async function answerPrepare(dfsp, prepare, switchUrl) {
-  const headers = fspiopHeaders(dfsp.name, prepare.payerFsp, { accept: false });
+  const headers = fspiopHeaders(dfsp.name, prepare.payerFsp, { accept: false, version: answerVersionFor(prepare.transferId) });
   const url = `${switchUrl}/transfers/${prepare.transferId}`;
   const fulfilment = fulfilmentOf(dfsp, prepare);
   if (fulfilment === null) {
@@ -177,7 +183,7 @@ async function answerQuote(dfsp, call) {
   const { quoteId, transactionId, amount, payer } = call.body;
   const expiration = new Date(Date.now() + 60000).toISOString();
   const ilp = quoteIlp({ secret: dfsp.secret, transferId: transactionId, amount: amount.amount, currency: amount.currency, payeeAddress: `g.${dfsp.name}`, expiration });
-  await send(dfsp, `${dfsp.urls.quotes}/quotes/${quoteId}`, 'PUT', dfspHeaders('quotes', dfsp.name, payer.partyIdInfo.fspId, { accept: false }), {
+  await send(dfsp, `${dfsp.urls.quotes}/quotes/${quoteId}`, 'PUT', dfspHeaders('quotes', dfsp.name, payer.partyIdInfo.fspId, { accept: false, version: answerVersionFor(quoteId) }), {
     transferAmount: amount, expiration, ilpPacket: ilp.ilpPacket, condition: ilp.condition,
   }, { isoPostQuote: call.isoBody });
 }
