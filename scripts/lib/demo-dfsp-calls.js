@@ -60,6 +60,7 @@ export async function registerParty(payee, { msisdn, customer, currency, support
 export async function discover(payer, msisdn, { version = '1.1', sinceMs = Date.now() } = {}) {
   const sent = await call(payer, `${payer.urls.parties}/parties/MSISDN/${msisdn}`, 'GET', dfspHeaders('parties', payer.name, undefined, { version }));
   const answer = await callbackTo(payer, 'PUT', `/parties/MSISDN/${msisdn}`, sinceMs);
+  if (!answer.body) throw new Error(`${payer.name} received PUT /parties/MSISDN/${msisdn} without a body`);
   return { ...(answer.body.errorInformation ? { error: answer.body.errorInformation } : { party: answer.body.party }), sent, answer };
 }
 

@@ -56,17 +56,20 @@ const apiTypeOf = (call) => requestApiType(call.headers);
 
 /**
  * Who signed a call a DFSP received, as the DFSP checked it: the hub for a message it converted
- * (FSPIOP-Switch-Signer), its sender otherwise; `unsigned` without a signature.
+ * (FSPIOP-Switch-Signer), its sender otherwise; null without a signature (a forwarded GET).
  */
 export function signerOf(call) {
-  if (!call.headers['fspiop-signature']) return 'nobody';
+  if (!call.headers['fspiop-signature']) return null;
   const signer = call.headers['fspiop-switch-signer'];
   const who = signer ? `${signer}, which converted it` : call.headers['fspiop-source'];
   return call.signatureProblem ? `${who} (NOT verified: ${call.signatureProblem})` : who;
 }
 
 /** A received call in one phrase: its message type and its signer. */
-const receivedAs = (call) => `${messageOf(call.method, call.path, call.headers)}, signed by ${signerOf(call)}`;
+function receivedAs(call) {
+  const signer = signerOf(call);
+  return `${messageOf(call.method, call.path, call.headers)}, ${signer ? `signed by ${signer}` : 'unsigned'}`;
+}
 
 /** The first call `dfsp` received since `sinceMs` with `method` on `path` whose FSPIOP body fits `matches`. */
 const receivedCall = (dfsp, method, path, sinceMs, matches = () => true) => dfsp.waitFor(
