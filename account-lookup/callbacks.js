@@ -51,6 +51,9 @@ export function forwardEvent({ accepted, party, action, to, endpointType, method
     callback: { endpointType, templateParams: partyTemplateParams(party), method, resource },
     headers: accepted.headers,
     rawBody: accepted.rawBody,
+    // An ISO 20022 message has no FSPIOP text: its FSPIOP form rides as the body, beside its own
+    // text in the headers, so that a receiver of the other API type is sent that form.
+    ...(accepted.rawBody === undefined && accepted.body !== undefined ? { body: accepted.body } : {}),
     at: accepted.receivedAt,
   };
   // A lookup that cannot reach the payee is answered to the payer with the hub's PUT …/error

@@ -15,7 +15,7 @@ import { startTestDfsp, wireMessage } from '../support/test-dfsp.js';
 import { jwsKeyPair, HUB_NAME } from '../support/jws-keys.js';
 import { ensureDfsp, ensureHub } from '../../scripts/lib/onboarding.js';
 import { registerParty } from '../../scripts/lib/demo-dfsp-calls.js';
-import { dfspHeaders, fetchSigned } from '../../scripts/lib/fspiop-headers.js';
+import { dfspHeaders, fetchSigned, signedHeaders } from '../../scripts/lib/fspiop-headers.js';
 import { API_TYPE } from '../../platform/iso20022/media-types.js';
 
 const ISO = API_TYPE.iso20022;
@@ -61,8 +61,12 @@ const digestOf = (text) => `sha-256=${createHash('sha256').update(text, 'utf8').
 async function sendAs(dfsp, { url, method, resource, destination, body, context, accept = true }) {
   const headers = dfspHeaders(resource, dfsp.name, destination, { accept, version: '2.0' });
   const wire = await wireMessage(dfsp, url, method, headers, body, context);
-  const response = await fetchSigned(url, { method, headers: wire.headers, body: body === undefined ? undefined : wire.text, privateKey: dfsp.privateKey });
-  return { status: response.status, answer: await response.text(), text: wire.text, headers: wire.headers };
+  const text = body === undefined ? undefined : wire.text;
+  // Signed here, so that the signature sent can be compared with the one the receiver gets.
+  const { pathname, search } = new URL(url);
+  const signed = await signedHeaders(wire.headers, { privateKey: dfsp.privateKey, method, uri: `${pathname}${search}`, body: text });
+  const response = await fetchSigned(url, { method, headers: signed, body: text, tls: dfsp.tlsFor(url) });
+  return { status: response.status, answer: await response.text(), text: wire.text, headers: signed };
 }
 
 const callTo = (dfsp, method, path, sinceMs) => dfsp.waitFor((call) => call.method === method && call.path === path && call.at >= sinceMs, 20000);
@@ -210,7 +214,7 @@ async function postChangedPacs008(change) {
   const wire = await wireMessage(payer, url, 'POST', headers, { transferId, payerFsp: payer.name, payeeFsp: 'payeefsp', amount: { amount: '1', currency: 'USD' }, ilpPacket: ilp.ilpPacket, condition: ilp.condition, expiration }, context);
   const message = JSON.parse(wire.text);
   change(message);
-  const response = await fetchSigned(url, { method: 'POST', headers: wire.headers, body: JSON.stringify(message), privateKey: payer.privateKey });
+  const response = await fetchSigned(url, { method: 'POST', headers: wire.headers, body: JSON.stringify(message), privateKey: payer.privateKey, tls: payer.tlsFor(url) });
   return { status: response.status, body: await response.json() };
 }
 
