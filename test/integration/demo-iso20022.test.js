@@ -112,13 +112,15 @@ test('the demo\'s ISO 20022 payments: every step printed with the message each s
   assert.match(fromIso.printed[5], new RegExp(`^ {2}3\\. transfer ${ULID_START}: isobank sent pacs\\.008 POST /transfers; payeefsp received FSPIOP \\d\\.\\d POST /transfers, ${CONVERTED}$`));
   assert.match(fromIso.printed[6], new RegExp(`^ {5}isobank received pacs\\.002 PUT /transfers/\\{ID\\}, ${CONVERTED}: COMMITTED \\(fulfilment .{10}…\\)$`));
 
-  for (const { result } of [toIso, fromIso]) {
-    // The table's before and after are what the admin API reports now.
-    for (const row of result.positions) {
-      const now = (await sw.admin.request('GET', `/participants/${row.participant}/positions`)).body.find((position) => position.currency === row.currency);
-      assert.equal(String(now.value), row.after, `${row.participant} ${row.currency}`);
-    }
+  // The last table's after is what the admin API reports now; isobank's second payment starts where its first ended.
+  for (const row of fromIso.result.positions) {
+    const now = (await sw.admin.request('GET', `/participants/${row.participant}/positions`)).body.find((position) => position.currency === row.currency);
+    assert.equal(String(now.value), row.after, `${row.participant} ${row.currency}`);
   }
+  const isobankOf = (result) => result.positions.find((row) => row.participant === ISO_DFSP.name);
+  assert.equal(isobankOf(fromIso.result).before, isobankOf(toIso.result).after);
+  const payerfspNow = (await sw.admin.request('GET', '/participants/payerfsp/positions')).body.find((position) => position.currency === 'USD');
+  assert.equal(String(payerfspNow.value), toIso.result.positions.find((row) => row.participant === 'payerfsp').after);
   assert.equal(checkIso20022Payment(toIso.result), '15 USD from payerfsp to isobank COMMITTED, every message in its receiver\'s API type and verified; positions moved payerfsp +15, isobank -15');
   assert.equal(checkIso20022Payment(fromIso.result), '7.5 USD from isobank to payeefsp COMMITTED, every message in its receiver\'s API type and verified; positions moved isobank +7.5, payeefsp -7.5');
   for (const simulator of simulators.values()) assert.deepEqual(simulator.signatureFailures, [], `${simulator.name}: every call verified`);
