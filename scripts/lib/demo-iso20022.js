@@ -114,8 +114,9 @@ async function transferToPayee(payer, payee, quoted, log) {
  * One payment of `amount` `currency` from `payerName` to the customer `payeeMsisdn` of
  * `payeeName`, discovery → quote → transfer, each step printed with `log`. `simulators`: name →
  * test DFSP simulator. Resolves to the ids, the final state, whether every call each side
- * received came in its own API type (`mismatches`: the calls that did not, or whose signature
- * did not verify) and both DFSPs' positions before and after.
+ * received came in its own API type (`mismatches`: the calls that did not, whose signature did
+ * not verify, or whose ISO 20022 body the document refuses) and both DFSPs' positions before
+ * and after.
  */
 export async function payAcrossApiTypes({ request, simulators, payerName, payerMsisdn, payeeName, payeeMsisdn, amount, currency, log = console.log }) {
   const payer = simulators.get(payerName);
@@ -128,8 +129,9 @@ export async function payAcrossApiTypes({ request, simulators, payerName, payerM
   const done = await transferToPayee(payer, payee, quote.quoted, log);
   const positions = positionChanges(before, await positionsOf(request, [payer.name, payee.name]));
   const received = [...found.received, ...quote.received, ...done.received];
-  const mismatches = received.filter(([dfsp, call]) => apiTypeOf(call) !== dfsp.apiType || call.signatureProblem)
-    .map(([dfsp, call]) => `${dfsp.name} (${dfsp.apiType}) received ${receivedAs(call)}`);
+  // An ISO 20022 DFSP also checks what it receives against the ISO 20022 document (isoProblem).
+  const mismatches = received.filter(([dfsp, call]) => apiTypeOf(call) !== dfsp.apiType || call.signatureProblem || call.isoProblem)
+    .map(([dfsp, call]) => `${dfsp.name} (${dfsp.apiType}) received ${receivedAs(call)}${call.isoProblem ? ` that the ISO 20022 document refuses: ${call.isoProblem}` : ''}`);
   return {
     payerName, payeeName, amount, currency, quoteId: quote.quoted.quoteId, transferId: done.transferId, transferState: done.transferState, positions, mismatches,
   };
