@@ -5,6 +5,7 @@
 // arguments.
 import { partyKey } from './domain/parties.js';
 import { answerVersionOf } from '../platform/fspiop/versions.js';
+import { carriedBody } from '../platform/kafka/envelope.js';
 
 const PARTY_ENDPOINTS = Object.freeze({
   get: ['FSPIOP_CALLBACK_URL_PARTIES_GET', 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_GET'],
@@ -50,10 +51,9 @@ export function forwardEvent({ accepted, party, action, to, endpointType, method
     to,
     callback: { endpointType, templateParams: partyTemplateParams(party), method, resource },
     headers: accepted.headers,
-    rawBody: accepted.rawBody,
-    // An ISO 20022 message has no FSPIOP text: its FSPIOP form rides as the body, beside its own
-    // text in the headers, so that a receiver of the other API type is sent that form.
-    ...(accepted.rawBody === undefined && accepted.body !== undefined ? { body: accepted.body } : {}),
+    // The DFSP's FSPIOP bytes, or the FSPIOP form of its ISO 20022 message, whose own bytes
+    // travel with the headers (platform/iso20022/original.js).
+    ...carriedBody(accepted),
     at: accepted.receivedAt,
   };
   // A lookup that cannot reach the payee is answered to the payer with the hub's PUT …/error

@@ -172,12 +172,15 @@ export function originalDigestOf(bytes) {
   return `sha-256=${createHash('sha256').update(bytes).digest('base64url')}`;
 }
 
+// What an ISO 20022 message becomes in FSPIOP is FSPIOP 2.0 (the ISO 20022 document is FSPIOP
+// 2.0's, and its ids are ULIDs, which 1.x refuses), whichever version the receiver last spoke.
+const FSPIOP_VERSION_OF_ISO = '2.0';
+
 /** The media type of `resource` in the receiver's API, for Content-Type (full version) or Accept (major only in FSPIOP). */
-function mediaTypeFor(receiver, { event, versions }, forAccept) {
+function mediaTypeFor(receiver, { event }, forAccept) {
   const { resource } = event.callback;
   if (receiver === API_TYPE.iso20022) return isoContentType(resource);
-  const version = versions.versionFor(event);
-  return interopContentType(resource, forAccept ? version.split('.')[0] : version);
+  return interopContentType(resource, forAccept ? FSPIOP_VERSION_OF_ISO.split('.')[0] : FSPIOP_VERSION_OF_ISO);
 }
 
 /**
@@ -186,9 +189,16 @@ function mediaTypeFor(receiver, { event, versions }, forAccept) {
  */
 function inReceiverMediaTypes(headers, receiver, context) {
   const rewritten = { ...headers };
-  for (const [name, forAccept] of [['content-type', false], ['accept', true]]) {
+  const mediaTypes = [['content-type', false], ['accept', true]];
+  // A GET from an ISO 20022 DFSP states its API in Accept alone; the Content-Type filled in
+  // for it must then name the same version as the Accept, so both are written when either is.
+  const across = mediaTypes.some(([name]) => {
     const stated = apiTypeOfMediaType(rewritten[name]);
-    if (stated && stated !== receiver) rewritten[name] = mediaTypeFor(receiver, context, forAccept);
+    return stated && stated !== receiver;
+  });
+  if (!across) return rewritten;
+  for (const [name, forAccept] of mediaTypes) {
+    if (rewritten[name] !== undefined) rewritten[name] = mediaTypeFor(receiver, context, forAccept);
   }
   return rewritten;
 }

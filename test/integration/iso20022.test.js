@@ -61,11 +61,9 @@ const digestOf = (text) => `sha-256=${createHash('sha256').update(text, 'utf8').
 async function sendAs(dfsp, { url, method, resource, destination, body, context, accept = true }) {
   const headers = dfspHeaders(resource, dfsp.name, destination, { accept, version: '2.0' });
   const wire = await wireMessage(dfsp, url, method, headers, body, context);
-  const text = body === undefined ? undefined : wire.text;
-  // Signed here, so that the signature sent can be compared with the one the receiver gets.
-  const { pathname, search } = new URL(url);
-  const signed = await signedHeaders(wire.headers, { privateKey: dfsp.privateKey, method, uri: `${pathname}${search}`, body: text });
-  const response = await fetchSigned(url, { method, headers: signed, body: text, tls: dfsp.tlsFor(url) });
+  const { pathname } = new URL(url);
+  const signed = await signedHeaders(wire.headers, { privateKey: dfsp.privateKey, method, uri: pathname, body: wire.text });
+  const response = await fetchSigned(url, { method, headers: signed, body: wire.text, tls: dfsp.tlsFor(url) });
   return { status: response.status, answer: await response.text(), text: wire.text, headers: signed };
 }
 

@@ -67,7 +67,7 @@ export async function startTestDfsp({
     tls: serverTls,
     readCall: readIsoCall,
     onCall: (call) => {
-      if (call.method === 'POST' && call.path === '/transfers') setTimeout(() => answerPrepare(dfsp, call.body, dfsp.urls.transfers), dfsp.delayMs);
+      if (call.method === 'POST' && call.path === '/transfers') setTimeout(() => answerPrepare(dfsp, call, dfsp.urls.transfers), dfsp.delayMs);
       if (call.method === 'POST' && call.path === '/quotes') answerQuote(dfsp, call).catch(() => {});
       if (call.method === 'GET' && call.path.startsWith('/parties/')) answerParty(dfsp, call).catch(() => {});
       if (call.method === 'POST' && call.path === '/fxQuotes' && dfsp.fxRates.size > 0) answerFxQuote(dfsp, call, send).catch(() => {});
@@ -95,10 +95,12 @@ async function readIsoCall(call) {
 }
 
 /**
- * The FSPIOP version a payee answers a message about `id` in: 1.1, or 2.0 for a ULID (an id from
- * or for an ISO 20022 DFSP), which the CorrelationId of FSPIOP 1.x does not take.
+ * The FSPIOP version a DFSP answers a request in: 2.0 for a request in 2.0 (whose ids may be
+ * ULIDs, as every id from an ISO 20022 DFSP is, which 1.1 refuses), else 1.1 as before.
  */
-const answerVersionFor = (id) => (/^[0-9A-HJKMNP-TV-Z]{26}$/.test(id) ? '2.0' : '1.1');
+function answerVersionOf(call) {
+  return /version=2\b/.test(call.headers['content-type'] ?? '') ? '2.0' : '1.1';
+}
 
 /** The fulfilment of a prepare's ILP packet, or null when the packet does not decode. */
 function fulfilmentOf(dfsp, prepare) {
@@ -110,8 +112,9 @@ function fulfilmentOf(dfsp, prepare) {
 }
 
 /** The payee's answer to a prepare, by the behaviour chosen for its transfer. */
-async function answerPrepare(dfsp, prepare, switchUrl) {
-  const headers = fspiopHeaders(dfsp.name, prepare.payerFsp, { accept: false, version: answerVersionFor(prepare.transferId) });
+async function answerPrepare(dfsp, call, switchUrl) {
+  const prepare = call.body;
+  const headers = fspiopHeaders(dfsp.name, prepare.payerFsp, { accept: false, version: answerVersionOf(call) });
   const url = `${switchUrl}/transfers/${prepare.transferId}`;
   const fulfilment = fulfilmentOf(dfsp, prepare);
   if (fulfilment === null) {
@@ -183,7 +186,7 @@ async function answerQuote(dfsp, call) {
   const { quoteId, transactionId, amount, payer } = call.body;
   const expiration = new Date(Date.now() + 60000).toISOString();
   const ilp = quoteIlp({ secret: dfsp.secret, transferId: transactionId, amount: amount.amount, currency: amount.currency, payeeAddress: `g.${dfsp.name}`, expiration });
-  await send(dfsp, `${dfsp.urls.quotes}/quotes/${quoteId}`, 'PUT', dfspHeaders('quotes', dfsp.name, payer.partyIdInfo.fspId, { accept: false, version: answerVersionFor(quoteId) }), {
+  await send(dfsp, `${dfsp.urls.quotes}/quotes/${quoteId}`, 'PUT', dfspHeaders('quotes', dfsp.name, payer.partyIdInfo.fspId, { accept: false, version: answerVersionOf(call) }), {
     transferAmount: amount, expiration, ilpPacket: ilp.ilpPacket, condition: ilp.condition,
   }, { isoPostQuote: call.isoBody });
 }

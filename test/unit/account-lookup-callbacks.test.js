@@ -36,7 +36,7 @@ test('a forwarded lookup keeps the payer\'s headers and goes to the payee\'s PAR
   assert.deepEqual(event, {
     id: 'MSISDN/27713803912', type: 'notification', action: 'lookup', from: 'payerfsp', to: 'payeefsp',
     callback: { endpointType: 'FSPIOP_CALLBACK_URL_PARTIES_GET', templateParams: { partyIdType: 'MSISDN', partyIdentifier: '27713803912' }, method: 'GET', resource: 'parties' },
-    headers: HEADERS, rawBody: undefined, at: 1234,
+    headers: HEADERS, body: undefined, at: 1234,
     // If the payee cannot be reached, the payer hears it on its PARTIES_PUT_ERROR endpoint.
     ifUndeliverable: {
       to: 'payerfsp',

@@ -215,11 +215,11 @@ test('an FSPIOP party answer to an ISO 20022 payer is a valid acmt.024', async (
   await assertSignedByHub(sent, 'PUT');
 });
 
-test('an ISO 20022 payee\'s fulfil to an FSPIOP payer is the FSPIOP form, in the payer\'s media type, signed by the hub', async () => {
+test('an ISO 20022 payee\'s fulfil to an FSPIOP payer is the FSPIOP form, in FSPIOP 2.0 (whose ids are ISO 20022\'s), signed by the hub', async () => {
   const event = isoFulfil();
   const sent = await prepared(event, API_TYPE.fspiop);
   assert.deepEqual(JSON.parse(sent.body), event.body);
-  assert.equal(sent.headers['content-type'], 'application/vnd.interoperability.transfers+json;version=1.1');
+  assert.equal(sent.headers['content-type'], 'application/vnd.interoperability.transfers+json;version=2.0');
   assert.equal(sent.headers['fspiop-source'], 'payeefsp');
   await assertSignedByHub(sent, 'PUT');
   assertDescribesOriginal(sent.headers, Buffer.from(event.headers[ORIGINAL_BODY_HEADER]), {
@@ -267,8 +267,8 @@ test('a GET forward across APIs keeps its sender\'s signature and takes the rece
     headers: { accept, date: new Date(NOW_MS).toUTCString(), 'fspiop-source': 'payerfsp', 'fspiop-destination': 'payeefsp', 'fspiop-signature': DFSP_SIGNATURE },
   });
   const fromIso = await prepared(lookup(isoContentType('parties')), API_TYPE.fspiop);
-  assert.equal(fromIso.headers.accept, 'application/vnd.interoperability.parties+json;version=1');
-  assert.match(fromIso.headers['content-type'], /^application\/vnd\.interoperability\.parties\+json;version=1\.1$/);
+  assert.equal(fromIso.headers.accept, 'application/vnd.interoperability.parties+json;version=2');
+  assert.match(fromIso.headers['content-type'], /^application\/vnd\.interoperability\.parties\+json;version=2\.0$/);
   assert.equal(fromIso.headers['fspiop-signature'], DFSP_SIGNATURE);
   assert.equal(fromIso.body.length, 0);
   const fromFspiop = await prepared(lookup('application/vnd.interoperability.parties+json;version=1.1'), API_TYPE.iso20022);
