@@ -5,8 +5,10 @@
 // the failures a DFSP meets), and one with currency conversion (FSPIOP v2.0, lib/demo-
 // conversion.js), a merchant-initiated one (request to pay with an OTP, lib/demo-request-to-
 // pay.js) and a bulk of ten with one wrong fulfilment (lib/demo-bulk.js), and prints every
-// step, what each payer was told, and the positions; then it settles USD, and EUR where EUR is
-// settled deferred net. Safe to run again.
+// step, what each payer was told, and the positions; then a DFSP registered as speaking ISO
+// 20022 (lib/demo-iso20022.js) is paid by an FSPIOP DFSP and pays one back, each side sending
+// and receiving its own API type; then it settles USD, and EUR where EUR is settled deferred
+// net. Safe to run again.
 // Every DFSP signs what it sends with its own key pair (kept in DFSP_JWS_KEYS_DIR and
 // registered at onboarding) and checks every callback it gets with the sender's published key.
 // When the edges serve HTTPS (TLS_CERT_PATH, set by scripts/env.sh with CLIENT_IDENTITY=
@@ -22,6 +24,7 @@ import { describeOutcome, discover, registerParty, requestQuote, transfer } from
 import { CONVERSION_DFSPS, TARGET_CURRENCY, checkConversion, onboardConversion, payWithConversion } from './lib/demo-conversion.js';
 import { payRequestToPay } from './lib/demo-request-to-pay.js';
 import { committedTotal, payBulk } from './lib/demo-bulk.js';
+import { ISO_DFSP, checkIso20022Payment, onboardIso20022, payAcrossApiTypes } from './lib/demo-iso20022.js';
 import { dfspKeyPairFiles } from '../tools/lib/jws-key-files.js';
 import { ensureClientCertificate, ensureServerCertificate } from './lib/scheme-certs.js';
 import { privateKeyFromPem, publicKeyFromPem } from '../platform/fspiop/jws.js';
@@ -42,14 +45,15 @@ const HUB_NAME = process.env.HUB_NAME ?? 'Hub';
 const CALLBACK_SCHEME = process.env.CALLBACK_TLS_CERT_PATH ? 'https' : 'http';
 // Each DFSP's simulator listens on SIMULATOR_PORT_BASE + its index (4101…4106 by default).
 const SIMULATOR_PORT_BASE = Number(process.env.DEMO_SIMULATOR_PORT_BASE ?? 4101 + OFFSET);
-// The four DFSPs in USD, then the FXP (USD and EUR) and the DFSP in EUR of the conversion.
+// The four DFSPs in USD, then the FXP (USD and EUR) and the DFSP in EUR of the conversion, then
+// the DFSP in USD that speaks ISO 20022.
 const USD_DFSPS = [
   { name: 'payerfsp', netDebitCap: '10000', fundsIn: '5000', msisdn: '27710000001', customer: 'Thandi Payer' },
   { name: 'payeefsp', netDebitCap: '10000', fundsIn: '5000', msisdn: '27710000002', customer: 'Sipho Payee' },
   { name: 'greenbank', netDebitCap: '25000', fundsIn: '20000', msisdn: '27710000003', customer: 'Amara Green' },
   { name: 'mobilemoney', netDebitCap: '2000', fundsIn: '1500', msisdn: '27710000004', customer: 'Kofi Mobile' },
 ].map((dfsp) => ({ ...dfsp, currencies: [CURRENCY] }));
-const DEMO_DFSPS = [...USD_DFSPS, ...CONVERSION_DFSPS].map((dfsp, index) => ({ ...dfsp, simulatorPort: SIMULATOR_PORT_BASE + index }));
+const DEMO_DFSPS = [...USD_DFSPS, ...CONVERSION_DFSPS, ISO_DFSP].map((dfsp, index) => ({ ...dfsp, simulatorPort: SIMULATOR_PORT_BASE + index }));
 const msisdnOf = (name) => DEMO_DFSPS.find((dfsp) => dfsp.name === name).msisdn;
 const CONVERSION_PAYMENT = { payerName: 'payerfsp', payeeMsisdn: msisdnOf('eurobank'), sourceAmount: '50' };
 // The merchant-initiated payment: payeefsp's customer (a shop) asks payerfsp's customer to pay.
@@ -59,6 +63,12 @@ const BULK_PAYMENT = {
   payerName: 'greenbank', payerMsisdn: msisdnOf('greenbank'), payeeName: 'payeefsp', wrongItem: 3,
   items: Array.from({ length: 10 }, (_, index) => ({ msisdn: `277100001${String(index).padStart(2, '0')}`, amount: String(10 + index) })),
 };
+// The payments across API types: an FSPIOP DFSP pays isobank's customer, and isobank pays an
+// FSPIOP DFSP's customer.
+const ISO20022_PAYMENTS = [
+  { payerName: 'payerfsp', payeeName: ISO_DFSP.name, amount: '15' },
+  { payerName: ISO_DFSP.name, payeeName: 'payeefsp', amount: '7.5' },
+].map((payment) => ({ ...payment, payerMsisdn: msisdnOf(payment.payerName), payeeMsisdn: msisdnOf(payment.payeeName) }));
 
 function table(rows) {
   const widths = Object.keys(rows[0]).map((key) => Math.max(key.length, ...rows.map((row) => String(row[key]).length)));
@@ -77,6 +87,7 @@ async function onboard(request) {
     console.log(`${dfsp.name}: participant, net debit cap ${dfsp.netDebitCap}, funds in ${dfsp.fundsIn}, callbacks → ${endpointBaseOf(dfsp.name)}, JWS key ${KEYS_DIR}/${dfsp.name}.pem`);
   }
   await onboardConversion(request, { endpointBaseOf, jwsPublicKeyOf });
+  await onboardIso20022(request, { endpointBaseOf, jwsPublicKeyOf });
 }
 
 const DEMO_TRANSFERS = [
@@ -144,8 +155,9 @@ async function payInBulk(request, simulators) {
 function reportSignatures(simulators) {
   const received = [...simulators.values()].flatMap((simulator) => simulator.received.filter((seen) => seen.rawBody));
   const failures = [...simulators.values()].flatMap((simulator) => simulator.signatureFailures.map((failure) => ({ to: simulator.name, ...failure })));
-  const fromHub = received.filter((seen) => seen.headers['fspiop-source'] === 'Hub').length;
-  console.log(`\nSignatures: ${received.length - failures.length} of ${received.length} callbacks with a body verified with their sender's published key (${fromHub} signed by the hub)`);
+  // The hub signs what it originates (FSPIOP-Source) and what it converted between API types (FSPIOP-Switch-Signer).
+  const fromHub = received.filter((seen) => (seen.headers['fspiop-switch-signer'] ?? seen.headers['fspiop-source']) === HUB_NAME).length;
+  console.log(`\nSignatures: ${received.length - failures.length} of ${received.length} callbacks with a body verified with their signer's published key (${fromHub} signed by the hub)`);
   for (const failure of failures) console.log(`  ${failure.to} could not verify ${failure.method} ${failure.path} from ${failure.source}: ${failure.problem}`);
   if (failures.length > 0) throw new Error(`${failures.length} callback(s) did not verify`);
 }
@@ -181,6 +193,16 @@ async function payConverted(request, simulators) {
   console.log(`\nConversion: ${checkConversion(result)}`);
 }
 
+/** The payments between the ISO 20022 DFSP and FSPIOP DFSPs, each with its steps, then its positions before and after. */
+async function payIso20022(request, simulators) {
+  for (const payment of ISO20022_PAYMENTS) {
+    const result = await payAcrossApiTypes({ request, simulators, currency: CURRENCY, ...payment });
+    console.log(`\n  Positions of ${payment.payerName} and ${payment.payeeName} (POSITION > 0: owed to the scheme):\n`);
+    console.log(table(result.positions).replace(/^/gm, '  '));
+    console.log(`\nISO 20022: ${checkIso20022Payment(result)}`);
+  }
+}
+
 async function runPayments(request) {
   const simulators = new Map();
   const urls = { transfers: TRANSFERS_URL, quotes: QUOTES_URL, parties: PARTIES_URL };
@@ -191,13 +213,14 @@ async function runPayments(request) {
     for (const dfsp of DEMO_DFSPS) {
       const privateKey = privateKeyFromPem(dfspKeyPairFiles(KEYS_DIR, dfsp.name).privateKey);
       simulators.set(dfsp.name, await startTestDfsp({
-        name: dfsp.name, urls, port: dfsp.simulatorPort, privateKey, publicKeysOf, tls: clientTls(dfsp.name), serverTls: callbackTls, fxRates: dfsp.fxRates,
+        name: dfsp.name, urls, port: dfsp.simulatorPort, privateKey, publicKeysOf, tls: clientTls(dfsp.name), serverTls: callbackTls, fxRates: dfsp.fxRates, apiType: dfsp.apiType,
       }));
     }
     console.log('');
     await registerParties(simulators);
     for (const payment of DEMO_TRANSFERS) await pay(simulators, payment);
     await payConverted(request, simulators);
+    await payIso20022(request, simulators);
     await payMerchant(request, simulators);
     await payInBulk(request, simulators);
     reportSignatures(simulators);

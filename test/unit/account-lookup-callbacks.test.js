@@ -47,6 +47,22 @@ test('a forwarded lookup keeps the payer\'s headers and goes to the payee\'s PAR
   assert.equal(callbackUrl(template, event.callback).href, 'http://payee.example/parties/MSISDN/27713803912');
 });
 
+test('a forwarded ISO 20022 answer carries its FSPIOP form as the body, its own text staying in the headers', () => {
+  const iso = {
+    ...accepted,
+    headers: { ...HEADERS, 'content-type': 'application/vnd.interoperability.iso20022.parties+json;version=2.0', 'switch-internal-original-body': '{"Rpt":{}}' },
+    body: { party: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: '27713803912', fspId: 'payeefsp' } } },
+  };
+  const party = partyOf(iso.params);
+  const event = forwardEvent({ accepted: iso, party, action: 'answer', to: 'payerfsp', endpointType: partyEndpoint('put', party), method: 'PUT' });
+  assert.deepEqual(event.body, iso.body);
+  assert.equal(event.rawBody, undefined);
+  assert.equal(event.headers['switch-internal-original-body'], '{"Rpt":{}}');
+  const fspiop = forwardEvent({ accepted: { ...accepted, rawBody: '{"party":{}}', body: { party: {} } }, party, action: 'answer', to: 'payerfsp', endpointType: partyEndpoint('put', party), method: 'PUT' });
+  assert.equal(fspiop.rawBody, '{"party":{}}');
+  assert.equal('body' in fspiop, false, 'an FSPIOP message is forwarded as its bytes alone');
+});
+
 test('a hub error is a PUT …/error with no DFSP headers and the errorInformation body', () => {
   const party = { type: 'MSISDN', id: '1', subId: 'a b' };
   const errorBody = { errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } };
