@@ -454,7 +454,7 @@ test('EKS values: KEDA on lag replaces the HPA, capped at partitions; monitoring
   const alerts = ofKind(objects, 'PrometheusRule')[0].spec.groups.flatMap((g) => g.rules.map((r) => r.alert));
   assert.deepEqual(alerts, ['FspiopHttpP99LatencyHigh', 'FspiopTransferEndToEndP99High', 'FspiopHttpServerErrors', 'FspiopCallbacksFailing', 'FspiopTransfersFailing', 'FspiopConsumerLagHigh', 'FspiopDeadLetters', 'FspiopPositionNearNetDebitCap', 'FspiopSettlementWindowOpenTooLong']);
   const dashboards = ofKind(objects, 'ConfigMap').filter((c) => c.metadata.labels.grafana_dashboard === '1');
-  assert.deepEqual(dashboards.map((c) => Object.keys(c.data)[0]).sort(), ['dfsp.json', 'fx.json', 'handlers.json', 'kafka.json', 'mysql.json', 'overview.json', 'request-to-pay-and-bulk.json', 'settlement.json']);
+  assert.deepEqual(dashboards.map((c) => Object.keys(c.data)[0]).sort(), ['dfsp.json', 'fx.json', 'handlers.json', 'iso20022.json', 'kafka.json', 'mysql.json', 'overview.json', 'request-to-pay-and-bulk.json', 'settlement.json']);
   for (const c of dashboards) assert.ok(JSON.parse(Object.values(c.data)[0]).panels.length > 0);
 });
 

@@ -7,6 +7,7 @@
 //                    transfer_end_to_end_seconds, transfers_finished_total{kind,state,error_code},
 //                    position_changes_total{reason}, callbacks_total{fsp,endpoint_type,outcome},
 //                    callback_duration_seconds{endpoint_type}, notification_events_skipped_total,
+//                    callback_conversions_total{from,to,outcome},
 //                    handler_batch_size{handler}, handler_batch_duration_seconds{handler},
 //                    quoting_messages_total{kind,outcome}, bulk_transfers_settled_total{state},
 //                    bulk_item_results_total{result},
@@ -297,9 +298,25 @@ const requestToPayAndBulk = () => dashboard('fspiop-r2p-bulk', 'fspiop-switch / 
   ], { unit: 'ops', description: 'Transaction requests (TRX_REQ_SERVICE), authorizations, bulk quotes and bulk transfers (the forward to the payee, the aggregated answer to the payer, errors).' }),
 ]);
 
+// ISO 20022: what the callback senders converted between FSPIOP and ISO 20022 for a receiver of
+// the other API (callback_conversions_total, platform/iso20022/egress.js). Messages between two
+// DFSPs of one API pass unconverted and are counted with every callback (callbacks_total).
+const iso20022 = () => dashboard('fspiop-iso20022', 'fspiop-switch / ISO 20022', [
+  panel('Callbacks converted between APIs, by direction', [
+    [`sum by (from, to) (rate(callback_conversions_total{${ns}, outcome="converted"}[$__rate_interval]))`, '{{from}} → {{to}}'],
+  ], { unit: 'ops', description: 'FSPIOP → ISO20022: an FSPIOP DFSP\'s message, or the hub\'s own (errors, GET answers, PATCH, expiries), written as ISO 20022 for an ISO 20022 DFSP and signed by the hub. ISO20022 → FSPIOP: an ISO 20022 DFSP\'s message passed on in its FSPIOP 2.0 form.' }),
+  panel('Conversions that failed, by direction', [
+    [orZero(`sum by (from, to) (rate(callback_conversions_total{${ns}, outcome="failed"}[$__rate_interval]))`,
+      `sum by (from, to) (rate(callback_conversions_total{${ns}}[$__rate_interval]))`), '{{from}} → {{to}}'],
+  ], { unit: 'ops', description: 'A message the other API cannot carry (a UUID id toward an ISO 20022 DFSP, which ISO 20022 requires to be a ULID): not sent, its requester told 3201. Zero while every conversion succeeds.' }),
+  panel('Share of callbacks converted', [
+    [`sum(rate(callback_conversions_total{${ns}, outcome="converted"}[$__rate_interval])) / sum(rate(callbacks_total{${ns}}[$__rate_interval]))`, 'converted'],
+  ], { unit: 'percentunit', description: 'Of every callback sent, those converted between APIs: the traffic that crosses from FSPIOP to ISO 20022 DFSPs and back, and pays the conversion\'s CPU (perf/RESULTS.md, "ISO 20022").' }),
+]);
+
 const boards = [
   ['overview', overview], ['handlers', handlers], ['kafka', kafka], ['mysql', mysql], ['dfsp', dfsp], ['settlement', settlement], ['fx', fx],
-  ['request-to-pay-and-bulk', requestToPayAndBulk],
+  ['request-to-pay-and-bulk', requestToPayAndBulk], ['iso20022', iso20022],
 ];
 for (const [file, make] of boards) {
   writeFileSync(join(here, `${file}.json`), `${JSON.stringify(make(), null, 2)}\n`);
