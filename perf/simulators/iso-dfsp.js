@@ -7,13 +7,14 @@
 // the type pairs ISO 20022 → ISO 20022, ISO 20022 → FSPIOP or FSPIOP → ISO 20022; FSPIOP →
 // FSPIOP payments stay on bridge.js's path, which does no conversion work at all.
 // ISO 20022 identifiers are ULIDs: a payment with an ISO 20022 DFSP on either side has ULID
-// quote and transfer ids, owned by the run (iso20022.js ownedUlid) so the gate finds them.
+// quote and transfer ids, owned by the run (correlator.js ownedUlid) so the gate finds them.
 import { answerAs } from './fspiop.js';
 import { roundTrip } from './round-trip.js';
 import { fulfilmentFor } from './payee-ilp.js';
 import { partyBody, quoteAnswer, secretOf } from './payee.js';
 import { awaitTransfer, failedOutcome, phaseTimer, quoteRequest, transferRequest } from './bridge.js';
-import { fspiopToIso, isIsoMessage, isoHeaders, isoResourceOf, isoToFspiop, ownedUlid } from './iso20022.js';
+import { fspiopToIso, isIsoMessage, isoHeaders, isoResourceOf, isoToFspiop } from './iso20022.js';
+import { ownedUlid } from './correlator.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 import { API_TYPE } from '../../platform/iso20022/media-types.js';
 

@@ -4,8 +4,6 @@
 // ISO 20022 here. Shared by the load test's simulators and the test DFSPs
 // (test/support/iso-codec.js). The mapping library is loaded on the first conversion
 // (platform/iso20022/transformer.js), so a run without ISO 20022 DFSPs never loads it.
-import { randomBytes } from 'node:crypto';
-import { encodeTime } from 'ulidx';
 import { loadTransformFacades } from '../../platform/iso20022/transformer.js';
 import { isoContentType, isoVersionsOf } from '../../platform/iso20022/media-types.js';
 
@@ -69,29 +67,4 @@ export function isoHeaders(headers, resource) {
 /** Whether a received call is ISO 20022: its Content-Type, or a GET's Accept, names an ISO 20022 media type. */
 export function isIsoMessage(headers) {
   return (headers['content-type'] ?? headers.accept ?? '').includes('.iso20022.');
-}
-
-// Crockford's base 32, the alphabet of ULIDs.
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** `value` (a non-negative integer below 32^length) in `length` digits of Crockford's base 32. */
-function base32(value, length) {
-  let text = '';
-  for (let rest = value, index = 0; index < length; index += 1, rest = Math.floor(rest / 32)) text = CROCKFORD[rest % 32] + text;
-  return text;
-}
-
-/** The characters 11–15 of every ULID of run `runTag` (6 hex digits): the run tag in base 32. */
-export function runTagInUlid(runTag) {
-  return base32(Number.parseInt(runTag, 16), 5);
-}
-
-/**
- * A ULID (ISO 20022's identifiers are ULIDs, docs/iso20022.md) that the validity gate finds
- * by its run, as correlator.js ownedId makes UUIDs: the time (10 characters, as ulidx encodes
- * it), the run tag (5), the simulator process (2), then 9 random characters (45 bits).
- */
-export function ownedUlid(worker, runTag, nowMs = Date.now()) {
-  const random = randomBytes(6).readUIntBE(0, 6) % 32 ** 9;
-  return `${encodeTime(nowMs, 10)}${runTagInUlid(runTag)}${base32(worker, 2)}${base32(random, 9)}`;
 }
