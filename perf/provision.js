@@ -186,6 +186,7 @@ async function registrationChanges(request, name, endpointBase, publicKey) {
   const registeredKeys = keys.status === 200 ? keys.body ?? [] : [];
   const normalise = (pem) => pem.replace(/\s+/g, '');
   return {
+    existed: registered.size > 0,
     endpoints: registered.size > 0 && standardEndpoints(endpointBase).some(([type, value]) => registered.get(type) !== value),
     keys: registeredKeys.length > 0 && !(registeredKeys.length === 1 && normalise(registeredKeys[0].publicKey) === normalise(publicKey)),
   };
@@ -246,7 +247,7 @@ export async function ensureApiType(request, name, apiType) {
  * endpoints and key with the first), tops each currency up to `headroom`, and returns whether
  * its endpoints or keys changed.
  */
-async function ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, log }) {
+async function ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, apiType, log }) {
   const { publicKey } = ensureKeyPairFiles({ privateKeyPath: join(keysDirectory, `${name}.key`), publicKeyPath: join(keysDirectory, `${name}.pem`), type: JWS_KEY_TYPES[jwsAlg] });
   if (tlsDir) ensureClientCertificate(tlsDir, name);
   const changes = await registrationChanges(request, name, endpointBase, publicKey);
@@ -256,6 +257,12 @@ async function ensurePerfDfsp(request, { name, currencies, endpointBase, keysDir
     const registration = index === 0 ? { endpointBase, jwsPublicKey: publicKey } : {};
     await ensureDfsp(request, { name, currency, netDebitCap: INITIAL_FUNDS, fundsIn: INITIAL_FUNDS, ...registration });
     await topUp(request, { name, currency, headroom, log });
+  }
+  // A DFSP's API type is in the endpoint cache with its endpoints: one registered before that
+  // changes type has its cache entry waited out (a new one is in no cache yet).
+  if (apiType && await ensureApiType(request, name, apiType)) {
+    log(`${name}: registered as ${apiType}`);
+    changes.endpoints ||= changes.existed;
   }
   return changes;
 }
@@ -289,16 +296,11 @@ export async function provision({
   for (const currency of new Set(all.flatMap((dfsp) => dfsp.currencies))) await ensureHub(request, currency);
   for (const { name, currencies, worker } of all) {
     const endpointBase = `${endpointBaseOf(simBase, worker)}/fsp/${name}`;
-    const changes = await ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, log });
+    // The USD DFSPs are of the share's types; the FXP and the EUR payees stay as they are (FSPIOP).
+    const apiType = names.includes(name) ? (isoDfsps.includes(name) ? API_TYPE.iso20022 : API_TYPE.fspiop) : undefined;
+    const changes = await ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, apiType, log });
     changed.endpoints ||= changes.endpoints;
     changed.keys ||= changes.keys;
-  }
-  for (const name of names) {
-    const apiType = isoDfsps.includes(name) ? API_TYPE.iso20022 : API_TYPE.fspiop;
-    if (await ensureApiType(request, name, apiType)) {
-      log(`${name}: registered as ${apiType}`);
-      changed.endpoints = true;
-    }
   }
   if (conversion) await ensureCurrencyPair(request, FXP_NAME, [SOURCE_CURRENCY, TARGET_CURRENCY]);
   if (loadParties) {
