@@ -15,6 +15,14 @@ const quietLogger = Object.freeze({
 });
 const facades = () => loadTransformFacades(quietLogger);
 
+/**
+ * Loads the mapping library now rather than on the first message (it takes seconds), so that a
+ * simulator with ISO 20022 DFSPs does not hold its first payments up with it.
+ */
+export function preloadIsoCodec() {
+  return facades();
+}
+
 /** The resource of a path when ISO 20022 carries it, else null. */
 export function isoResourceOf(path) {
   const [resource] = path.split('?')[0].split('/').filter(Boolean);

@@ -14,8 +14,10 @@ import { answerAsRequestToPay } from './request-to-pay.js';
 import { readConfig } from './config.js';
 import { createFaultSwitch } from './faults.js';
 import { answerAsIsoPayee, isIsoCall, readCall } from './iso-dfsp.js';
+import { preloadIsoCodec } from './iso20022.js';
 
 const config = readConfig(process.env);
+if (config.isoDfsps.size > 0) preloadIsoCodec();
 const worker = Number(process.env.SIM_WORKER_INDEX ?? 0);
 const correlator = createCorrelator({ maxWaiting: config.maxWaiting });
 const faults = createFaultSwitch();
