@@ -12,7 +12,8 @@
 // bounded: per DFSP by the limiter (calls in flight and queued), and in total by the bytes of
 // the calls it holds; a call over either bound fails at once, and a lookup that fails so is
 // answered to its payer with 2003, as any forward that gets no answer.
-import { buildCallbackHeaders, callbackBody, callbackUrl, isForward } from '../platform/delivery/callback-request.js';
+import { callbackBody, callbackUrl } from '../platform/delivery/callback-request.js';
+import { prepareCallback } from '../platform/iso20022/egress.js';
 import { createDfspVersions } from '../platform/delivery/dfsp-versions.js';
 import { OUTCOME } from '../platform/delivery/deliver.js';
 import { requesterErrorEvent, tellsRequester } from '../platform/delivery/requester-errors.js';
@@ -44,8 +45,9 @@ async function resolveTarget(context, event) {
   const { callback } = event;
   let known;
   let templates;
+  let apiType;
   try {
-    ({ known, endpoints: templates } = await endpoints.lookup(event.to));
+    ({ known, endpoints: templates, apiType } = await endpoints.lookup(event.to));
   } catch (error) {
     throttledWarn(`lookup\u0000${event.to}`, { fsp: event.to, err: error }, 'DFSP endpoints could not be read; callback not sent');
     return { result: { outcome: OUTCOME.failed, reason: 'endpoint_lookup', fsp: 'unknown' } };
@@ -58,33 +60,39 @@ async function resolveTarget(context, event) {
     return { result: { outcome: OUTCOME.noEndpoint, fsp } };
   }
   try {
-    return { fsp, template, url: callbackUrl(template, callback) };
+    return { fsp, template, apiType, url: callbackUrl(template, callback) };
   } catch (error) {
     logger.error({ id: event.id, to: event.to, endpointType: callback.endpointType, template, err: error }, 'callback URL cannot be rendered');
     return { result: { outcome: OUTCOME.failed, reason: 'bad_template', fsp } };
   }
 }
 
+/** The call in its receiver's API (platform/iso20022/egress.js) delivered: its outcome, or a conversion's failure. */
+async function convertAndDeliver(context, event, target, deadline) {
+  const { hubName, now, logger, signCallback, versions } = context;
+  const { url, template, apiType } = target;
+  const prepared = await prepareCallback({ event, url, apiType, hubName, signCallback, versions, now: now(), logger });
+  // A body that cannot be converted into the receiver's API never will be: a failed call, as a DFSP's 4xx.
+  if (prepared.failure) return { outcome: OUTCOME.failed, attempts: 0, ...prepared.failure };
+  return context.deliverer.deliver({ fsp: event.to, endpoint: template, url, method: event.callback.method, ...prepared, deadline });
+}
+
 /** One call to its final outcome, `{ outcome, status?, reason?, attempts?, fsp }`; never rejects. */
-async function deliverOne(context, event, body, deadline) {
-  const { metrics, hubName, now } = context;
+async function deliverOne(context, event, deadline) {
+  const { metrics } = context;
   const { callback } = event;
   const started = performance.now();
   const target = await resolveTarget(context, event);
   let result = target.result;
   if (!result) {
-    // A DFSP's forward says which version it speaks; a hub call goes out in its receiver's.
-    if (isForward(event)) context.versions.learn(event);
-    const unsigned = buildCallbackHeaders({ event, url: target.url, hubName, now: new Date(now()), versions: context.versions });
-    const headers = await context.signCallback({ event, method: callback.method, url: target.url, headers: unsigned, body });
-    const delivery = await context.deliverer.deliver({ fsp: event.to, endpoint: target.template, url: target.url, method: callback.method, headers, body, deadline });
-    result = { ...delivery, fsp: target.fsp };
+    result = { ...await convertAndDeliver(context, event, target, deadline), fsp: target.fsp };
     metrics.callbackDuration.observe({ endpoint_type: callback.endpointType }, (performance.now() - started) / 1000);
   }
   metrics.callbacks.inc({ fsp: result.fsp, endpoint_type: callback.endpointType, outcome: result.outcome });
   if (result.outcome === OUTCOME.failed) {
     context.throttledWarn(`failed\u0000${result.fsp}\u0000${result.reason}`, {
-      fsp: event.to, id: event.id, action: event.action, method: callback.method, status: result.status, reason: result.reason, attempts: result.attempts,
+      fsp: event.to, id: event.id, action: event.action, method: callback.method, status: result.status, reason: result.reason,
+      detail: result.detail, attempts: result.attempts,
     }, 'callback failed');
   }
   return result;
@@ -100,11 +108,11 @@ async function tellRequester(context, event, result) {
   const error = requesterErrorEvent(event, result, context.hubName);
   if (!error) return;
   context.metrics.requesterErrors.inc({ code: error.body.errorInformation.errorCode });
-  await deliverOne(context, error, callbackBody(error), context.now() + context.deadlineMs);
+  await deliverOne(context, error, context.now() + context.deadlineMs);
 }
 
-async function sendAndTell(context, event, body, deadline) {
-  const result = await deliverOne(context, event, body, deadline);
+async function sendAndTell(context, event, deadline) {
+  const result = await deliverOne(context, event, deadline);
   if (tellsRequester(event)) await tellRequester(context, event, result);
 }
 
@@ -148,7 +156,7 @@ export function createPartyCallbackSender({
     const body = callbackBody(event);
     const bytes = body.length + CALL_OVERHEAD_BYTES;
     if (bytesHeld + bytes > bytesHeldMax) refuse(event);
-    else track(sendAndTell(context, event, body, now() + deadlineMs), bytes);
+    else track(sendAndTell(context, event, now() + deadlineMs), bytes);
   }
 
   return {

@@ -19,6 +19,7 @@ import { createHubSigner, readHubSigningKey } from '../../platform/delivery/hub-
 import { createRetryHandler, createRetryScheduler, createRetryWaiter } from './retry.js';
 import { createRequesterNotifier } from './requester-notifier.js';
 import { consumerCheck, deadLetterOptions, exitWhenStalled } from '../../platform/handler-runtime.js';
+import { preloadTransformFacades } from '../../platform/iso20022/egress.js';
 
 function readSettings(processEnv) {
   const env = { SERVICE_NAME: 'notification-handler', ...processEnv };
@@ -69,6 +70,8 @@ export async function start(processEnv) {
   const { config, delivery, settings } = readSettings(processEnv);
   const logger = createLogger(config);
   const metrics = createMetrics(config);
+  // The ISO 20022 mapping library loads while the consumers start, not on the first callback converted.
+  preloadTransformFacades(logger);
   const sending = createDelivery({ config, delivery, logger, metrics });
   const producer = createProducer({ kafka: config.kafka, logger, metrics });
   await producer.connect();

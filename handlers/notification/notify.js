@@ -2,10 +2,9 @@
 // receiving DFSP's endpoint, render, sign and deliver. Shared by the main topic's batches
 // (handler.js) and the retry topic's (retry.js).
 import { decodeEvent, isMalformedEvent } from '../../platform/kafka/envelope.js';
-import {
-  buildCallbackHeaders, callbackBody, callbackUrl, invalidNotificationReason, isForward,
-} from '../../platform/delivery/callback-request.js';
+import { callbackUrl, invalidNotificationReason } from '../../platform/delivery/callback-request.js';
 import { OUTCOME } from '../../platform/delivery/deliver.js';
+import { prepareCallback } from '../../platform/iso20022/egress.js';
 
 /** Decodes the batch; malformed or unusable events are logged, counted and skipped as values. */
 export function decodeNotifications(messages, { log, metrics }) {
@@ -39,7 +38,7 @@ export function decodeNotifications(messages, { log, metrics }) {
 export async function notify(context, event, deadline) {
   const { metrics, log, now } = context;
   const { callback } = event;
-  const { known, endpoints } = await context.endpoints.lookup(event.to);
+  const { known, endpoints, apiType } = await context.endpoints.lookup(event.to);
   const labels = { fsp: known ? event.to : 'unknown', endpoint_type: callback.endpointType };
   const template = endpoints.get(callback.endpointType);
   if (!template) return noEndpoint(context, event, labels, known);
@@ -52,18 +51,19 @@ export async function notify(context, event, deadline) {
     return { outcome: OUTCOME.failed, reason: 'bad_template', fsp: labels.fsp, finishedAt: now() };
   }
   const started = performance.now();
-  const body = callbackBody(event);
-  // A DFSP's forward says which version it speaks; a hub call goes out in its receiver's.
-  if (isForward(event)) context.versions.learn(event);
-  const unsigned = buildCallbackHeaders({ event, url, hubName: context.hubName, now: new Date(now()), versions: context.versions });
-  const headers = await context.signCallback({ event, method: callback.method, url, headers: unsigned, body });
-  const result = await context.deliverer.deliver({ fsp: event.to, endpoint: template, url, method: callback.method, headers, body, deadline });
+  const prepared = await prepareCallback({
+    event, url, apiType, hubName: context.hubName, signCallback: context.signCallback, versions: context.versions, now: now(), logger: log,
+  });
+  // A body that cannot be converted into the receiver's API never will be: failed, not retried (retry.js).
+  const result = prepared.failure
+    ? { outcome: OUTCOME.failed, attempts: 0, ...prepared.failure }
+    : await context.deliverer.deliver({ fsp: event.to, endpoint: template, url, method: callback.method, ...prepared, deadline });
   metrics.callbacks.inc({ ...labels, outcome: result.outcome });
   metrics.callbackDuration.observe({ endpoint_type: callback.endpointType }, (performance.now() - started) / 1000);
   if (result.outcome === OUTCOME.failed) {
     context.throttledWarn(`failed\u0000${labels.fsp}\u0000${result.reason}`, {
-      fsp: event.to, id: event.id, action: event.action, method: callback.method, url: url.href,
-      status: result.status, reason: result.reason, attempts: result.attempts, retryAttempt: event.retry?.attempt ?? 0,
+      fsp: event.to, id: event.id, action: event.action, method: callback.method, url: url.href, status: result.status,
+      reason: result.reason, detail: result.detail, attempts: result.attempts, retryAttempt: event.retry?.attempt ?? 0,
     }, 'callback failed');
   }
   return { ...result, fsp: labels.fsp, finishedAt: now() };

@@ -15,6 +15,7 @@ import { OUTCOME, isRetryableStatus } from '../../platform/delivery/deliver.js';
 import { EndpointLookupError } from '../../platform/delivery/endpoints.js';
 import { createLaneScheduler, runInLanes } from './lanes.js';
 import { decodeNotifications, notify } from './notify.js';
+import { CONVERSION_FAILED } from '../../platform/iso20022/egress.js';
 
 /** A waiting retry was cut short because the process is stopping; its batch is not committed. */
 export class RetryWaitStoppedError extends Error {
@@ -24,14 +25,18 @@ export class RetryWaitStoppedError extends Error {
   }
 }
 
+// Failures that the same event meets again on every attempt.
+const PERMANENT_REASONS = new Set(['bad_template', CONVERSION_FAILED]);
+
 /**
  * Whether a failed callback can succeed later: a 5xx, no answer, a refused connection, a full
- * queue or an open circuit can; a 4xx or a 501 (not implemented) is the DFSP's final word and
- * an unrenderable URL never renders, so those are not retried. Nor is a callback whose
- * destination the switch refused (OUTCOME.refused, platform/delivery/deliver.js says why).
+ * queue or an open circuit can; a 4xx or a 501 (not implemented) is the DFSP's final word, an
+ * unrenderable URL never renders and a body that cannot be converted into its receiver's API
+ * never converts, so those are not retried. Nor is a callback whose destination the switch
+ * refused (OUTCOME.refused, platform/delivery/deliver.js says why).
  */
 export function isRetryable(result) {
-  if (result?.outcome !== OUTCOME.failed || result.reason === 'bad_template') return false;
+  if (result?.outcome !== OUTCOME.failed || PERMANENT_REASONS.has(result.reason)) return false;
   // The last HTTP answer, if any, decides, by the same rule as the attempts in platform/delivery/deliver.js.
   return result.status === undefined || isRetryableStatus(result.status);
 }

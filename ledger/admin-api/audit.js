@@ -11,7 +11,7 @@ import { findTransfers } from '../repositories/transfers.js';
 import { listAuditEntries } from '../repositories/operator-audit.js';
 import { failureResponse } from './route-helpers.js';
 
-/** A participant as far as any admin route can change it: activation, accounts, positions, limits, endpoints, currency pairs. */
+/** A participant as far as any admin route can change it: activation, API type, accounts, positions, limits, endpoints, currency pairs. */
 async function participantState(db, name) {
   const participant = await findParticipantByName(db, name);
   if (!participant) return null;
@@ -20,7 +20,7 @@ async function participantState(db, name) {
     value: account.value, reservedValue: account.reservedValue,
   }));
   return {
-    name: participant.name, isActive: participant.isActive, accounts,
+    name: participant.name, isActive: participant.isActive, apiType: participant.apiType, accounts,
     limits: await listLimits(db, { participantId: participant.id }),
     endpoints: await listEndpoints(db, { participantId: participant.id }),
     currencyPairs: (await listCurrencyPairs(db, participant.id)).map(({ sourceCurrency, targetCurrency }) => ({ sourceCurrency, targetCurrency })),

@@ -8,6 +8,7 @@ import {
   TOPIC_ENDPOINT_TYPES,
 } from '../domain/participants.js';
 import { FUNDS_ACTION } from '../domain/funds.js';
+import { API_TYPE } from '../../platform/iso20022/media-types.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 addFormats(ajv);
@@ -16,6 +17,9 @@ const currency = { type: 'string', pattern: '^[A-Z]{3}$' };
 const nonNegativeDecimal = { type: 'string', pattern: '^\\d{1,14}(\\.\\d{1,4})?$' };
 const signedDecimal = { type: 'string', pattern: '^-?\\d{1,14}(\\.\\d{1,4})?$' };
 const percentage = { type: 'string', pattern: '^\\d{1,3}(\\.\\d{1,2})?$' };
+// The API a DFSP receives its messages in (docs/iso20022.md §2); not a central-ledger field.
+const apiType = { type: 'string', enum: Object.values(API_TYPE) };
+const isActive = { type: 'boolean' };
 const participantName = { type: 'string', minLength: 2, maxLength: 30, pattern: '^[A-Za-z0-9_.-]+$' };
 const extensionList = {
   type: 'object',
@@ -77,8 +81,15 @@ export const validators = Object.freeze({
       autoPositionReset: { type: 'boolean' },
     },
   )),
-  participantCreate: ajv.compile(object(['name', 'currency'], { name: participantName, currency, isProxy: { type: 'boolean' } })),
-  isActive: ajv.compile(object(['isActive'], { isActive: { type: 'boolean' } })),
+  participantCreate: ajv.compile(object(['name', 'currency'], { name: participantName, currency, isProxy: { type: 'boolean' }, apiType })),
+  // central-ledger's `{ isActive }`, which Mojaloop's tooling sends, or `{ apiType }`, or both:
+  // isActive is required, as central-ledger requires it, unless apiType is given.
+  participantUpdate: ajv.compile({
+    ...object([], { isActive, apiType }),
+    if: { not: { required: ['apiType'], properties: { apiType: true } } },
+    then: { required: ['isActive'], properties: { isActive: true } },
+  }),
+  isActive: ajv.compile(object(['isActive'], { isActive })),
   initialPositionAndLimits: ajv.compile(object(['currency', 'limit'], { currency, limit: limit(false), initialPosition: signedDecimal })),
   limitAdjustment: ajv.compile(object(['currency', 'limit'], { currency, limit: limit(true) })),
   endpoint: ajv.compile(endpoint),

@@ -28,7 +28,17 @@ export function participantView(participant, accounts, baseUrl) {
       createdBy: account.createdBy,
     })),
     isProxy: participant.isProxy ? 1 : 0,
+    // Not a central-ledger field: the API the participant receives its messages in (FSPIOP or ISO20022).
+    apiType: participant.apiType,
   };
+}
+
+/**
+ * A participant as the DFSP directory token reads it (the notification handler and account
+ * lookup, to know which API a DFSP receives messages in): no accounts, no links.
+ */
+export function participantDirectoryView(participant) {
+  return { name: participant.name, isActive: participant.isActive ? 1 : 0, apiType: participant.apiType };
 }
 
 export function accountBalanceView(account) {

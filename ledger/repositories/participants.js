@@ -2,6 +2,7 @@
 
 import { runStatement } from '../../platform/db.js';
 import { insertZeroPositions } from './statements/positions.js';
+import { API_TYPE } from '../../platform/iso20022/media-types.js';
 
 const ACCOUNT_COLUMNS = [
   'account.id as id', 'account.participant_id as participantId', 'account.currency as currency',
@@ -11,7 +12,10 @@ const ACCOUNT_COLUMNS = [
 ];
 
 function toParticipant(row) {
-  return row && { id: row.id, name: row.name, isActive: Boolean(row.is_active), isProxy: Boolean(row.is_proxy), createdAt: row.created_at };
+  return row && {
+    id: row.id, name: row.name, isActive: Boolean(row.is_active), isProxy: Boolean(row.is_proxy), createdAt: row.created_at,
+    apiType: row.api_type ?? API_TYPE.fspiop,
+  };
 }
 
 function toAccount(row) {
@@ -52,8 +56,8 @@ export async function hubAccountTypes(db, hubParticipantId, currency) {
   return rows.map((row) => row.type);
 }
 
-export async function insertParticipant(trx, { name, createdBy, now }) {
-  const [id] = await trx('participant').insert({ name, created_by: createdBy, created_at: now, is_active: true });
+export async function insertParticipant(trx, { name, apiType = API_TYPE.fspiop, createdBy, now }) {
+  const [id] = await trx('participant').insert({ name, api_type: apiType, created_by: createdBy, created_at: now, is_active: true });
   return id;
 }
 
@@ -76,6 +80,11 @@ export async function insertAccounts(trx, { participantId, currency, types, isAc
 
 export async function setParticipantActive(db, participantId, isActive) {
   await db('participant').where({ id: participantId }).update({ is_active: isActive });
+}
+
+/** The API (API_TYPE) the participant receives its messages in. */
+export async function setParticipantApiType(db, participantId, apiType) {
+  await db('participant').where({ id: participantId }).update({ api_type: apiType });
 }
 
 export async function setAccountsActive(trx, accountIds, isActive) {

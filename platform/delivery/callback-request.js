@@ -4,6 +4,7 @@
 import { boundedMemo } from '../bounded-memo.js';
 import { createDfspVersions } from './dfsp-versions.js';
 import { contentVersionOf, interopContentType } from '../fspiop/versions.js';
+import { ORIGINAL_BODY_HEADER, originalBodyOf } from '../iso20022/original.js';
 
 // GET forwards a party lookup (GET /parties) to the DFSP that serves the party.
 export const CALLBACK_METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH']);
@@ -13,8 +14,10 @@ const TEMPLATE_PARAMS = ['transferId', 'commitRequestId', 'bulkTransferId', 'quo
 const PLACEHOLDER = /{{\s*([A-Za-z]+)\s*}}/g;
 
 // Headers that describe one hop's connection or framing: they are recomputed for our own call,
-// never copied from the DFSP's request to the switch.
-const HOP_HEADERS = new Set(['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive']);
+// never copied from the DFSP's request to the switch. The switch's internal header holding an
+// ISO 20022 message's original body (platform/iso20022/original.js) is no header of the DFSP's
+// either: its bytes go out as the body, or not at all.
+const HOP_HEADERS = new Set(['content-length', 'host', 'connection', 'transfer-encoding', 'keep-alive', ORIGINAL_BODY_HEADER]);
 
 /** A template naming a parameter the event did not supply cannot be rendered. */
 export class TemplateError extends Error {
@@ -156,8 +159,19 @@ export function buildCallbackHeaders({ event, url, hubName, now, versions = NO_M
   return headers;
 }
 
-/** The body bytes: the DFSP's original text when there is one, so its signature verifies. */
+/**
+ * The body bytes as the message's sender wrote them: the DFSP's original text when there is
+ * one (an ISO 20022 message's, kept beside its FSPIOP form, or an FSPIOP one's rawBody), so
+ * that its signature verifies.
+ */
 export function callbackBody(event) {
+  const original = originalBodyOf(event.headers);
+  if (original !== undefined) return Buffer.from(original, 'utf8');
+  return fspiopCallbackBody(event);
+}
+
+/** The body bytes in FSPIOP: the DFSP's FSPIOP text when it sent one, else the body as JSON. */
+export function fspiopCallbackBody(event) {
   if (typeof event.rawBody === 'string') return Buffer.from(event.rawBody, 'utf8');
   if (event.body === undefined || event.body === null) return Buffer.alloc(0);
   return Buffer.from(JSON.stringify(event.body), 'utf8');

@@ -2,8 +2,10 @@
 // answers, the PATCH to a payee, expiries, state PUTs, account-lookup and quoting errors and
 // confirmations): Mojaloop's FSPIOP-Signature over the exact body bytes sent, binding the
 // path called, the method, FSPIOP-Source (the hub), FSPIOP-Destination and Date, so that
-// every DFSP can check a callback with the hub's published key. A forward is never signed
-// again: the DFSP's own signature and headers pass through byte for byte.
+// every DFSP can check a callback with the hub's published key. A forward is not signed
+// again: the DFSP's own signature and headers pass through byte for byte, unless the switch
+// converted its body into the receiver's API (platform/iso20022/egress.js), when the DFSP's
+// signature no longer covers what is sent and the hub signs the bytes it sends instead.
 import { readFileSync } from 'node:fs';
 import { privateKeyFromPem, signFspiopMessage } from '../fspiop/jws.js';
 import { isForward } from './callback-request.js';
@@ -15,13 +17,14 @@ export function readHubSigningKey(jwsConfig) {
 }
 
 /**
- * `signCallback({ event, method, url, headers, body })` resolves to the headers to send: a
- * hub-originated call with a body gets FSPIOP-URI, FSPIOP-HTTP-Method and FSPIOP-Signature;
- * anything else (a forward, a call without a body, or a hub without a key) is unchanged.
+ * `signCallback({ event, method, url, headers, body, byHub? })` resolves to the headers to
+ * send: a hub-originated call with a body, or any call with a body and `byHub` (a converted
+ * forward), gets FSPIOP-URI, FSPIOP-HTTP-Method and FSPIOP-Signature; anything else (a
+ * forward, a call without a body, or a hub without a key) is unchanged.
  */
 export function createHubSigner(privateKey) {
-  return async function signCallback({ event, method, url, headers, body }) {
-    if (!privateKey || isForward(event) || body.length === 0) return headers;
+  return async function signCallback({ event, method, url, headers, body, byHub = !isForward(event) }) {
+    if (!privateKey || !byHub || body.length === 0) return headers;
     const uri = `${url.pathname}${url.search}`;
     return { ...headers, ...await signFspiopMessage({ privateKey, method, uri, headers, body }) };
   };

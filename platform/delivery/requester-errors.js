@@ -17,6 +17,7 @@ import { FAILURE, failure } from '../domain/failures.js';
 import { failureToFspiop } from '../fspiop/errors.js';
 import { OUTCOME } from './deliver.js';
 import { answerVersionOf } from '../fspiop/versions.js';
+import { CONVERSION_FAILED } from '../iso20022/egress.js';
 
 /** True when the event is a forward whose requester must hear of it if it is not delivered. */
 export function tellsRequester(event) {
@@ -28,7 +29,8 @@ export function tellsRequester(event) {
 /**
  * Why the forward failed, as a domain failure: 3201 (destination FSP error) when there was
  * nowhere to send it (an unknown DFSP, no endpoint of the type, a template that does not
- * render, an endpoint the switch may not call) or the DFSP answered with an HTTP error; 2003
+ * render, an endpoint the switch may not call, a body that cannot be converted into the API
+ * the DFSP is registered with) or the DFSP answered with an HTTP error; 2003
  * (service unavailable) when the DFSP gave no answer at all (refused or reset connection,
  * timeout, open circuit, full queue). Where a refused endpoint points is the payee's
  * business, so the requester is not told the address.
@@ -40,6 +42,7 @@ export function undeliverableFailure(event, result) {
     return failure(FAILURE.destinationUnroutable, why);
   }
   if (result.reason === 'bad_template') return failure(FAILURE.destinationUnroutable, `the endpoint of the ${target} cannot be rendered`);
+  if (result.reason === CONVERSION_FAILED) return failure(FAILURE.destinationUnroutable, `the ${target} cannot be converted into the API ${event.to} takes`);
   if (result.outcome === OUTCOME.refused) return failure(FAILURE.destinationUnroutable, `the endpoint of the ${target} is not allowed`);
   if (Number.isInteger(result.status)) return failure(FAILURE.destinationUnroutable, `the ${target} was answered HTTP ${result.status}`);
   return failure(FAILURE.destinationUnreachable, `the ${target} got no answer (${result.reason})`);

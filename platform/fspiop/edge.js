@@ -12,6 +12,8 @@ import { answerContentTypeOf, contentVersionOf, supportedVersionsExtensionList, 
 import { JSON_DEPTH_MAX, checkBodyLimits, exceedsJsonDepth, limitedFieldsOf } from './input-limits.js';
 import { PAYLOAD_BYTES_MAX } from '../http/server.js';
 import { senderOf } from './sender.js';
+import { API_TYPE, requestApiType } from '../iso20022/media-types.js';
+import { ISO_FSPIOP_VERSION, createIsoIngress } from '../iso20022/ingress.js';
 
 /**
  * An FSPIOP error answer: `{ code, httpStatus, body }` where body is `{ errorInformation }`.
@@ -38,8 +40,14 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 // whole description, e.g. "Missing mandatory element - /requestBody must have required
 // property 'condition'", so Ajv's own message is kept as it is.
 export function schemaFailure(errors, where) {
+  const { code, detail } = schemaProblem(errors, where);
+  return fspiopFailure(code, detail);
+}
+
+/** Ajv's first error as `{ code, detail }`, in the words schemaFailure answers with. */
+function schemaProblem(errors, where) {
   const [error] = errors;
-  return fspiopFailure(schemaKeywordCode(error.keyword), `${where}${error.instancePath} ${error.message}`);
+  return { code: schemaKeywordCode(error.keyword), detail: `${where}${error.instancePath} ${error.message}` };
 }
 
 /** Mojaloop's description of an absent body, and of one that is not JSON (hapi's words). */
@@ -83,11 +91,32 @@ export function parseJsonBody(payload, { required, payloadBytesMax = PAYLOAD_BYT
 function readBody(payload, bodySpec, { payloadBytesMax, limitedFields, limits, receivedAt }) {
   const parsed = parseJsonBody(payload, { required: bodySpec.required, payloadBytesMax });
   if (parsed.failure || parsed.body === undefined) return parsed;
-  const { body, rawBody } = parsed;
-  if (!bodySpec.validate(body)) return { failure: schemaFailure(bodySpec.validate.errors, '/requestBody') };
-  const outside = checkBodyLimits(body, limitedFields, { nowMs: receivedAt, ...limits });
-  if (outside) return { failure: fspiopFailure(outside.code, outside.detail) };
-  return { body, rawBody };
+  const problem = bodyProblem(parsed.body, bodySpec, { limitedFields, limits, receivedAt });
+  return problem ? { failure: fspiopFailure(problem.code, problem.detail) } : parsed;
+}
+
+/**
+ * Checks a parsed body against its operation's schema and the date and amount limits
+ * (input-limits.js): null, or `{ code, detail }` naming the field. Both an FSPIOP body as
+ * received and the FSPIOP form of an ISO 20022 one pass through here.
+ */
+function bodyProblem(body, bodySpec, { limitedFields, limits, receivedAt }) {
+  if (!bodySpec.validate(body)) return schemaProblem(bodySpec.validate.errors, '/requestBody');
+  return checkBodyLimits(body, limitedFields, { nowMs: receivedAt, ...limits });
+}
+
+/**
+ * What the ISO 20022 ingress needs of the FSPIOP operation its conversion must satisfy:
+ * `{ moneys, check(body, receivedAt) }`, `moneys` the paths of its Money values and `check`
+ * bodyProblem() against the operation; undefined for an operation without a body.
+ */
+function fspiopFormOf(operation, limits) {
+  if (!operation?.body) return undefined;
+  const { limitedFields } = operation;
+  return {
+    moneys: limitedFields.moneys,
+    check: (body, receivedAt) => bodyProblem(body, operation.body, { limitedFields, limits, receivedAt }),
+  };
 }
 
 export function checkPathParameters(params, pathParameters) {
@@ -137,6 +166,11 @@ function describeVersions({ resource, method, path, pathSchemas, requiredHeaders
  */
 export function createRequestValidator({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {}, requiredHeaders = [] }) {
   const operations = describeVersions({ resource, method, path, pathSchemas, requiredHeaders });
+  return requestValidatorOf(operations, { resource, payloadBytesMax, limits });
+}
+
+/** The validator of createRequestValidator() over the operations describeVersions() found. */
+function requestValidatorOf(operations, { resource, payloadBytesMax, limits }) {
   const versions = [...operations.keys()];
   // The headers are checked against the newest document's rules (the versions require the
   // same headers) while the request's version is not yet known to be one the route serves.
@@ -168,12 +202,20 @@ export function createRequestValidator({ resource, method, path, pathSchemas = {
  * (`receivedAt`: epoch ms when the request arrived; `sender`: who sent it and how that was
  * proven, sender.js), and returns the hapi response.
  * `limits` and `requiredHeaders` are passed to createRequestValidator().
+ *
+ * A request in ISO 20022 (requestApiType) is accepted on the operations the ISO 20022
+ * document has (platform/iso20022/ingress.js): its handler gets the FSPIOP form as `body`,
+ * no `rawBody`, and the ISO 20022 text under ORIGINAL_BODY_HEADER in `headers`, so it runs
+ * the same code as for an FSPIOP request. Any other route refuses an ISO 20022 media type.
  */
-export function fspiopRoute({ resource, method, path, pathSchemas, payloadBytesMax = PAYLOAD_BYTES_MAX, limits, requiredHeaders, handle }) {
-  const validate = createRequestValidator({ resource, method, path, pathSchemas, payloadBytesMax, limits, requiredHeaders });
+export function fspiopRoute({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {}, requiredHeaders = [], handle }) {
+  const operations = describeVersions({ resource, method, path, pathSchemas, requiredHeaders });
+  const validate = requestValidatorOf(operations, { resource, payloadBytesMax, limits });
+  const fspiopForm = fspiopFormOf(operations.get(ISO_FSPIOP_VERSION), limits);
+  const acceptIso = createIsoIngress({ resource, method, path, pathSchemas, payloadBytesMax, limits, requiredHeaders, fspiopForm });
   const options = {
     handler: async (request, h) => {
-      const result = validate(request);
+      const result = requestApiType(request.headers) === API_TYPE.iso20022 ? await acceptIso(request) : validate(request);
       if (result.failure) return fspiopErrorResponse(h, result.failure);
       return handle({ ...result, receivedAt: request.info.received, sender: senderOf(request) }, h, request);
     },

@@ -128,6 +128,14 @@ function checkIsoHeaders(headers, { resource, required }) {
   return checkFspiopHeaders(equivalent, { resource, required });
 }
 
+/** checkIsoHeaders() as the FSPIOP failure to answer with, or null. */
+function isoHeaderFailure(headers, { resource, required }) {
+  const problem = checkIsoHeaders(headers, { resource, required });
+  if (!problem) return null;
+  const { code, detail, supportedVersions } = problem;
+  return fspiopFailure(code, detail, { supportedVersions });
+}
+
 /**
  * Builds the validator of one ISO 20022 route: `resource` (one of ISO_RESOURCE_VERSIONS),
  * `method` and `path` (the operation's path template, the same in the FSPIOP 2.0 and the ISO
@@ -135,20 +143,20 @@ function checkIsoHeaders(headers, { resource, required }) {
  * takes them. The validator takes `{ headers, params, payload, info }` and returns
  * `{ failure }` or `{ headers, params, body, rawBody, message }`, `message` the ISO 20022
  * message's name (pacs.008, ...); the forwarded headers keep the ISO 20022 media types.
+ * A GET carries no message: its ISO 20022 Accept and the headers and path are checked, and
+ * `body`, `rawBody` and `message` are undefined.
  */
 export function createIsoRequestValidator({ resource, method, path, pathSchemas = {}, payloadBytesMax = PAYLOAD_BYTES_MAX, limits = {}, requiredHeaders = [] }) {
   if (isoVersionsOf(resource).length === 0) throw new Error(`${resource} is not served in ISO 20022`);
   const [version] = isoVersionsOf(resource);
   const fspiop = describeOperation(method, path, pathSchemas, version);
+  if (method.toUpperCase() === 'GET') return isoGetValidator({ resource, fspiop, requiredHeaders });
   const iso = isoOperation(method, path);
   const required = [...new Set([...fspiop.requiredHeaders, ...requiredHeaders])];
   const fields = isoLimitedFieldsOf(isoSpec().document, iso.schema);
   return function validateIsoRequest({ headers, params, payload, info }) {
-    const headerProblem = checkIsoHeaders(headers, { resource, required });
-    if (headerProblem) {
-      const { code, detail, supportedVersions } = headerProblem;
-      return { failure: fspiopFailure(code, detail, { supportedVersions }) };
-    }
+    const headerFailure = isoHeaderFailure(headers, { resource, required });
+    if (headerFailure) return { failure: headerFailure };
     const pathProblem = checkPathParameters(params, fspiop.pathParameters);
     if (pathProblem) return { failure: pathProblem };
     const parsed = parseJsonBody(payload, { required: iso.required, payloadBytesMax });
@@ -159,5 +167,21 @@ export function createIsoRequestValidator({ resource, method, path, pathSchemas 
       if (outside) return { failure: fspiopFailure(outside.code, outside.detail) };
     }
     return { headers: pickForwardedHeaders(headers), params: { ...params }, body: parsed.body, rawBody: parsed.rawBody, message: iso.message };
+  };
+}
+
+/**
+ * The validator of a GET asked in ISO 20022 (its Accept names the ISO 20022 media type): the
+ * same headers and path as any other ISO 20022 request of the resource, and no body.
+ */
+function isoGetValidator({ resource, fspiop, requiredHeaders }) {
+  // The answer is a callback in ISO 20022, so the Accept saying so is checked as ISO 20022's.
+  const required = [...new Set([...fspiop.requiredHeaders, 'accept', ...requiredHeaders])];
+  return function validateIsoGet({ headers, params }) {
+    const headerFailure = isoHeaderFailure(headers, { resource, required });
+    if (headerFailure) return { failure: headerFailure };
+    const pathProblem = checkPathParameters(params, fspiop.pathParameters);
+    if (pathProblem) return { failure: pathProblem };
+    return { headers: pickForwardedHeaders(headers), params: { ...params }, body: undefined, rawBody: undefined, message: undefined };
   };
 }

@@ -109,10 +109,17 @@ export async function registerJwsKey(request, name, publicKey) {
   expect(await request('PUT', `/participants/${name}/jwsKeys`, { keys: [publicKey] }), [200], `JWS key of ${name}`);
 }
 
-/** Onboards one DFSP; returns its POSITION and SETTLEMENT account ids. */
-export async function ensureDfsp(request, { name, currency = 'USD', netDebitCap = '10000', fundsIn = '5000', endpointBase, jwsPublicKey }) {
-  const created = await request('POST', '/participants', { name, currency });
+/**
+ * Onboards one DFSP; returns its POSITION and SETTLEMENT account ids. `apiType` (FSPIOP or
+ * ISO20022, optional) is the API the DFSP receives its messages in: given, it is registered
+ * on creation and set again on a re-run, so provisioning can change it.
+ */
+export async function ensureDfsp(request, {
+  name, currency = 'USD', netDebitCap = '10000', fundsIn = '5000', endpointBase, jwsPublicKey, apiType,
+}) {
+  const created = await request('POST', '/participants', { name, currency, ...(apiType ? { apiType } : {}) });
   if (!alreadyThere(created)) expect(created, [201], `participant ${name}`);
+  if (apiType && created.status !== 201) expect(await request('PUT', `/participants/${name}`, { apiType }), [200], `API type of ${name}`);
   const limits = await request('POST', `/participants/${name}/initialPositionAndLimits`, {
     currency, limit: { type: 'NET_DEBIT_CAP', value: netDebitCap }, initialPosition: '0',
   });

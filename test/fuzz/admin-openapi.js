@@ -10,7 +10,7 @@ import { validators as alsValidators } from '../../account-lookup/schemas.js';
 // Which validator each write route reads its body with (the bodyRoute calls of the route files).
 const ADMIN_BODY_SCHEMAS = Object.freeze({
   'POST /participants': 'participantCreate',
-  'PUT /participants/{name}': 'isActive',
+  'PUT /participants/{name}': 'participantUpdate',
   'POST /participants/{name}/accounts': 'hubAccount',
   'PUT /participants/{name}/accounts/{id}': 'isActive',
   'POST /participants/{name}/accounts/{id}': 'recordFunds',

@@ -29,7 +29,9 @@ test('central-ledger onboarding sequence works with its bodies and answers in it
 
   const created = await api.request('POST', '/participants', { name: 'payerfsp', currency: 'USD' });
   assert.equal(created.status, 201);
-  assert.deepEqual(Object.keys(created.body).sort(), ['accounts', 'created', 'id', 'isActive', 'isProxy', 'links', 'name']);
+  // central-ledger's fields, and apiType (FSPIOP or ISO20022), which is ours.
+  assert.deepEqual(Object.keys(created.body).sort(), ['accounts', 'apiType', 'created', 'id', 'isActive', 'isProxy', 'links', 'name']);
+  assert.equal(created.body.apiType, 'FSPIOP');
   assert.equal(created.body.links.self, created.body.id);
   assert.deepEqual(created.body.accounts.map((account) => [account.ledgerAccountType, account.currency, account.isActive]),
     [['POSITION', 'USD', 0], ['SETTLEMENT', 'USD', 0]]);

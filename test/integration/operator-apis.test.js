@@ -220,7 +220,7 @@ test('account lookup\'s oracle token registers and removes parties in the built-
   for (const [url, method, path, body] of elsewhere) assertRefused(await call(url, method, path, { headers, body }), 403, `${method} ${path}`);
 });
 
-test('the DFSP directory token reads a DFSP\'s JWS keys and endpoints, and nothing else; it changes neither', async () => {
+test('the DFSP directory token reads a DFSP\'s JWS keys, endpoints and API type, and nothing else; it changes none', async () => {
   await onboardDfsp(sw.admin.request, { name: 'dirfsp', endpointBase: 'http://127.0.0.1:9', fundsIn: '' });
   const headers = adminHeaders('dfspDirectoryRead');
   const keys = await call(sw.admin.baseUrl, 'GET', '/participants/dirfsp/jwsKeys', { headers });
@@ -230,13 +230,15 @@ test('the DFSP directory token reads a DFSP\'s JWS keys and endpoints, and nothi
   assert.equal(endpoints.status, 200, endpoints.text);
   assert.ok(endpoints.body.some((endpoint) => endpoint.type === 'FSPIOP_CALLBACK_URL_TRANSFER_POST'), endpoints.text);
   assert.equal((await call(sw.admin.baseUrl, 'GET', '/participants/Hub/jwsKeys', { headers })).status, 200, 'the hub\'s key too');
+  const participant = await call(sw.admin.baseUrl, 'GET', '/participants/dirfsp', { headers });
+  assert.deepEqual([participant.status, participant.body], [200, { name: 'dirfsp', isActive: 1, apiType: 'FSPIOP' }], 'no accounts');
 
   const refused = [
     [sw.admin.baseUrl, 'PUT', '/participants/dirfsp/jwsKeys', { keys: [keys.body[0].publicKey] }],
     [sw.admin.baseUrl, 'POST', '/participants/dirfsp/endpoints', { type: 'FSPIOP_CALLBACK_URL_TRANSFER_POST', value: 'http://127.0.0.1:9/moved' }],
     [sw.admin.baseUrl, 'PUT', '/participants/dirfsp', { isActive: false }],
     [sw.admin.baseUrl, 'GET', '/participants'],
-    [sw.admin.baseUrl, 'GET', '/participants/dirfsp'],
+    [sw.admin.baseUrl, 'PUT', '/participants/dirfsp', { apiType: 'ISO20022' }],
     [sw.admin.baseUrl, 'GET', '/participants/dirfsp/accounts'],
     [sw.admin.baseUrl, 'GET', '/audit'],
     [sw.urlOf('settlement-api'), 'GET', '/v2/settlementWindows?state=OPEN'],

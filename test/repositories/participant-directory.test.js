@@ -23,15 +23,17 @@ before(async () => {
   await db.transaction(async (trx) => {
     for (const name of ['activefsp', 'ownerfsp']) await insertParticipant(trx, { name, createdBy: 'test', now: T0 });
     await setParticipantActive(trx, await insertParticipant(trx, { name: 'sleepyfsp', createdBy: 'test', now: T0 }), false);
+    await insertParticipant(trx, { name: 'isofsp', apiType: 'ISO20022', createdBy: 'test', now: T0 });
   });
 });
 after(async () => {
   await env?.drop();
 });
 
-test('a participant is known by its name and active state only; an unknown name is null', async () => {
-  assert.deepEqual(await findParticipantState(db, 'activefsp'), { name: 'activefsp', isActive: true });
-  assert.deepEqual(await findParticipantState(db, 'sleepyfsp'), { name: 'sleepyfsp', isActive: false });
+test('a participant is known by its name, active state and API type only; an unknown name is null', async () => {
+  assert.deepEqual(await findParticipantState(db, 'activefsp'), { name: 'activefsp', isActive: true, apiType: 'FSPIOP' });
+  assert.deepEqual(await findParticipantState(db, 'sleepyfsp'), { name: 'sleepyfsp', isActive: false, apiType: 'FSPIOP' });
+  assert.deepEqual(await findParticipantState(db, 'isofsp'), { name: 'isofsp', isActive: true, apiType: 'ISO20022' });
   assert.equal(await findParticipantState(db, 'unknownfsp'), null);
 });
 

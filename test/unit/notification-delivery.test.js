@@ -38,21 +38,25 @@ const json = (response, status, value) => {
 
 test('concurrent misses share one admin API request, and the answer is cached for the TTL', TIMEOUT, async (t) => {
   const admin = await startServer((request, response) => {
-    setTimeout(() => json(response, 200, [{ type: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', value: 'http://d/transfers/{{transferId}}' }]), 20);
+    const answer = request.url.endsWith('/endpoints')
+      ? [{ type: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', value: 'http://d/transfers/{{transferId}}' }]
+      : { name: 'payerfsp', isActive: 1, apiType: 'ISO20022' };
+    setTimeout(() => json(response, 200, answer), 20);
   });
   t.after(admin.close);
   let clock = 0;
   const cache = createEndpointCache({ adminApiUrl: admin.url, ttlMs: 1_000, failureTtlMs: 100, now: () => clock });
   const answers = await Promise.all(Array.from({ length: 20 }, () => cache.lookup('payerfsp')));
-  assert.equal(admin.requests.length, 1);
-  assert.equal(admin.requests[0].url, '/participants/payerfsp/endpoints');
+  assert.deepEqual(admin.requests.map((request) => request.url).sort(), ['/participants/payerfsp', '/participants/payerfsp/endpoints'],
+    'one request for the endpoints and one for the API type');
   assert.equal(answers[19].endpoints.get('FSPIOP_CALLBACK_URL_TRANSFER_PUT'), 'http://d/transfers/{{transferId}}');
+  assert.equal(answers[19].apiType, 'ISO20022');
   clock = 999;
   await cache.lookup('payerfsp');
-  assert.equal(admin.requests.length, 1, 'still fresh');
+  assert.equal(admin.requests.length, 2, 'still fresh');
   clock = 1_000;
   await cache.lookup('payerfsp');
-  assert.equal(admin.requests.length, 2, 'refreshed after the TTL');
+  assert.equal(admin.requests.length, 4, 'refreshed after the TTL');
 });
 
 test('an unknown DFSP has no endpoints; a server error is a lookup error remembered only briefly', TIMEOUT, async (t) => {
@@ -64,14 +68,15 @@ test('an unknown DFSP has no endpoints; a server error is a lookup error remembe
   t.after(admin.close);
   let clock = 0;
   const cache = createEndpointCache({ adminApiUrl: admin.url, ttlMs: 1_000, failureTtlMs: 100, now: () => clock });
-  assert.deepEqual(await cache.lookup('ghost'), { known: false, endpoints: new Map() });
+  assert.deepEqual(await cache.lookup('ghost'), { known: false, endpoints: new Map(), apiType: 'FSPIOP' });
   await assert.rejects(cache.lookup('wrongroute'), EndpointLookupError, 'a bare 404 (a wrong ADMIN_API_URL) is not "no endpoint"');
   await assert.rejects(cache.lookup('broken'), EndpointLookupError);
   await assert.rejects(cache.lookup('broken'), EndpointLookupError);
-  assert.equal(admin.requests.filter((r) => r.url.includes('broken')).length, 1, 'the failure is repeated, not re-fetched');
+  const endpointRequests = () => admin.requests.filter((r) => r.url === '/participants/broken/endpoints').length;
+  assert.equal(endpointRequests(), 1, 'the failure is repeated, not re-fetched');
   clock = 100;
   await assert.rejects(cache.lookup('broken'), EndpointLookupError);
-  assert.equal(admin.requests.filter((r) => r.url.includes('broken')).length, 2, 'asked again after failureTtlMs');
+  assert.equal(endpointRequests(), 2, 'asked again after failureTtlMs');
 });
 
 test('an expired answer is served while the admin API is down', TIMEOUT, async () => {

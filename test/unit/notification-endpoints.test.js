@@ -32,10 +32,10 @@ test('a name the admin API refuses with a bare 400 is an unknown DFSP, not a loo
   t.after(admin.close);
   const cache = createEndpointCache({ adminApiUrl: admin.url, ttlMs: 60_000, failureTtlMs: 0 });
   const flood = ','.repeat(5_000);
-  assert.deepEqual(await cache.lookup(flood.slice(0, 100)), { known: false, endpoints: new Map() });
-  assert.deepEqual(await cache.lookup(flood), { known: false, endpoints: new Map() });
-  assert.deepEqual(await cache.lookup('..'), { known: false, endpoints: new Map() });
-  assert.equal(admin.requests.length, 1, 'neither a 5,000-character name nor a dot segment reaches the admin API');
+  assert.deepEqual(await cache.lookup(flood.slice(0, 100)), { known: false, endpoints: new Map(), apiType: 'FSPIOP' });
+  assert.deepEqual(await cache.lookup(flood), { known: false, endpoints: new Map(), apiType: 'FSPIOP' });
+  assert.deepEqual(await cache.lookup('..'), { known: false, endpoints: new Map(), apiType: 'FSPIOP' });
+  assert.equal(admin.requests.length, 2, 'neither a 5,000-character name nor a dot segment reaches the admin API');
 });
 
 test('a refused token and a 5xx stay failures the batch retries', TIMEOUT, async (t) => {
@@ -62,5 +62,5 @@ test('the cache remembers at most entriesMax DFSPs, the least recently used forg
     await cache.lookup('payerfsp');
   }
   assert.ok(cache.size() <= 10, `${cache.size()} entries`);
-  assert.equal(admin.requests.filter((url) => url.includes('payerfsp')).length, 1, 'the DFSP in use kept its entry');
+  assert.equal(admin.requests.filter((url) => url.includes('payerfsp/endpoints')).length, 1, 'the DFSP in use kept its entry');
 });

@@ -33,9 +33,12 @@ async function setUp(t) {
   const dfsp = await startServer((request, response) => { response.writeHead(200); response.end(); });
   const admin = await startServer((request, response) => {
     const json = (status, value) => { response.writeHead(status, { 'content-type': 'application/json' }); response.end(JSON.stringify(value)); };
-    if (request.url.includes('/payerfsp/')) json(200, [{ type: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', value: `${dfsp.url}/transfers/{{transferId}}` }]);
-    else if (request.url.includes('/barefsp/')) json(200, []);
-    else json(503, { errorInformation: { errorCode: '2003', errorDescription: 'unavailable' } });
+    // GET /participants/{fsp} (its API type) and GET /participants/{fsp}/endpoints.
+    const [, fsp, endpoints] = /^\/participants\/([^/]+)(\/endpoints)?$/.exec(request.url) ?? [];
+    if (fsp === 'payerfsp' || fsp === 'barefsp') {
+      if (!endpoints) json(200, { name: fsp, apiType: 'FSPIOP' });
+      else json(200, fsp === 'payerfsp' ? [{ type: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', value: `${dfsp.url}/transfers/{{transferId}}` }] : []);
+    } else json(503, { errorInformation: { errorCode: '2003', errorDescription: 'unavailable' } });
   });
   const registry = new client.Registry();
   const metrics = createNotificationMetrics({ registry, client });
