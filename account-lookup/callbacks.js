@@ -51,6 +51,9 @@ export function forwardEvent({ accepted, party, action, to, endpointType, method
     callback: { endpointType, templateParams: partyTemplateParams(party), method, resource },
     headers: accepted.headers,
     rawBody: accepted.rawBody,
+    // A message that arrived in ISO 20022 has no FSPIOP text: its FSPIOP form is its body,
+    // which a receiver of FSPIOP is sent (platform/iso20022/egress.js).
+    ...(accepted.rawBody === undefined && accepted.body !== undefined ? { body: accepted.body } : {}),
     at: accepted.receivedAt,
   };
   // A lookup that cannot reach the payee is answered to the payer with the hub's PUT …/error

@@ -45,6 +45,8 @@ export async function wireRequest(config, sender, { url, method, headers, body, 
   return { url, method, headers: isoHeaders(headers, resource), body: JSON.stringify(iso) };
 }
 
+const convertedFromIso = (headers) => (headers['fspiop-switch-original-content-type'] ?? '').includes('.iso20022.');
+
 /** A DFSP's answer (PUT), written in its type and sent again while the switch has not taken it. */
 async function answerIn(config, sender, request) {
   const wire = await wireRequest(config, sender, request);
@@ -112,12 +114,12 @@ export async function isoPayment(context, { payer, payee, msisdn, amount, curren
 
 /**
  * Reads a call in ISO 20022 into FSPIOP: `{ body, isoBody }` (both undefined for a call
- * without a body). A call that is not ISO 20022 (an FSPIOP message to an ISO 20022 DFSP, which
- * the switch sends on the resources ISO 20022 does not carry) is parsed as it is.
+ * without a body). A call that is not ISO 20022 (an FSPIOP message, converted by the switch
+ * from an ISO 20022 one) is parsed as it is.
  */
-export async function readCall(method, parts, headers, text, isIso) {
+export async function readCall(method, parts, headers, text) {
   if (!text) return { body: undefined, isoBody: undefined };
-  if (!isIso || !isoResourceOf(parts[0])) return { body: JSON.parse(text), isoBody: undefined };
+  if (!isIsoMessage(headers) || !isoResourceOf(parts[0])) return { body: JSON.parse(text), isoBody: undefined };
   const isoBody = JSON.parse(text);
   return { body: await isoToFspiop({ method, path: `/${parts.join('/')}`, headers, body: isoBody }), isoBody };
 }
@@ -150,7 +152,14 @@ export function answerAsIsoPayee(config, name, method, parts, { body, isoBody },
   return undefined;
 }
 
-/** Whether a call to DFSP `name` is the ISO 20022 side's: an ISO 20022 message, or any call on an ISO 20022 resource to an ISO 20022 DFSP. */
+/**
+ * Whether a call to DFSP `name` is the ISO 20022 side's: an ISO 20022 message, one the switch
+ * converted from ISO 20022 for an FSPIOP DFSP, or any call on an ISO 20022 resource to an ISO
+ * 20022 DFSP. The switch converts into the FSPIOP version the receiver spoke last, 1.1 for a
+ * DFSP that pays in 1.1, yet the ids of a message from an ISO 20022 DFSP are ULIDs, which FSPIOP
+ * takes from 2.0 on: an FSPIOP DFSP answers such a message in 2.0 (answerAsIsoPayee), as a 1.1
+ * answer naming a ULID is refused.
+ */
 export function isIsoCall(config, name, parts, headers) {
-  return isIsoMessage(headers) || (config.isoDfsps.has(name) && isoResourceOf(parts[0] ?? '') !== null);
+  return isIsoMessage(headers) || convertedFromIso(headers) || (config.isoDfsps.has(name) && isoResourceOf(parts[0] ?? '') !== null);
 }

@@ -85,7 +85,7 @@ function onPatch(name, parts, body) {
 async function onIsoCall(name, method, parts, text, requestHeaders) {
   let read;
   try {
-    read = await readCall(method, parts, requestHeaders, text, true);
+    read = await readCall(method, parts, requestHeaders, text);
   } catch (error) {
     counters.isoUnreadable += 1;
     if (counters.isoUnreadable <= 3) process.stderr.write(`${method} /${parts.join('/')} to ${name} not readable as ISO 20022: ${error.message}\n`);

@@ -47,6 +47,19 @@ test('a forwarded lookup keeps the payer\'s headers and goes to the payee\'s PAR
   assert.equal(callbackUrl(template, event.callback).href, 'http://payee.example/parties/MSISDN/27713803912');
 });
 
+test('a party answer that arrived in ISO 20022 is forwarded with its FSPIOP form, the body an FSPIOP payer is sent', async () => {
+  const { fspiopCallbackBody } = await import('../../platform/delivery/callback-request.js');
+  const party = partyOf(accepted.params);
+  const body = { party: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: '27713803912', fspId: 'payeefsp' } } };
+  const iso = { ...accepted, headers: { ...HEADERS, 'content-type': 'application/vnd.interoperability.iso20022.parties+json;version=2.0' }, body };
+  const event = forwardEvent({ accepted: iso, party, action: 'answer', to: 'payerfsp', endpointType: partyEndpoint('put', party), method: 'PUT' });
+  assert.deepEqual(event.body, body);
+  assert.deepEqual(JSON.parse(fspiopCallbackBody(event).toString('utf8')), body);
+  // An FSPIOP answer goes on as the bytes it came in.
+  const fspiop = forwardEvent({ accepted: { ...accepted, body, rawBody: JSON.stringify(body) }, party, action: 'answer', to: 'payerfsp', endpointType: partyEndpoint('put', party), method: 'PUT' });
+  assert.equal(fspiop.body, undefined);
+});
+
 test('a hub error is a PUT …/error with no DFSP headers and the errorInformation body', () => {
   const party = { type: 'MSISDN', id: '1', subId: 'a b' };
   const errorBody = { errorInformation: { errorCode: '3204', errorDescription: 'Party not found' } };

@@ -88,7 +88,7 @@ const configFor = (url) => ({
 });
 
 /** What the switch would forward of a call `wire`: the ISO 20022 call as the receiver reads it. */
-const asReceived = (wire, path) => readCall(wire.method, path.split('/').filter(Boolean), wire.headers, wire.body, isIsoCall({ isoDfsps: new Set() }, 'x', [], wire.headers));
+const asReceived = (wire, path) => readCall(wire.method, path.split('/').filter(Boolean), wire.headers, wire.body);
 
 /** Checks an ISO 20022 message against the document's operation of `method` on `path`. */
 function assertFitsDocument(method, path, text) {
@@ -124,7 +124,7 @@ test('an ISO 20022 payer and payee: quote, terms, transfer and fulfilment in ISO
     assert.equal(terms.path, `/quotes/${quoteId}`);
     assert.match(terms.headers['content-type'], /iso20022\.quotes\+json;version=2\.0/);
     assertFitsDocument('PUT', terms.path, terms.text);
-    const termsAtPayer = await readCall('PUT', ['quotes', quoteId], terms.headers, terms.text, true);
+    const termsAtPayer = await readCall('PUT', ['quotes', quoteId], terms.headers, terms.text);
     assert.deepEqual(termsAtPayer.body.transferAmount, quote.amount);
     // The payer's transfer of the terms, in ISO 20022 with the terms as the mapping's context.
     const prepare = {
@@ -144,7 +144,7 @@ test('an ISO 20022 payer and payee: quote, terms, transfer and fulfilment in ISO
     await answerAsIsoPayee(config, 'isopayee', 'POST', ['transfers'], prepareAtPayee, transfer.headers);
     const result = await fulfilled;
     assertFitsDocument('PUT', result.path, result.text);
-    const resultAtPayer = await readCall('PUT', ['transfers', transactionId], result.headers, result.text, true);
+    const resultAtPayer = await readCall('PUT', ['transfers', transactionId], result.headers, result.text);
     assert.equal(resultAtPayer.body.transferState, 'COMMITTED');
     const { createHash } = await import('node:crypto');
     assert.equal(createHash('sha256').update(Buffer.from(resultAtPayer.body.fulfilment, 'base64url')).digest('base64url'), prepare.condition);
@@ -153,7 +153,7 @@ test('an ISO 20022 payer and payee: quote, terms, transfer and fulfilment in ISO
     await answerAsIsoPayee(config, 'isopayee', 'GET', ['parties', 'MSISDN', '2010000001'], { body: undefined }, dfspHeaders('parties', 'isopayer'));
     const partyAnswer = await party;
     assertFitsDocument('PUT', partyAnswer.path, partyAnswer.text);
-    const partyAtPayer = await readCall('PUT', ['parties', 'MSISDN', '2010000001'], partyAnswer.headers, partyAnswer.text, true);
+    const partyAtPayer = await readCall('PUT', ['parties', 'MSISDN', '2010000001'], partyAnswer.headers, partyAnswer.text);
     assert.equal(partyAtPayer.body.party.partyIdInfo.fspId, 'isopayee');
     assert.equal(typePairOf(config, 'isopayer', 'fspiopfsp'), 'ISO20022→FSPIOP');
   } finally {
@@ -167,4 +167,8 @@ test('which calls a simulated DFSP reads as ISO 20022: an ISO 20022 media type, 
   assert.equal(isIsoCall(config, 'fspiopfsp', ['transfers'], { 'content-type': 'application/vnd.interoperability.transfers+json;version=2.0' }), false);
   assert.equal(isIsoCall(config, 'isopayee', ['parties', 'MSISDN', '1'], { accept: 'application/vnd.interoperability.parties+json;version=2' }), true);
   assert.equal(isIsoCall(config, 'isopayee', ['bulkQuotes'], { 'content-type': 'application/vnd.interoperability.bulkQuotes+json;version=1.1' }), false);
+  // Converted by the switch from an ISO 20022 DFSP's message: answered in 2.0, as its ids are ULIDs.
+  assert.equal(isIsoCall(config, 'fspiopfsp', ['quotes'], {
+    'content-type': 'application/vnd.interoperability.quotes+json;version=1.1', 'fspiop-switch-original-content-type': 'application/vnd.interoperability.iso20022.quotes+json;version=2.0',
+  }), true);
 });
