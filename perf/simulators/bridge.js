@@ -99,9 +99,10 @@ export function transferRequest(context, { payer, payee, transferId, amount, cur
   };
 }
 
-export async function transfer(context, { payer, payee, transferId, amount, currency, ilpPacket, condition, version }) {
-  const body = transferRequest(context, { payer, payee, transferId, amount, currency, ilpPacket, condition });
-  return awaitTransfer(context, { payer, payee, transferId }, {
+export async function transfer(context, params) {
+  const { payer, payee, transferId, version } = params;
+  const body = transferRequest(context, params);
+  return awaitTransfer(context, payer, payee, transferId, {
     url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: dfspHeaders('transfers', payer, payee, { version }), body: JSON.stringify(body),
   });
 }
@@ -110,7 +111,7 @@ export async function transfer(context, { payer, payee, transferId, amount, curr
  * Sends a transfer's `request` and waits for its outcome until the transfer's expiry and a
  * grace; a payer told nothing by then asks for the transfer's state.
  */
-export async function awaitTransfer(context, { payer, payee, transferId }, request) {
+export async function awaitTransfer(context, payer, payee, transferId, request) {
   const outcome = await roundTrip(context, `transfers:${payer}:${transferId}`, request, { countResent: true, waitMs: context.config.expirationMs + EXPIRY_CALLBACK_GRACE_MS });
   const final = outcome.timeout ? await askTransferState(context, payer, payee, transferId) : outcome;
   if (final.timeout || final.error) noteFailedTransfer(context, transferId, final);

@@ -90,7 +90,7 @@ async function isoTransfer(context, { payer, payee, quoted }) {
     url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: dfspHeaders('transfers', payer, payee, { version: VERSION }), body,
     context: quoted.isoBody ? { isoPostQuoteResponse: quoted.isoBody } : contextWithoutQuote(payer, payee),
   });
-  return awaitTransfer(context, { payer, payee, transferId: transactionId }, request);
+  return awaitTransfer(context, payer, payee, transactionId, request);
 }
 
 /**
