@@ -20,20 +20,31 @@
 //      expected multiple of prepare (Mojaloop's whitepaper gate: within 2 %); in a fault run
 //      (perf/chaos.js) no fewer, as redelivery may produce a record twice (never apply it
 //      twice: checks 1 and 3 hold exactly).
+//   6b. payments by API type pair (a run with ISO 20022 DFSPs, --iso20022-share): the run's
+//      committed payments counted by the types their payer and payee are registered with; for
+//      each pair with an ISO 20022 side, as many as the payers counted completed (those are
+//      made by perf/simulators/iso-dfsp.js alone, the others by the FSPIOP path).
 //   7. bulks (a bulk run, perf/k6/bulk.js): every bulk k6 counted completed is COMPLETED in
 //      the ledger's bulk table with every item's transfer COMMITTED (as many such bulks as k6
 //      counted), and no bulk of the run is left unfinished (RECEIVED, ACCEPTED, PROCESSING)
 //      after its expiry; its items' transfers are the run's transfers in checks 1 to 3 and 5.
 // The run's payments and conversions are recognised by their id (perf/simulators/correlator.js
-// ownedId: characters 3–8 are the run tag).
+// ownedId: characters 3–8 are the run tag; ownedUlid, the ISO 20022 payments' ULIDs: characters
+// 11–15 are the run tag in base 32).
 import Kafka from 'node-rdkafka';
 import { TOPIC, topicDefinitions } from '../platform/kafka/topics.js';
 import { amountFromColumn, formatAmount } from '../ledger/domain/money.js';
+import { runTagInUlid } from './simulators/correlator.js';
 
 const FINAL = ['COMMITTED', 'ABORTED_REJECTED', 'ABORTED_ERROR', 'INVALID', 'EXPIRED_PREPARED', 'EXPIRED_RESERVED'];
 const EXPIRY_GRACE_MS = 5_000;
 
-const runPattern = (runTag) => `__${runTag}-%`;
+/**
+ * A where-clause for rows whose `column` is an id of run `runTag`: a UUID of correlator.js
+ * ownedId (characters 3–8 the run tag) or, for a payment with an ISO 20022 DFSP, a ULID of
+ * ownedUlid (characters 11–15 the run tag in base 32).
+ */
+export const ofRun = (column, runTag) => (ids) => ids.where(column, 'like', `__${runTag}-%`).orWhere(column, 'like', `__________${runTagInUlid(runTag)}%`);
 
 /** The sum over partitions of every switch topic's high-water mark. */
 export async function topicHighWaterMarks({ brokers, prefix = '' }) {
@@ -58,7 +69,7 @@ export async function topicHighWaterMarks({ brokers, prefix = '' }) {
 export async function waitForFinality(db, runTag, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [{ n }] = await db('transfer').where('transfer_id', 'like', runPattern(runTag)).whereNotIn('state', FINAL).count({ n: '*' });
+    const [{ n }] = await db('transfer').where(ofRun('transfer_id', runTag)).whereNotIn('state', FINAL).count({ n: '*' });
     if (Number(n) === 0 || Date.now() >= deadline) return Number(n);
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
@@ -81,8 +92,8 @@ function sumsBy(rows, keyOf) {
  */
 async function transferChecks(db, runTag, completed) {
   const reasons = [];
-  const ofRun = () => db('transfer').where('transfer_id', 'like', runPattern(runTag));
-  const rows = await ofRun().select('kind', 'state', 'currency').count({ n: '*' }).sum({ total: 'amount' }).groupBy('kind', 'state', 'currency');
+  const transfersOfRun = () => db('transfer').where(ofRun('transfer_id', runTag));
+  const rows = await transfersOfRun().select('kind', 'state', 'currency').count({ n: '*' }).sum({ total: 'amount' }).groupBy('kind', 'state', 'currency');
   const byState = {};
   for (const row of rows.filter((candidate) => candidate.kind !== FX_TRANSFER)) {
     const state = byState[row.state] ?? { n: 0, amount: 0n };
@@ -92,7 +103,7 @@ async function transferChecks(db, runTag, completed) {
   const committed = byState.COMMITTED?.n ?? 0;
   if (committed !== completed) reasons.push(`committed in MySQL ${committed} ≠ k6 completed ${completed}`);
   const committedRows = rows.filter((row) => row.state === 'COMMITTED');
-  const stuck = await ofRun().whereNotIn('state', FINAL).where('expires_at', '<', new Date(Date.now() - EXPIRY_GRACE_MS)).select('kind').count({ n: '*' }).groupBy('kind');
+  const stuck = await transfersOfRun().whereNotIn('state', FINAL).where('expires_at', '<', new Date(Date.now() - EXPIRY_GRACE_MS)).select('kind').count({ n: '*' }).groupBy('kind');
   for (const { kind, n } of stuck) reasons.push(`${n} ${kind === FX_TRANSFER ? 'conversions' : 'transfers'} still non-final after their expiry`);
   return {
     reasons,
@@ -114,7 +125,7 @@ const COMMIT_REASONS = ['COMMIT', 'FX_COMMIT'];
  */
 export async function moneyChecks(db, runTag, committedByCurrency) {
   const reasons = [];
-  const rows = await db('position_change as c').join('account as a', 'a.id', 'c.account_id').where('c.transfer_id', 'like', runPattern(runTag))
+  const rows = await db('position_change as c').join('account as a', 'a.id', 'c.account_id').where(ofRun('c.transfer_id', runTag))
     .select('a.currency', 'c.reason').sum({ total: 'c.change' }).groupBy('a.currency', 'c.reason');
   const byCurrency = sumsBy(rows, (row) => row.currency);
   const reserved = sumsBy(rows.filter((row) => RESERVATION_REASONS.includes(row.reason)), (row) => row.currency);
@@ -144,12 +155,12 @@ export async function moneyChecks(db, runTag, committedByCurrency) {
 export async function conversionChecks(db, runTag) {
   const reasons = [];
   const payments = await db('transfer as p').leftJoin('transfer as c', 'c.transfer_id', 'p.commit_request_id')
-    .where('p.transfer_id', 'like', runPattern(runTag)).where({ 'p.kind': PAYMENT, 'p.state': 'COMMITTED' }).whereNotNull('p.commit_request_id')
+    .where(ofRun('p.transfer_id', runTag)).where({ 'p.kind': PAYMENT, 'p.state': 'COMMITTED' }).whereNotNull('p.commit_request_id')
     .where((unmatched) => unmatched.whereNull('c.state').orWhereNot('c.state', 'COMMITTED')).select('p.transfer_id', 'p.commit_request_id', 'c.state');
   for (const row of payments) reasons.push(`payment ${row.transfer_id} is COMMITTED but its conversion ${row.commit_request_id} is ${row.state ?? 'missing'}`);
   const conversions = await db('transfer as c').leftJoin('transfer as p', function byConversion() {
     this.on('p.commit_request_id', 'c.transfer_id').andOnVal('p.kind', PAYMENT);
-  }).where('c.transfer_id', 'like', runPattern(runTag)).where({ 'c.kind': FX_TRANSFER, 'c.state': 'COMMITTED' })
+  }).where(ofRun('c.transfer_id', runTag)).where({ 'c.kind': FX_TRANSFER, 'c.state': 'COMMITTED' })
     .where((unmatched) => unmatched.whereNull('p.state').orWhereNot('p.state', 'COMMITTED')).select('c.transfer_id', 'c.determining_transfer_id', 'p.state');
   for (const row of conversions) reasons.push(`conversion ${row.transfer_id} is COMMITTED but its payment ${row.determining_transfer_id} is ${row.state ?? 'missing'}`);
   return { reasons };
@@ -178,7 +189,7 @@ function requestToPayMismatch(row) {
  */
 export async function requestToPayChecks(db, runTag, requestsToPay) {
   const rows = await db('transaction_request as r').join('transfer as t', 't.transfer_id', 'r.transaction_id').leftJoin('quote as q', 'q.quote_id', 'r.quote_id')
-    .where('r.transaction_request_id', 'like', runPattern(runTag)).where('t.state', 'COMMITTED')
+    .where(ofRun('r.transaction_request_id', runTag)).where('t.state', 'COMMITTED')
     .select('r.transaction_request_id', 'r.payer_fsp', 'r.payee_fsp', 'r.amount', 'r.quote_id', 'r.transaction_id', 't.payer_fsp as transfer_payer',
       't.payee_fsp as transfer_payee', 't.amount as transfer_amount', 'q.payer_fsp as quote_payer', 'q.payee_fsp as quote_payee', 'q.transaction_id as quote_transaction_id');
   const mismatches = rows.map((row) => [row.transaction_request_id, requestToPayMismatch(row)]).filter(([, mismatch]) => mismatch);
@@ -218,6 +229,31 @@ function kafkaChecks(before, after, expectedNotificationRatio, { resent = 0, ask
   return { reasons, delta: { ...delta, payerResent: resent, payerAsked: asked } };
 }
 
+const FSPIOP_PAIR = 'FSPIOP→FSPIOP';
+
+/**
+ * The run's committed payments (conversions' own records apart) by API type pair, `isoDfsps`
+ * the DFSPs registered as ISO 20022; each type pair with an ISO 20022 side must have as many as
+ * the payers counted completed (`isoPayments`, by the same keys).
+ */
+export async function typePairChecks(db, runTag, isoDfsps, isoPayments = {}) {
+  const rows = await db('transfer').where(ofRun('transfer_id', runTag)).where({ kind: PAYMENT, state: 'COMMITTED' })
+    .select('payer_fsp', 'payee_fsp').count({ n: '*' }).groupBy('payer_fsp', 'payee_fsp');
+  const typeOf = (name) => (isoDfsps.includes(name) ? 'ISO20022' : 'FSPIOP');
+  const byTypePair = {};
+  for (const row of rows) {
+    const typePair = `${typeOf(row.payer_fsp)}→${typeOf(row.payee_fsp)}`;
+    byTypePair[typePair] = (byTypePair[typePair] ?? 0) + Number(row.n);
+  }
+  const reasons = [];
+  for (const typePair of new Set([...Object.keys(byTypePair), ...Object.keys(isoPayments)])) {
+    if (typePair === FSPIOP_PAIR) continue;
+    const committed = byTypePair[typePair] ?? 0;
+    if (committed !== (isoPayments[typePair] ?? 0)) reasons.push(`${typePair}: committed in MySQL ${committed} ≠ payers' completed ${isoPayments[typePair] ?? 0}`);
+  }
+  return { reasons, byTypePair };
+}
+
 const FINAL_BULK_STATES = ['COMPLETED', 'REJECTED', 'EXPIRED'];
 
 /**
@@ -227,28 +263,28 @@ const FINAL_BULK_STATES = ['COMPLETED', 'REJECTED', 'EXPIRED'];
  */
 export async function bulkChecks(db, runTag, bulksCompleted) {
   const reasons = [];
-  const ofRun = () => db('bulk_transfer').where('bulk_transfer_id', 'like', runPattern(runTag));
-  const byState = Object.fromEntries((await ofRun().select('state').count({ n: '*' }).groupBy('state')).map((row) => [row.state, Number(row.n)]));
+  const bulksOfRun = () => db('bulk_transfer').where(ofRun('bulk_transfer_id', runTag));
+  const byState = Object.fromEntries((await bulksOfRun().select('state').count({ n: '*' }).groupBy('state')).map((row) => [row.state, Number(row.n)]));
   // An item with no transfer of its own (its id another transfer's) counts as not committed.
-  const [{ n: whole }] = await ofRun().where('state', 'COMPLETED').whereNotExists(db('bulk_transfer_item as i').leftJoin('transfer as t', 't.transfer_id', 'i.transfer_id')
+  const [{ n: whole }] = await bulksOfRun().where('state', 'COMPLETED').whereNotExists(db('bulk_transfer_item as i').leftJoin('transfer as t', 't.transfer_id', 'i.transfer_id')
     .whereRaw('i.bulk_transfer_id = bulk_transfer.bulk_transfer_id').where((uncommitted) => uncommitted.whereNull('t.state').orWhereNot('t.state', 'COMMITTED')).select(db.raw('1')))
     .count({ n: '*' });
   if (Number(whole) !== bulksCompleted) reasons.push(`bulks COMPLETED with every item COMMITTED in MySQL ${whole} ≠ k6 bulk_completed ${bulksCompleted}`);
-  const [{ n: unfinished }] = await ofRun().whereNotIn('state', FINAL_BULK_STATES).where('expires_at', '<', new Date(Date.now() - EXPIRY_GRACE_MS)).count({ n: '*' });
+  const [{ n: unfinished }] = await bulksOfRun().whereNotIn('state', FINAL_BULK_STATES).where('expires_at', '<', new Date(Date.now() - EXPIRY_GRACE_MS)).count({ n: '*' });
   if (Number(unfinished) > 0) reasons.push(`${unfinished} bulks still unfinished after their expiry`);
   return { reasons, byState };
 }
 
 async function settlementChecks(db, runTag, committed, settled) {
   const reasons = [];
-  const [{ n: recorded }] = await db('settlement_window_transfer').where('transfer_id', 'like', runPattern(runTag)).count({ n: '*' });
+  const [{ n: recorded }] = await db('settlement_window_transfer').where(ofRun('transfer_id', runTag)).count({ n: '*' });
   if (Number(recorded) !== committed) reasons.push(`${recorded} of the run's ${committed} committed payments and conversions are recorded in a settlement window`);
   const unbalanced = await db('position_change').whereIn('reason', ['SETTLEMENT_POSITION', 'SETTLEMENT_FUNDS', 'GROSS_SETTLEMENT']).select('transfer_id').sum({ total: 'change' })
     .groupBy('transfer_id').havingRaw('SUM(`change`) <> 0');
   for (const row of unbalanced) reasons.push(`settlement entries ${row.transfer_id} sum to ${row.total}, not 0`);
   if (settled) {
     const [{ n: unsettled }] = await db('settlement_window_transfer as t').join('settlement_window as w', 'w.id', 't.settlement_window_id')
-      .where('t.transfer_id', 'like', runPattern(runTag)).whereNull('t.gross_settled_at').whereNot('w.state', 'SETTLED').count({ n: '*' });
+      .where(ofRun('t.transfer_id', runTag)).whereNull('t.gross_settled_at').whereNot('w.state', 'SETTLED').count({ n: '*' });
     if (Number(unsettled) > 0) reasons.push(`${unsettled} committed transfers of the run are in windows not SETTLED`);
     reasons.push(...settled.failures.map((failure) => `settlement on schedule: ${failure}`));
   }
@@ -256,19 +292,26 @@ async function settlementChecks(db, runTag, committed, settled) {
 }
 
 /** Runs every check; `{ pass, reasons, details }`. */
-export async function runGate({ db, runTag, completed, requestsToPay = 0, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled, bulksCompleted }) {
+export async function runGate({
+  db, runTag, completed, requestsToPay = 0, failed = 0, marksBefore, marksAfter, expectedNotificationRatio, payerRetries, duplicatesAllowed = false, settled, bulksCompleted,
+  isoDfsps = [], isoPayments,
+}) {
   const transfers = await transferChecks(db, runTag, completed);
   const bulks = bulksCompleted === undefined ? { reasons: [] } : await bulkChecks(db, runTag, bulksCompleted);
   const money = await moneyChecks(db, runTag, transfers.committedByCurrency);
   const conversions = await conversionChecks(db, runTag);
   const requests = await requestToPayChecks(db, runTag, requestsToPay);
   const settlement = await settlementChecks(db, runTag, transfers.committedRecords, settled);
+  const typePairs = isoDfsps.length > 0 ? await typePairChecks(db, runTag, isoDfsps, isoPayments) : { reasons: [] };
   // Without high-water marks (a run made elsewhere, see main) there is nothing to compare.
   const kafka = marksAfter ? kafkaChecks(marksBefore, marksAfter, expectedNotificationRatio, payerRetries, failed, duplicatesAllowed) : { reasons: [], delta: null };
   const reasons = [
-    ...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...conversions.reasons, ...requests.reasons, ...settlement.reasons, ...kafka.reasons, ...bulks.reasons,
+    ...(completed > 0 ? [] : ['no transaction completed']), ...transfers.reasons, ...money.reasons, ...conversions.reasons, ...requests.reasons, ...settlement.reasons, ...typePairs.reasons, ...kafka.reasons,
+    ...bulks.reasons,
   ];
-  const details = { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta, requestsToPayLinked: requests.linked, ...(bulks.byState ? { bulkStates: bulks.byState } : {}) };
+  const details = { states: transfers.byState, positionChanges: money.changes, kafkaDelta: kafka.delta, requestsToPayLinked: requests.linked, ...(bulks.byState ? { bulkStates: bulks.byState } : {}),
+    ...(typePairs.byTypePair ? { paymentsByTypePair: typePairs.byTypePair } : {}),
+  };
   return { pass: reasons.length === 0, reasons, details };
 }
 
@@ -277,6 +320,7 @@ export function printGate(result, write = (line) => process.stdout.write(`${line
   for (const reason of result.reasons) write(`  - ${reason}`);
   write(`  states ${JSON.stringify(result.details.states)} kafka ${JSON.stringify(result.details.kafkaDelta)}`);
   if (result.details.bulkStates) write(`  bulks ${JSON.stringify(result.details.bulkStates)}`);
+  if (result.details.paymentsByTypePair) write(`  payments by API type pair ${JSON.stringify(result.details.paymentsByTypePair)}`);
 }
 
 

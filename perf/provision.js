@@ -23,8 +23,16 @@
 // (from EUR_MSISDN_BASE) are in the oracle; the returned `conversionPairs` are every USD
 // payer with every EUR payee through the FXP. The FXP's and the EUR payees' caps and cover are
 // topped up as the payers' are: the FXP's EUR position rises by every conversion payment.
+//
+// With `iso20022Share` (--iso20022-share S, 0 by default) the first round(S·N) DFSPs,
+// perffsp1.., are registered as ISO 20022 DFSPs through the admin API (`PUT
+// /participants/{name}` `{ apiType: 'ISO20022' }`, docs/iso20022.md) and the others as FSPIOP
+// ones (a DFSP left ISO 20022 by an earlier run is changed back); the switch then sends each
+// its own type, and the simulators make them speak it (perf/simulators/iso-dfsp.js). Currency
+// conversion and request to pay stay between FSPIOP DFSPs: only FSPIOP payers get conversion
+// pairs, and `pairs` name each side's API type (`payerApiType`, `payeeApiType`) for k6.
 //   node perf/provision.js --dfsps 4 --msisdns 100000 --transfers 100000 [--sim-base URL] [--sim-workers N]
-//     [--jws-alg RS256|ES256] [--load-parties=false] [--conversion] [--conversion-payees 1]
+//     [--jws-alg RS256|ES256] [--load-parties=false] [--conversion] [--conversion-payees 1] [--iso20022-share 0.5]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
@@ -34,6 +42,7 @@ import { adminClient, ensureCurrencyPair, ensureDfsp, ensureHub, standardEndpoin
 import { operatorTokensFromEnv } from '../scripts/lib/operator-auth.js';
 import { ensureKeyPairFiles } from '../tools/lib/jws-key-files.js';
 import { ensureClientCertificate } from '../scripts/lib/scheme-certs.js';
+import { API_TYPE } from '../platform/iso20022/media-types.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 export const MSISDN_BASE = 2_000_000_000;
@@ -62,11 +71,22 @@ export function keysDirectoryFor(jwsAlg, base = DFSP_KEYS_DIR) {
 
 export const dfspNames = (count) => Array.from({ length: count }, (_, index) => `perffsp${index + 1}`);
 
-/** Every ordered pair of distinct DFSPs, equal weights, with the payee's MSISDN range. */
-export function allPairs(names, msisdnCount) {
+/** The DFSPs of `names` registered as ISO 20022 DFSPs for a share `iso20022Share` of them: the first round(share·N). */
+export function isoDfspNames(names, iso20022Share = 0) {
+  return names.slice(0, Math.round(iso20022Share * names.length));
+}
+
+/**
+ * Every ordered pair of distinct DFSPs, equal weights, with the payee's MSISDN range and each
+ * side's API type (ISO20022 for the DFSPs in `isoDfsps`, else FSPIOP).
+ */
+export function allPairs(names, msisdnCount, isoDfsps = []) {
+  const apiTypeOf = (name) => (isoDfsps.includes(name) ? API_TYPE.iso20022 : API_TYPE.fspiop);
   const pairs = [];
   names.forEach((payer) => names.forEach((payee, index) => {
-    if (payer !== payee) pairs.push({ payer, payee, weight: 1, msisdnFrom: MSISDN_BASE + index * MSISDN_STRIDE, msisdnCount });
+    if (payer !== payee) {
+      pairs.push({ payer, payee, weight: 1, msisdnFrom: MSISDN_BASE + index * MSISDN_STRIDE, msisdnCount, payerApiType: apiTypeOf(payer), payeeApiType: apiTypeOf(payee) });
+    }
   }));
   return pairs;
 }
@@ -166,6 +186,7 @@ async function registrationChanges(request, name, endpointBase, publicKey) {
   const registeredKeys = keys.status === 200 ? keys.body ?? [] : [];
   const normalise = (pem) => pem.replace(/\s+/g, '');
   return {
+    existed: registered.size > 0,
     endpoints: registered.size > 0 && standardEndpoints(endpointBase).some(([type, value]) => registered.get(type) !== value),
     keys: registeredKeys.length > 0 && !(registeredKeys.length === 1 && normalise(registeredKeys[0].publicKey) === normalise(publicKey)),
   };
@@ -210,11 +231,23 @@ async function waitForAdmin(adminUrl, timeoutMs = 60_000) {
 }
 
 /**
+ * Registers DFSP `name` with `apiType` unless it is already (a participant that names none is
+ * FSPIOP); returns whether it changed, which the switch's endpoint cache, holding the type
+ * beside the endpoints, needs waiting out.
+ */
+export async function ensureApiType(request, name, apiType) {
+  const registered = expectStatus(await request('GET', `/participants/${name}`), [200], `participant ${name}`);
+  if ((registered.apiType ?? API_TYPE.fspiop) === apiType) return false;
+  expectStatus(await request('PUT', `/participants/${name}`, { apiType }), [200], `API type of ${name}`);
+  return true;
+}
+
+/**
  * Onboards one simulated DFSP in each of `currencies` (an account set per currency, the
  * endpoints and key with the first), tops each currency up to `headroom`, and returns whether
  * its endpoints or keys changed.
  */
-async function ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, log }) {
+async function ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, apiType, log }) {
   const { publicKey } = ensureKeyPairFiles({ privateKeyPath: join(keysDirectory, `${name}.key`), publicKeyPath: join(keysDirectory, `${name}.pem`), type: JWS_KEY_TYPES[jwsAlg] });
   if (tlsDir) ensureClientCertificate(tlsDir, name);
   const changes = await registrationChanges(request, name, endpointBase, publicKey);
@@ -224,6 +257,12 @@ async function ensurePerfDfsp(request, { name, currencies, endpointBase, keysDir
     const registration = index === 0 ? { endpointBase, jwsPublicKey: publicKey } : {};
     await ensureDfsp(request, { name, currency, netDebitCap: INITIAL_FUNDS, fundsIn: INITIAL_FUNDS, ...registration });
     await topUp(request, { name, currency, headroom, log });
+  }
+  // A DFSP's API type is in the endpoint cache with its endpoints: one registered before that
+  // changes type has its cache entry waited out (a new one is in no cache yet).
+  if (apiType && await ensureApiType(request, name, apiType)) {
+    log(`${name}: registered as ${apiType}`);
+    changes.endpoints ||= changes.existed;
   }
   return changes;
 }
@@ -243,11 +282,12 @@ function perfDfsps({ dfsps, simWorkers, conversion, conversionPayees }) {
 
 export async function provision({
   adminUrl, adminToken = operatorTokensFromEnv().readWrite, simBase, simWorkers = 1, dfsps = 4, msisdns = 1000, transfers = 1000, amount = '1',
-  dbEnv = {}, loadParties = true, jwsAlg = 'RS256', keysBase = DFSP_KEYS_DIR, tlsDir, conversion = false, conversionPayees = 1, log = () => {},
+  dbEnv = {}, loadParties = true, jwsAlg = 'RS256', keysBase = DFSP_KEYS_DIR, tlsDir, conversion = false, conversionPayees = 1, iso20022Share = 0, log = () => {},
 }) {
   await waitForAdmin(adminUrl);
   const request = adminClient(adminUrl, { token: adminToken });
   const names = dfspNames(dfsps);
+  const isoDfsps = isoDfspNames(names, iso20022Share);
   const payerWorkers = payerWorkersOf(names, simWorkers);
   const headroom = fundsFor({ transfers, amount });
   const keysDirectory = keysDirectoryFor(jwsAlg, keysBase);
@@ -256,7 +296,9 @@ export async function provision({
   for (const currency of new Set(all.flatMap((dfsp) => dfsp.currencies))) await ensureHub(request, currency);
   for (const { name, currencies, worker } of all) {
     const endpointBase = `${endpointBaseOf(simBase, worker)}/fsp/${name}`;
-    const changes = await ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, log });
+    // The USD DFSPs are of the share's types; the FXP and the EUR payees stay as they are (FSPIOP).
+    const apiType = names.includes(name) ? (isoDfsps.includes(name) ? API_TYPE.iso20022 : API_TYPE.fspiop) : undefined;
+    const changes = await ensurePerfDfsp(request, { name, currencies, endpointBase, keysDirectory, jwsAlg, tlsDir, headroom, apiType, log });
     changed.endpoints ||= changes.endpoints;
     changed.keys ||= changes.keys;
   }
@@ -271,9 +313,10 @@ export async function provision({
     log(`the DFSPs' ${[changed.endpoints && 'endpoints', changed.keys && 'JWS keys'].filter(Boolean).join(' and ')} changed: waiting ${waitMs / 1000} s for the switch's caches`);
     await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
+  const fspiopPayers = names.filter((name) => !isoDfsps.includes(name));
   return {
-    names, pairs: allPairs(names, msisdns), payerWorkers, keysDirectory,
-    conversionPairs: conversion ? conversionPairs(names, conversionPayeeNames(conversionPayees), FXP_NAME, msisdns) : [],
+    names, pairs: allPairs(names, msisdns, isoDfsps), payerWorkers, keysDirectory, isoDfsps,
+    conversionPairs: conversion ? conversionPairs(fspiopPayers, conversionPayeeNames(conversionPayees), FXP_NAME, msisdns) : [],
     dfspCurrencies: Object.fromEntries(all.map(({ name, currencies }) => [name, currencies])),
   };
 }
@@ -287,12 +330,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     'sim-workers': { type: 'string', default: '1' }, 'jws-alg': { type: 'string', default: 'RS256' },
     // Discovery needs the MSISDNs in the oracle only when it goes through the switch (mode full).
     'load-parties': { type: 'string', default: 'true' },
-    conversion: { type: 'boolean', default: false }, 'conversion-payees': { type: 'string', default: '1' },
+    conversion: { type: 'boolean', default: false }, 'conversion-payees': { type: 'string', default: '1' }, 'iso20022-share': { type: 'string', default: '0' },
   } });
   const result = await provision({
     adminUrl: values['admin-url'], simBase: values['sim-base'], simWorkers: Number(values['sim-workers']), dfsps: Number(values.dfsps), msisdns: Number(values.msisdns),
     transfers: Number(values.transfers), jwsAlg: values['jws-alg'], loadParties: values['load-parties'] !== 'false',
-    conversion: values.conversion, conversionPayees: Number(values['conversion-payees']), log: (line) => console.log(line),
+    conversion: values.conversion, conversionPayees: Number(values['conversion-payees']), iso20022Share: Number(values['iso20022-share']), log: (line) => console.log(line),
   });
-  console.log(JSON.stringify({ names: result.names, payerWorkers: result.payerWorkers, conversionPairs: result.conversionPairs }));
+  console.log(JSON.stringify({ names: result.names, payerWorkers: result.payerWorkers, conversionPairs: result.conversionPairs, isoDfsps: result.isoDfsps }));
 }

@@ -291,6 +291,17 @@ function requestToPayLines(run, metric) {
 }
 
 /**
+ * The report's lines on ISO 20022 (a run with --iso20022-share): the share, the DFSPs it made
+ * ISO 20022 DFSPs, and the committed payments per API type pair (the gate's count in MySQL).
+ */
+export function iso20022Lines(run, gate) {
+  if (!(run.iso20022Share > 0)) return [];
+  const byTypePair = gate.details?.paymentsByTypePair ?? {};
+  const pairs = ['FSPIOP→FSPIOP', 'FSPIOP→ISO20022', 'ISO20022→FSPIOP', 'ISO20022→ISO20022'].map((typePair) => `${typePair} ${byTypePair[typePair] ?? 0}`);
+  return ['', `ISO 20022 DFSPs (a share of ${run.iso20022Share}: ${(run.isoDfsps ?? []).join(', ') || 'none'}); committed payments by API type pair, payer → payee: ${pairs.join(', ')}`];
+}
+
+/**
  * Per component: CPU % of one core (average over the run), CPU seconds, and CPU ms per
  * completed iteration (CPU seconds over the run ÷ completed iterations), with a total.
  */
@@ -347,6 +358,7 @@ export function summaryMarkdown({ run, summary, gate, cpu, resources, stretches 
     ...(conversions.length > 0 ? ['', `conversion payments (USD → EUR through an FXP, a share of ${run.conversionShare}): `
       + `${metric('conversion_completed').count ?? 0} completed, ${metric('conversion_failed').count ?? 0} failed (the plain figures above leave them out)`] : []),
     ...requestsToPay.lines,
+    ...iso20022Lines(run, gate),
     ...(bulks.length > 0 ? ['', `bulks of ${run.bulkSize} items at ${run.bulkRate}/s: ${metric('bulk_completed').count ?? 0} completed, `
       + `${metric('bulk_failed').count ?? 0} failed, ${metric('bulk_items_committed').count ?? 0} items committed (completed and failed above count items, e2e_time is a bulk's)`] : []),
     ...(run.warmupSeconds > 0 ? ['', `after a warm-up ramp of ${run.warmupSeconds} s: ${metric('warmup_completed').count ?? 0} payments completed, `

@@ -6,14 +6,17 @@
 // CPU (every 2 s) and RSS (every 10 s) of every component are sampled from /proc. Against
 // the switch `make up` runs:
 //   node perf/run.js --profile load --tps 45 --transfers 5400 [--mode full|quote-transfer|transfer]
-//     [--jws-alg ES256|RS256|none] [--dashboard] [--conversion-share 0.2] [--rtp-share 0.1 [--rtp-otp-share 0.5]]
+//     [--jws-alg ES256|RS256|none] [--dashboard] [--conversion-share 0.2] [--rtp-share 0.1 [--rtp-otp-share 0.5]] [--iso20022-share 0.5]
 // (--skip-discovery-quote is --mode transfer; --jws-alg none is SIM_JWS_SIGN=false, for a
 // switch with JWS_VERIFICATION=off; --dashboard turns k6's live web dashboard on, which costs
 // k6 about a third more CPU; --conversion-share provisions currency conversion, an FXP and
 // EUR payees, and makes that share of the payments cross-currency, USD → EUR, the gate
 // counting them with the rest; --rtp-share makes that share of the payments merchant-initiated
 // (request to pay, perf/simulators/request-to-pay.js), --rtp-otp-share of them approved by OTP,
-// half by default; not in mode transfer, which runs no quoting service.)
+// half by default; not in mode transfer, which runs no quoting service; --iso20022-share
+// registers that share of the DFSPs as ISO 20022 DFSPs, which the simulators make speak ISO
+// 20022 (perf/simulators/iso-dfsp.js), so the payments mix the four type pairs; conversions and
+// requests to pay stay between FSPIOP DFSPs.)
 // A bulk run (perf/k6/bulk.js: bulk quote and bulk transfer of --bulk-size items, --bulk-rate
 // bulks a second; --fresh starts the bulk handler with the switch):
 //   node perf/run.js --fresh --profile bulk --bulks 100 --bulk-size 100 --bulk-rate 2
@@ -27,7 +30,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fetch } from 'undici';
-import { provision, SOURCE_CURRENCY, TARGET_CURRENCY } from './provision.js';
+import { dfspNames, isoDfspNames, provision, SOURCE_CURRENCY, TARGET_CURRENCY } from './provision.js';
 import { readCompactHosts, readServices } from '../scripts/lib/services-conf.js';
 import { startSettlementSchedule } from './settlement-schedule.js';
 import { printGate, runGate, topicHighWaterMarks, waitForFinality } from './gate.js';
@@ -75,8 +78,16 @@ export function requestToPayNotificationRatio(mode, payments, conversions, { req
   return ratio + (REQUEST_TO_PAY_NOTIFICATIONS * requestsToPay + OTP_NOTIFICATIONS * withOtp) / prepares;
 }
 
-/** Why the run's shares cannot be run, or null: a share is between 0 and 1, together at most 1, and request to pay needs quoting. */
-export function sharesFailure({ mode, conversionShare = 0, rtpShare = 0, rtpOtpShare = 0 }) {
+/**
+ * Why the run's shares cannot be run, or null: a share is between 0 and 1, together at most 1,
+ * request to pay needs quoting, and conversions (an FSPIOP payer) and requests to pay (two
+ * FSPIOP DFSPs) need the FSPIOP DFSPs an ISO 20022 share leaves.
+ */
+export function sharesFailure({ mode, conversionShare = 0, rtpShare = 0, rtpOtpShare = 0, iso20022Share = 0, dfsps = 4 }) {
+  if (!(iso20022Share >= 0 && iso20022Share <= 1)) return `iso20022Share must be between 0 and 1, got ${iso20022Share}`;
+  const fspiopDfsps = dfsps - isoDfspNames(dfspNames(dfsps), iso20022Share).length;
+  if (conversionShare > 0 && fspiopDfsps < 1) return 'conversion payments need an FSPIOP payer: lower iso20022Share';
+  if (rtpShare > 0 && fspiopDfsps < 2) return 'requests to pay need two FSPIOP DFSPs: lower iso20022Share';
   if (!(conversionShare >= 0 && conversionShare <= 1)) return `conversionShare must be between 0 and 1, got ${conversionShare}`;
   if (!(rtpShare >= 0 && rtpShare <= 1) || !(rtpOtpShare >= 0 && rtpOtpShare <= 1)) return `rtpShare and rtpOtpShare must be between 0 and 1, got ${rtpShare} and ${rtpOtpShare}`;
   if (conversionShare + rtpShare > 1) return `conversionShare and rtpShare are shares of the same payments: together at most 1, got ${conversionShare + rtpShare}`;
@@ -389,7 +400,9 @@ async function committedButToldOtherwise(db, failedTransfers) {
 
 /** The payers' resends and GETs over every bridge process (`/stats`), for the gate's Kafka counts. */
 async function bridgeCounters(bridgePort, workers) {
-  const totals = { resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {}, requestsToPayCompleted: 0, requestsToPayWithOtpCompleted: 0 };
+  const totals = {
+    resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {}, requestsToPayCompleted: 0, requestsToPayWithOtpCompleted: 0, isoPayments: {}, isoUnreadable: 0,
+  };
   for (let index = 0; index < workers; index += 1) {
     const stats = await (await fetch(`http://127.0.0.1:${bridgePort + index}/stats`, { signal: AbortSignal.timeout(5000) })).json();
     totals.resent += stats.resent ?? 0;
@@ -399,6 +412,8 @@ async function bridgeCounters(bridgePort, workers) {
     totals.requestsToPayCompleted += stats.requestsToPayCompleted ?? 0;
     totals.requestsToPayWithOtpCompleted += stats.requestsToPayWithOtpCompleted ?? 0;
     for (const [state, count] of Object.entries(stats.fxPatches ?? {})) totals.fxPatches[state] = (totals.fxPatches[state] ?? 0) + count;
+    for (const [typePair, count] of Object.entries(stats.isoPayments ?? {})) totals.isoPayments[typePair] = (totals.isoPayments[typePair] ?? 0) + count;
+    totals.isoUnreadable += stats.isoUnreadable ?? 0;
   }
   return totals;
 }
@@ -408,7 +423,7 @@ export function runName(profile, tps) {
 }
 
 /** Simulator, k6 and gate settings of a run, as environment variables. */
-function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies }) {
+function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies, isoDfsps }) {
   return {
     SIM_PORT: String(simPort), BRIDGE_PORT: String(bridgePort), SIM_WORKERS: String(settings.simWorkers), BRIDGE_WORKERS: String(settings.simWorkers),
     PAYER_WORKERS_JSON: JSON.stringify(payerWorkers), DFSP_JWS_KEYS_DIR: keysDirectory, SIM_JWS_SIGN: String(settings.jwsAlg !== 'none'),
@@ -418,6 +433,7 @@ function runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWor
     SIM_MODE: settings.mode,
     TPS: String(settings.tps), TRANSFERS: String(settings.transfers), WARMUP_SECONDS: String(settings.warmupSeconds ?? 0), PROFILE: settings.profile, PAIRS_JSON: JSON.stringify(pairs), AMOUNT: '1', CURRENCY: 'USD',
     CONVERSION_SHARE: String(settings.conversionShare), RTP_SHARE: String(settings.rtpShare), RTP_OTP_SHARE: String(settings.rtpOtpShare), CONVERSION_PAIRS_JSON: JSON.stringify(conversionPairs), SIM_DFSP_CURRENCIES_JSON: JSON.stringify(dfspCurrencies),
+    ISO20022_SHARE: String(settings.iso20022Share), SIM_ISO20022_DFSPS_JSON: JSON.stringify(isoDfsps),
     ...(settings.bulks ? { BULKS: String(settings.bulks), BULK_SIZE: String(settings.bulkSize), BULK_RATE: String(settings.bulkRate) } : {}),
   };
 }
@@ -463,7 +479,7 @@ export function jwsVerificationOf(target) {
 
 export async function runPerf(target, options, log = (line) => process.stdout.write(`${line}\n`)) {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const settings = bulkRunSettings({ mode: 'full', jwsAlg: 'ES256', conversionShare: 0, rtpShare: 0, rtpOtpShare: 0.5, ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' });
+  const settings = bulkRunSettings({ mode: 'full', jwsAlg: 'ES256', conversionShare: 0, rtpShare: 0, rtpOtpShare: 0.5, iso20022Share: 0, ...PROFILES[options.profile ?? 'smoke'], ...given, profile: options.profile ?? 'smoke' });
   if (!MODES.includes(settings.mode)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
   const sharesProblem = sharesFailure(settings);
   if (sharesProblem) throw new Error(sharesProblem);
@@ -477,16 +493,18 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const simPort = await freePortRange(settings.simWorkers, options.simPort);
   const bridgePort = await freePortRange(settings.simWorkers, options.bridgePort);
   const settles = Boolean(settings.settleEverySeconds && target.settlementUrl);
-  const { pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies } = await provision({
+  const { pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies, isoDfsps } = await provision({
     adminUrl: target.adminUrl, adminToken: target.adminToken, simBase: `http://127.0.0.1:${simPort}`, simWorkers: settings.simWorkers, dfsps: settings.dfsps,
     msisdns: settings.msisdns, dbEnv: target.dbEnv, loadParties: settings.mode === 'full',
     // Caps and cover for the payments between two settlements (three intervals' worth), or for
     // the whole run. The schedule settles every currency of the run (USD, and EUR with conversions).
     transfers: settles ? settings.tps * settings.settleEverySeconds * 3 : settings.transfers + warmupTransfersMax(settings),
     // Unsigned runs keep ES256 keys registered: the switch's verification is off for them.
-    jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, tlsDir: target.tlsDir, conversion: settings.conversionShare > 0, log,
+    jwsAlg: settings.jwsAlg === 'none' ? 'ES256' : settings.jwsAlg, tlsDir: target.tlsDir, conversion: settings.conversionShare > 0,
+    iso20022Share: settings.iso20022Share, log,
   });
-  const env = runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies });
+  run.isoDfsps = isoDfsps;
+  const env = runEnv({ target, settings, runTag, simPort, bridgePort, pairs, payerWorkers, keysDirectory, conversionPairs, dfspCurrencies, isoDfsps });
   const simulators = await startSimulators(env, settings.simWorkers);
   target.simulatorPid = simulators.pid;
   let measured;
@@ -517,7 +535,7 @@ export async function runPerf(target, options, log = (line) => process.stdout.wr
   const requestsToPay = { requestsToPay: payerRetries?.requestsToPayCompleted ?? 0, withOtp: payerRetries?.requestsToPayWithOtpCompleted ?? 0 };
   const gate = await runGate({
     db: target.db, runTag, ...gateCounts(summary, settings, conversionsCompleted, requestsToPay), marksBefore: measured.marksBefore, marksAfter: await topicHighWaterMarks(target.kafka),
-    payerRetries, duplicatesAllowed: Boolean(options.during), settled, conversionsCompleted,
+    payerRetries, duplicatesAllowed: Boolean(options.during), settled, conversionsCompleted, isoDfsps, isoPayments: payerRetries?.isoPayments,
   });
   printGate(gate, log);
   const toldOtherwise = await committedButToldOtherwise(target.db, payerRetries?.failedTransfers ?? []);
@@ -537,7 +555,7 @@ async function main() {
     profile: { type: 'string', default: 'load' }, tps: { type: 'string' }, transfers: { type: 'string' }, dfsps: { type: 'string' },
     'sim-workers': { type: 'string' }, mode: { type: 'string' }, fresh: { type: 'boolean', default: false }, 'skip-discovery-quote': { type: 'boolean', default: false }, name: { type: 'string' },
     'jws-alg': { type: 'string' }, dashboard: { type: 'boolean', default: false }, 'settle-every': { type: 'string' },
-    warmup: { type: 'string' }, 'conversion-share': { type: 'string' }, 'rtp-share': { type: 'string' }, 'rtp-otp-share': { type: 'string' },
+    warmup: { type: 'string' }, 'conversion-share': { type: 'string' }, 'rtp-share': { type: 'string' }, 'rtp-otp-share': { type: 'string' }, 'iso20022-share': { type: 'string' },
     bulks: { type: 'string' }, 'bulk-size': { type: 'string' }, 'bulk-rate': { type: 'string' }, 'switch-profile': { type: 'string', default: 'separate' },
   } });
   const overrides = Object.fromEntries(Object.entries({
@@ -546,6 +564,7 @@ async function main() {
     jwsAlg: values['jws-alg'], dashboard: values.dashboard || undefined, settleEverySeconds: values['settle-every'] && Number(values['settle-every']),
     warmupSeconds: values.warmup && Number(values.warmup), conversionShare: values['conversion-share'] && Number(values['conversion-share']),
     rtpShare: values['rtp-share'] && Number(values['rtp-share']), rtpOtpShare: values['rtp-otp-share'] && Number(values['rtp-otp-share']),
+    iso20022Share: values['iso20022-share'] && Number(values['iso20022-share']),
     ...bulkOverrides(values),
   }).filter(([, value]) => value !== undefined && value !== ''));
   // --fresh: a switch of the run's own instead of the one `make up` runs.

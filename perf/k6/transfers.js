@@ -25,8 +25,13 @@
 // have the customer approve with an OTP (GET /authorizations). They are counted apart
 // (rtp_completed, rtp_failed, rtp_e2e_time, and the phases transaction_request_time and
 // rtp_payment_time) and in success_rate; warm-up ones also in warmup_rtp_completed, for the gate.
+// With ISO20022_SHARE above 0 perf/provision.js registered that share of the DFSPs as ISO 20022
+// DFSPs, and PAIRS_JSON names each side's API type: a payment between any pair goes as it
+// goes (the payer's bridge speaks the payer's type, perf/simulators/iso-dfsp.js), so the plain
+// payments mix the four type pairs; requests to pay stay between FSPIOP DFSPs. The summary
+// line says the share; the payments per type pair are the gate's (perf/gate.js).
 // Env: TPS, TRANSFERS, WARMUP_SECONDS, E2E_P95_MS, PAIRS_JSON ([{payer, payee, weight, msisdnFrom, msisdnCount}]),
-// CONVERSION_SHARE, RTP_SHARE, RTP_OTP_SHARE, CONVERSION_PAIRS_JSON ([{payer, payee, fxp, targetCurrency, weight, msisdnFrom, msisdnCount}]),
+// CONVERSION_SHARE, RTP_SHARE, RTP_OTP_SHARE, ISO20022_SHARE, CONVERSION_PAIRS_JSON ([{payer, payee, fxp, targetCurrency, weight, msisdnFrom, msisdnCount}]),
 // BRIDGE_HOST, BRIDGE_PORT, PAYER_WORKERS_JSON, AMOUNT, CURRENCY, PROFILE, SUMMARY_PATH.
 // An iteration goes to the bridge of the simulator process that owns its payer
 // (PAYER_WORKERS_JSON, {payer: index}, from perf/provision.js): the payer's callbacks are
@@ -45,6 +50,9 @@ const CONVERSION_SHARE = CONVERSION_PAIRS.length > 0 ? Math.min(1, Math.max(0, N
 // The shares of request-to-pay and conversion iterations are both of all iterations (their sum at most 1).
 const RTP_SHARE = Math.min(1 - CONVERSION_SHARE, Math.max(0, Number(__ENV.RTP_SHARE || 0)));
 const RTP_OTP_SHARE = Math.min(1, Math.max(0, Number(__ENV.RTP_OTP_SHARE || 0)));
+const ISO20022_SHARE = Number(__ENV.ISO20022_SHARE || 0);
+// Request to pay (transaction requests, authorizations) is FSPIOP's alone: its pairs are FSPIOP DFSPs.
+const RTP_PAIRS = PAIRS.filter((pair) => (pair.payerApiType || 'FSPIOP') === 'FSPIOP' && (pair.payeeApiType || 'FSPIOP') === 'FSPIOP');
 const PAYER_WORKERS = JSON.parse(__ENV.PAYER_WORKERS_JSON || '{}');
 const BRIDGE_HOST = __ENV.BRIDGE_HOST || '127.0.0.1';
 const BRIDGE_PORT = Number(__ENV.BRIDGE_PORT || 7100);
@@ -62,6 +70,7 @@ const PAYMENT_TIMEOUT = `${Math.ceil((Number(__ENV.TRANSFER_EXPIRATION_MS || 600
 const totalWeight = (pairs) => pairs.reduce((sum, pair) => sum + (pair.weight || 1), 0);
 const TOTAL_WEIGHT = totalWeight(PAIRS);
 const CONVERSION_WEIGHT = totalWeight(CONVERSION_PAIRS);
+const RTP_WEIGHT = totalWeight(RTP_PAIRS);
 
 const discoveryTime = new Trend('discovery_time', true);
 const quoteTime = new Trend('quote_time', true);
@@ -182,7 +191,7 @@ function conversionCompletedIn(phasesMs, elapsedMs) {
  * DFSP; k6 calls the merchant's bridge (its callbacks arrive at that process).
  */
 function requestToPayIteration() {
-  const pair = pickPair(PAIRS, TOTAL_WEIGHT);
+  const pair = pickPair(RTP_PAIRS, RTP_WEIGHT);
   const msisdn = String(pair.msisdnFrom + Math.floor(Math.random() * pair.msisdnCount));
   const bridge = `http://${BRIDGE_HOST}:${BRIDGE_PORT + (PAYER_WORKERS[pair.payer] || 0)}`;
   const request = { merchant: pair.payer, payer: pair.payee, msisdn, amount: AMOUNT, currency: CURRENCY, otp: Math.random() < RTP_OTP_SHARE };
@@ -233,7 +242,7 @@ export function handleSummary(data) {
     + `conversion_e2e_p95=${metric(data, 'conversion_e2e_time', 'p(95)')}ms `
     + `rtp_share=${RTP_SHARE} rtp_otp_share=${RTP_OTP_SHARE} rtp_completed=${requestsToPay} rtp_failed=${metric(data, 'rtp_failed', 'count') || 0} `
     + `warmup_rtp_completed=${metric(data, 'warmup_rtp_completed', 'count') || 0} `
-    + `rtp_e2e_p95=${metric(data, 'rtp_e2e_time', 'p(95)')}ms\n`;
+    + `rtp_e2e_p95=${metric(data, 'rtp_e2e_time', 'p(95)')}ms iso20022_share=${ISO20022_SHARE}\n`;
   const out = { stdout: line };
   if (__ENV.SUMMARY_PATH) out[__ENV.SUMMARY_PATH] = JSON.stringify(data, null, 2);
   return out;

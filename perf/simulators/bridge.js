@@ -12,6 +12,7 @@ import { quoteAnswer } from './payee.js';
 import { fxQuote, fxTransfer, fxpDiscovery } from './conversion.js';
 import { requestToPay } from './request-to-pay.js';
 import { bulkPayment } from './bulk.js';
+import { involvesIso, isoPayment } from './iso-dfsp.js';
 import { dfspHeaders } from '../../scripts/lib/fspiop-headers.js';
 
 function finish(response, outcome, started) {
@@ -35,7 +36,7 @@ export const EXPIRY_CALLBACK_GRACE_MS = 10_000;
  * FSPIOP payer does: the switch answers with the state it holds, so a transfer that was
  * committed after all is known as such. An answer that is not final yet is asked again.
  */
-async function askTransferState(context, payer, payee, transferId) {
+export async function askTransferState(context, payer, payee, transferId) {
   const key = `transfers:${payer}:${transferId}`;
   for (let attempt = 1; attempt <= GET_ATTEMPTS; attempt += 1) {
     const waiting = context.correlator.wait(key, GET_ANSWER_WAIT_MS);
@@ -51,9 +52,14 @@ async function askTransferState(context, payer, payee, transferId) {
 
 const NOT_FINAL = new Set(['RECEIVED', 'RESERVED']);
 
-/** A QuotesPostRequest; a conversion payment's (v2.0) names its transaction and the payer's conversion (`currencyConversion`). */
-function quoteRequest(context, { payer, payee, msisdn, amount, currency, transactionId = ownedId(context.worker, context.config.runTag, randomBytes(12)), currencyConversion }) {
-  const quoteId = ownedId(context.worker, context.config.runTag, randomBytes(12));
+/**
+ * A QuotesPostRequest; a conversion payment's (v2.0) names its transaction and the payer's
+ * conversion (`currencyConversion`); an ISO 20022 payment's ids are ULIDs (iso-dfsp.js).
+ */
+export function quoteRequest(context, {
+  payer, payee, msisdn, amount, currency, transactionId = ownedId(context.worker, context.config.runTag, randomBytes(12)), currencyConversion,
+  quoteId = ownedId(context.worker, context.config.runTag, randomBytes(12)),
+}) {
   return {
     quoteId, transactionId,
     payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdn, fspId: payee } },
@@ -73,7 +79,7 @@ export async function discovery(context, params) {
   });
 }
 
-async function quote(context, params) {
+export async function quote(context, params) {
   const body = quoteRequest(context, params);
   if (context.config.mode === 'transfer') {
     return { body: { quoteId: body.quoteId, transactionId: body.transactionId, ...quoteAnswer(context.config, params.payee, body) } };
@@ -85,14 +91,28 @@ async function quote(context, params) {
   return outcome;
 }
 
-export async function transfer(context, { payer, payee, transferId, amount, currency, ilpPacket, condition, version }) {
-  const body = {
+/** A TransfersPostRequest. */
+export function transferRequest(context, { payer, payee, transferId, amount, currency, ilpPacket, condition }) {
+  return {
     transferId, payerFsp: payer, payeeFsp: payee, amount: { amount, currency }, ilpPacket, condition,
     expiration: new Date(Date.now() + context.config.expirationMs).toISOString(),
   };
-  const outcome = await roundTrip(context, `transfers:${payer}:${transferId}`, {
+}
+
+export async function transfer(context, params) {
+  const { payer, payee, transferId, version } = params;
+  const body = transferRequest(context, params);
+  return awaitTransfer(context, payer, payee, transferId, {
     url: `${context.config.transfersUrl}/transfers`, method: 'POST', headers: dfspHeaders('transfers', payer, payee, { version }), body: JSON.stringify(body),
-  }, { countResent: true, waitMs: context.config.expirationMs + EXPIRY_CALLBACK_GRACE_MS });
+  });
+}
+
+/**
+ * Sends a transfer's `request` and waits for its outcome until the transfer's expiry and a
+ * grace; a payer told nothing by then asks for the transfer's state.
+ */
+export async function awaitTransfer(context, payer, payee, transferId, request) {
+  const outcome = await roundTrip(context, `transfers:${payer}:${transferId}`, request, { countResent: true, waitMs: context.config.expirationMs + EXPIRY_CALLBACK_GRACE_MS });
   const final = outcome.timeout ? await askTransferState(context, payer, payee, transferId) : outcome;
   if (final.timeout || final.error) noteFailedTransfer(context, transferId, final);
   return final;
@@ -108,7 +128,7 @@ function noteFailedTransfer(context, transferId, outcome) {
   failed.push({ transferId, at: new Date().toISOString(), outcome: outcome.timeout ? 'timeout' : String(outcome.error).slice(0, 200) });
 }
 
-const failedOutcome = (outcome) => Boolean(outcome.timeout || outcome.error);
+export const failedOutcome = (outcome) => Boolean(outcome.timeout || outcome.error);
 
 /**
  * One whole payment, k6's single call per iteration: discovery of `msisdn`, a quote to the
@@ -118,6 +138,7 @@ const failedOutcome = (outcome) => Boolean(outcome.timeout || outcome.error);
  */
 async function payment(context, { payer, payee, msisdn, amount, currency, conversion }) {
   if (conversion) return conversionPayment(context, { payer, payee, msisdn, amount, currency, ...conversion });
+  if (context.config.isoDfsps.size > 0 && involvesIso(context.config, payer, payee)) return isoPayment(context, { payer, payee, msisdn, amount, currency });
   const { phasesMs, timed } = phaseTimer();
   const found = await timed('discovery', () => discovery(context, { payer, payee, type: 'MSISDN', id: msisdn }));
   if (failedOutcome(found)) return { ...found, phase: 'discovery', phasesMs };

@@ -32,5 +32,8 @@ export function readConfig(env) {
     // FXPs convert at, a decimal string (target units per source unit).
     dfspCurrencies: JSON.parse(env.SIM_DFSP_CURRENCIES_JSON || '{}'),
     fxRate: env.SIM_FX_RATE ?? '0.9',
+    // The DFSPs registered as ISO 20022 DFSPs (perf/provision.js --iso20022-share): they send
+    // ISO 20022 on the resources it carries (perf/simulators/iso-dfsp.js).
+    isoDfsps: new Set(JSON.parse(env.SIM_ISO20022_DFSPS_JSON || '[]')),
   });
 }

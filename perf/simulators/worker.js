@@ -13,8 +13,11 @@ import { handleBridge } from './bridge.js';
 import { answerAsRequestToPay } from './request-to-pay.js';
 import { readConfig } from './config.js';
 import { createFaultSwitch } from './faults.js';
+import { answerAsIsoPayee, isIsoCall, readCall } from './iso-dfsp.js';
+import { preloadIsoCodec } from './iso20022.js';
 
 const config = readConfig(process.env);
+if (config.isoDfsps.size > 0) preloadIsoCodec();
 const worker = Number(process.env.SIM_WORKER_INDEX ?? 0);
 const correlator = createCorrelator({ maxWaiting: config.maxWaiting });
 const faults = createFaultSwitch();
@@ -24,6 +27,9 @@ const faults = createFaultSwitch();
 // requests to pay its merchants were told were paid, and those of them approved by OTP.
 const counters = {
   resent: 0, asked: 0, failedTransfers: [], conversionsCompleted: 0, fxPatches: {}, requestsToPayCompleted: 0, requestsToPayWithOtpCompleted: 0,
+  // Payments with an ISO 20022 DFSP on either side, completed, by type pair ('ISO20022→FSPIOP':
+  // n, iso-dfsp.js), and the ISO 20022 calls that could not be read into FSPIOP.
+  isoPayments: {}, isoUnreadable: 0,
 };
 const context = { config, worker, correlator, counters };
 // Callbacks that settled nothing: late ones (their waiter had timed out), those addressed to
@@ -41,34 +47,53 @@ function callbackId(resource, parts, isError) {
   return parts[1];
 }
 
-/** A PUT callback to payer `name`: its correlation key and outcome. */
-function callbackOf(name, parts, text) {
+/** A PUT callback to payer `name` with its body (parsed, in FSPIOP): its correlation key and outcome. */
+function callbackOf(name, parts, body) {
   const isError = parts.at(-1) === 'error';
   const resource = parts[0];
   const id = callbackId(resource, parts, isError);
   // The DFSP the callback is addressed to is part of the key: a callback to the payee of
   // a transfer (a 3106 for its repeated fulfil, say) must never settle what its payer waits for.
   const key = `${resource}:${name}:${id}`;
-  const body = text ? JSON.parse(text) : {};
   const failed = isError || (SUCCEEDED[resource] ? !SUCCEEDED[resource](body) : false);
   return { key, outcome: failed ? { error: body.errorInformation?.errorCode ?? body.transferState ?? body.conversionState, body } : { body } };
 }
 
-function onCallback(name, parts, text) {
-  const { key, outcome } = callbackOf(name, parts, text);
+function onCallback(name, parts, body, isoBody) {
+  const { key, outcome } = callbackOf(name, parts, body ?? {});
+  // An ISO 20022 payer's transfer needs the ISO 20022 answer to its quote (iso-dfsp.js).
+  if (isoBody !== undefined && !outcome.error) outcome.isoBody = isoBody;
   if (!correlator.settle(key, outcome)) unmatched += 1;
 }
 
-function countPatch(text) {
-  const state = JSON.parse(text).conversionState ?? 'unknown';
+function countPatch(body) {
+  const state = body.conversionState ?? 'unknown';
   counters.fxPatches[state] = (counters.fxPatches[state] ?? 0) + 1;
 }
 
 // A PATCH /transfers/{ID} tells a merchant how the transfer it answered RESERVED ended
 // (request-to-pay.js), as a callback does; any other PATCH is an FXP's conversion's end.
-function onPatch(name, parts, text) {
-  if (parts[0] === 'transfers') onCallback(name, parts, text);
-  else countPatch(text);
+function onPatch(name, parts, body) {
+  if (parts[0] === 'transfers') onCallback(name, parts, body);
+  else countPatch(body);
+}
+
+/**
+ * A call on the ISO 20022 side (iso-dfsp.js isIsoCall): read into FSPIOP, then settled as a
+ * callback, or answered as an ISO 20022 payee. A call that cannot be read is counted.
+ */
+async function onIsoCall(name, method, parts, text, requestHeaders) {
+  let read;
+  try {
+    read = await readCall(method, parts, requestHeaders, text);
+  } catch (error) {
+    counters.isoUnreadable += 1;
+    if (counters.isoUnreadable <= 3) process.stderr.write(`${method} /${parts.join('/')} to ${name} not readable as ISO 20022: ${error.message}\n`);
+    return;
+  }
+  if (method === 'PUT') onCallback(name, parts, read.body, read.isoBody);
+  else if (method === 'PATCH') onPatch(name, parts, read.body);
+  else await answerAsIsoPayee(config, name, method, parts, read, requestHeaders);
 }
 
 async function onDfspRequest(request, response) {
@@ -79,8 +104,9 @@ async function onDfspRequest(request, response) {
   if (request.method !== 'PUT' && faults.intercept(response)) return;
   // A PATCH (the switch telling an FXP how its conversion ended) is answered 200, as a PUT is.
   response.writeHead(['PUT', 'PATCH'].includes(request.method) ? 200 : 202).end();
-  if (request.method === 'PUT') onCallback(name, parts, text);
-  else if (request.method === 'PATCH') onPatch(name, parts, text);
+  if (config.isoDfsps.size > 0 && isIsoCall(config, name, parts, request.headers)) await onIsoCall(name, request.method, parts, text, request.headers);
+  else if (request.method === 'PUT') onCallback(name, parts, text ? JSON.parse(text) : undefined);
+  else if (request.method === 'PATCH') onPatch(name, parts, JSON.parse(text));
   else {
     answerAsRequestToPay(context, name, request.method, parts, text, request.headers)
       ?? answerAsPayee(config, name, request.method, parts, text, request.headers) ?? answerAsFxp(config, name, request.method, parts, text, request.headers)
