@@ -123,12 +123,12 @@ function isoBodies({ now, expiration, packet }) {
     },
     quotesPost: {
       GrpHdr: creditHeader,
-      CdtTrfTxInf: { PmtId: { TxId: QUOTE_ID, EndToEndId: TRANSACTION_ID }, ...parties, IntrBkSttlmAmt: amount, Purp: { Prtry: 'TRANSFER' }, ChrgBr: 'DEBT' },
+      CdtTrfTxInf: { PmtId: { TxId: QUOTE_ID, EndToEndId: TRANSACTION_ID }, ...parties, IntrBkSttlmAmt: amount, Purp: { Prtry: 'TRANSFER' }, ChrgBr: 'CRED' },
     },
     quotesPut: {
       GrpHdr: creditHeader,
       CdtTrfTxInf: {
-        PmtId: { TxId: QUOTE_ID }, ...parties, ChrgBr: 'DEBT', IntrBkSttlmAmt: amount,
+        PmtId: { TxId: QUOTE_ID }, ...parties, ChrgBr: 'CRED', IntrBkSttlmAmt: amount,
         InstdAmt: { Ccy: CURRENCY, ActiveOrHistoricCurrencyAndAmount: AMOUNT }, VrfctnOfTerms: { IlpV4PrepPacket: packet },
       },
     },
