@@ -145,7 +145,7 @@ const partyPath = '/parties/{Type}/{ID}';
 
 /**
  * The five messages of one payment, each with its edge route (as the edges declare it), the
- * request path, who sends it to whom, the callback that forwards it, and its body in FSPIOP
+ * id its events carry, the request path, who sends it to whom, the callback that forwards it, and its body in FSPIOP
  * 2.0 (`fspiop`) and in ISO 20022 (`iso`). `nowMs` dates them; they expire an hour later.
  */
 export function paymentMessages(nowMs = Date.now()) {
@@ -160,27 +160,27 @@ export function paymentMessages(nowMs = Date.now()) {
   return [
     message('partiesPut', {
       name: 'PUT /parties', resource: 'parties', method: 'PUT', path: partyPath, pathSchemas: pathSchemasOf(partyPath),
-      params: { Type: 'MSISDN', ID: PAYEE_MSISDN }, uri: `/parties/MSISDN/${PAYEE_MSISDN}`, ...toPayer,
+      eventId: `MSISDN/${PAYEE_MSISDN}`, params: { Type: 'MSISDN', ID: PAYEE_MSISDN }, uri: `/parties/MSISDN/${PAYEE_MSISDN}`, ...toPayer,
       callback: { endpointType: 'FSPIOP_CALLBACK_URL_PARTIES_PUT', method: 'PUT', resource: 'parties', templateParams: { partyIdType: 'MSISDN', partyIdentifier: PAYEE_MSISDN } },
     }),
     message('quotesPost', {
       name: 'POST /quotes', resource: 'quotes', method: 'POST', path: '/quotes', pathSchemas: {}, requiredHeaders: ['fspiop-destination'],
-      params: {}, uri: '/quotes', ...toPayee,
+      eventId: QUOTE_ID, params: {}, uri: '/quotes', ...toPayee,
       callback: { endpointType: 'FSPIOP_CALLBACK_URL_QUOTES', method: 'POST', resource: 'quotes', templateParams: {}, path: '/quotes' },
     }),
     message('quotesPut', {
       name: 'PUT /quotes', resource: 'quotes', method: 'PUT', path: '/quotes/{ID}', pathSchemas: CORRELATION_ID,
-      params: { ID: QUOTE_ID }, uri: `/quotes/${QUOTE_ID}`, ...toPayer,
+      eventId: QUOTE_ID, params: { ID: QUOTE_ID }, uri: `/quotes/${QUOTE_ID}`, ...toPayer,
       callback: { endpointType: 'FSPIOP_CALLBACK_URL_QUOTES', method: 'PUT', resource: 'quotes', templateParams: {}, path: `/quotes/${QUOTE_ID}` },
     }),
     message('transfersPost', {
       name: 'POST /transfers', resource: 'transfers', method: 'POST', path: '/transfers', pathSchemas: {},
-      params: {}, uri: '/transfers', ...toPayee,
+      eventId: TRANSFER_ID, params: {}, uri: '/transfers', ...toPayee,
       callback: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_POST', method: 'POST', resource: 'transfers', templateParams: { transferId: TRANSFER_ID } },
     }),
     message('transfersPut', {
       name: 'PUT /transfers', resource: 'transfers', method: 'PUT', path: '/transfers/{ID}', pathSchemas: CORRELATION_ID,
-      params: { ID: TRANSFER_ID }, uri: `/transfers/${TRANSFER_ID}`, ...toPayer,
+      eventId: TRANSFER_ID, params: { ID: TRANSFER_ID }, uri: `/transfers/${TRANSFER_ID}`, ...toPayer,
       callback: { endpointType: 'FSPIOP_CALLBACK_URL_TRANSFER_PUT', method: 'PUT', resource: 'transfers', templateParams: { transferId: TRANSFER_ID } },
     }),
   ];
@@ -227,7 +227,7 @@ export function edgeRequest(message, apiType, nowMs = Date.now()) {
  * 20022 one's FSPIOP form as body with its original text in the headers.
  */
 export function forwardEventOf(message, accepted) {
-  const event = { id: message.params.ID ?? TRANSFER_ID, type: 'notification', action: 'forward', from: message.from, to: message.to, headers: accepted.headers, callback: message.callback };
+  const event = { id: message.eventId, type: 'notification', action: 'forward', from: message.from, to: message.to, headers: accepted.headers, callback: message.callback };
   if (accepted.rawBody !== undefined) event.rawBody = accepted.rawBody;
   else event.body = accepted.body;
   return event;
