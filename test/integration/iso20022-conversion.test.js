@@ -1,0 +1,249 @@
+// Currency conversion across API types (issue 34, "with and without conversion"), against a
+// whole switch: every component as its own process, real Kafka and MariaDB, and test DFSPs over
+// HTTP that sign everything they send and verify every call they receive. An ISO 20022 payer in
+// USD pays a customer of a DFSP in EUR through an FXP that speaks FSPIOP and converts USD → EUR
+// (the demo's, scripts/lib/demo-conversion.js, onboarded as the demo onboards it); the payee is
+// FSPIOP in one test and ISO 20022 in the other. FXP discovery is FSPIOP whatever the payer
+// speaks (ISO 20022 has no services); the fx quote, the fx transfer, the quote and the transfer
+// are ISO 20022 at the payer (pacs.091/092, pacs.009, pacs.002, pacs.081/082, pacs.008) and reach
+// the FXP as FSPIOP 2.0, converted and signed by the hub. Every DFSP must receive everything in
+// its own type, valid against the ISO 20022 document when it is ISO 20022, and every signature
+// must verify; the positions must move in both currencies as a conversion moves them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { ulid } from 'ulidx';
+import { COMPONENTS, startSwitch, withDfsps } from '../support/switch.js';
+import { startTestDfsp } from '../support/test-dfsp.js';
+import { HUB_NAME, jwsKeyPair } from '../support/jws-keys.js';
+import { assertConvertedFrom, assertReceivedInOwnType, callTo, digestOf, sendAs } from '../support/iso-dfsp-calls.js';
+import { ensureDfsp, ensureHub } from '../../scripts/lib/onboarding.js';
+import { registerParty } from '../../scripts/lib/demo-dfsp-calls.js';
+import {
+  CONVERSION_DFSPS, SOURCE_CURRENCY, TARGET_CURRENCY, checkConversion, ensureDfspInCurrencies, onboardConversion,
+} from '../../scripts/lib/demo-conversion.js';
+import { positionChanges, positionsOf } from '../../scripts/lib/demo-positions.js';
+import { API_TYPE } from '../../platform/iso20022/media-types.js';
+
+const ISO = API_TYPE.iso20022;
+const FSPIOP = API_TYPE.fspiop;
+const PAYER = { name: 'isopayer', msisdn: '27712000001', apiType: ISO };
+const FXP = CONVERSION_DFSPS.find((dfsp) => dfsp.name === 'fxpbank');
+const FSPIOP_PAYEE = { ...CONVERSION_DFSPS.find((dfsp) => dfsp.name === 'eurobank'), apiType: FSPIOP };
+const ISO_PAYEE = { name: 'isoeurobank', currencies: [TARGET_CURRENCY], netDebitCap: '10000', fundsIn: '5000', msisdn: '27712000002', customer: 'Iso Euro', apiType: ISO };
+// Resources ISO 20022 does not carry: every DFSP sends and receives them as FSPIOP.
+const FSPIOP_ONLY_PATHS = /^\/(participants|services)\//;
+
+let sw;
+let scene;
+const dfsps = new Map();
+
+before(async () => {
+  sw = await startSwitch({
+    components: Object.keys(COMPONENTS).filter((name) => name !== 'settlement-api'),
+    env: { ORACLE_REGISTRY_TTL_MS: '0', PARTICIPANT_CACHE_TTL_MS: '0', JWS_VERIFICATION: 'required' },
+  });
+  scene = await withDfsps(sw, async (started) => {
+    const urls = { transfers: sw.apiUrl, quotes: sw.urlOf('quoting'), parties: sw.urlOf('account-lookup') };
+    for (const spec of [PAYER, FXP, FSPIOP_PAYEE, ISO_PAYEE]) {
+      const dfsp = await startTestDfsp({ name: spec.name, urls, apiType: spec.apiType ?? FSPIOP, fxRates: spec.fxRates });
+      started.push(dfsp);
+      dfsps.set(spec.name, dfsp);
+    }
+    const { request } = sw.admin;
+    const endpointBaseOf = (name) => dfsps.get(name).url;
+    const jwsPublicKeyOf = (name) => jwsKeyPair(name).publicKey;
+    await ensureHub(request, SOURCE_CURRENCY);
+    await ensureDfsp(request, { name: PAYER.name, currency: SOURCE_CURRENCY, endpointBase: endpointBaseOf(PAYER.name), jwsPublicKey: jwsPublicKeyOf(PAYER.name), apiType: ISO });
+    await onboardConversion(request, { endpointBaseOf, jwsPublicKeyOf, log: () => {} });
+    await ensureDfspInCurrencies(request, { ...ISO_PAYEE, endpointBase: endpointBaseOf(ISO_PAYEE.name), jwsPublicKey: jwsPublicKeyOf(ISO_PAYEE.name) });
+    for (const payee of [FSPIOP_PAYEE, ISO_PAYEE]) {
+      await registerParty(dfsps.get(payee.name), { msisdn: payee.msisdn, customer: payee.customer, currency: TARGET_CURRENCY, supportedCurrencies: payee.currencies });
+    }
+  });
+});
+
+after(async () => { await scene?.stop(); });
+
+/** Discovery of the payee's customer and of the FXPs for USD → EUR; resolves to the FXP the hub names first. */
+async function discover(payer, payeeSpec, sinceMs) {
+  const lookup = await sendAs(payer, { url: `${payer.urls.parties}/parties/MSISDN/${payeeSpec.msisdn}`, method: 'GET', resource: 'parties' });
+  assert.equal(lookup.status, 202, lookup.answer);
+  const party = (await callTo(payer, 'PUT', `/parties/MSISDN/${payeeSpec.msisdn}`, sinceMs)).body.party;
+  assert.equal(party.partyIdInfo.fspId, payeeSpec.name);
+  assert.ok(party.supportedCurrencies?.includes(TARGET_CURRENCY), `the payee receives in ${TARGET_CURRENCY}: ${JSON.stringify(party)}`);
+  const servicesPath = `/services/FXP/${SOURCE_CURRENCY}/${TARGET_CURRENCY}`;
+  const asked = await sendAs(payer, { url: `${payer.urls.parties}${servicesPath}`, method: 'GET', resource: 'services' });
+  assert.equal(asked.status, 202, asked.answer);
+  const services = await callTo(payer, 'PUT', servicesPath, sinceMs);
+  assert.match(services.headers['content-type'], /^application\/vnd\.interoperability\.services\+json/, 'FXP discovery stays FSPIOP');
+  assert.deepEqual(services.body.providers, [FXP.name]);
+  return dfsps.get(services.body.providers[0]);
+}
+
+/** The fx quote from the payer to the FXP (pacs.091 → FSPIOP → pacs.092); resolves to what each side saw. */
+async function quoteConversion(payer, fxp, { determiningTransferId, sourceAmount, sinceMs }) {
+  const conversionRequestId = ulid();
+  const conversionId = ulid();
+  const sent = await sendAs(payer, {
+    url: `${payer.urls.quotes}/fxQuotes`, method: 'POST', resource: 'fxQuotes', destination: fxp.name,
+    body: {
+      conversionRequestId,
+      conversionTerms: {
+        conversionId, determiningTransferId, initiatingFsp: payer.name, counterPartyFsp: fxp.name, amountType: 'SEND',
+        sourceAmount: { amount: sourceAmount, currency: SOURCE_CURRENCY }, targetAmount: { currency: TARGET_CURRENCY },
+        expiration: new Date(Date.now() + 60000).toISOString(),
+      },
+    },
+  });
+  assert.equal(sent.status, 202, sent.answer);
+  const atFxp = await callTo(fxp, 'POST', '/fxQuotes', sinceMs);
+  assert.match(atFxp.headers['content-type'], /fxQuotes\+json;version=2\.0/);
+  assert.equal(atFxp.body.conversionTerms.conversionId, conversionId);
+  assert.deepEqual(atFxp.body.conversionTerms.sourceAmount, { amount: sourceAmount, currency: SOURCE_CURRENCY });
+  const terms = await callTo(payer, 'PUT', `/fxQuotes/${conversionRequestId}`, sinceMs);
+  assert.equal(terms.body.errorInformation, undefined, JSON.stringify(terms.body));
+  return { sent, atFxp, terms, conversionId };
+}
+
+/** The quote in the target currency from the payer to the payee (pacs.081/082 at an ISO 20022 side). */
+async function quoteTransfer(payer, payeeSpec, { transactionId, amount, sinceMs }) {
+  const quoteId = ulid();
+  const quoted = await sendAs(payer, {
+    url: `${payer.urls.quotes}/quotes`, method: 'POST', resource: 'quotes', destination: payeeSpec.name,
+    body: {
+      quoteId, transactionId, amountType: 'SEND', amount: { amount, currency: TARGET_CURRENCY },
+      payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: payeeSpec.msisdn, fspId: payeeSpec.name } },
+      payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: PAYER.msisdn, fspId: payer.name } },
+      transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' },
+    },
+  });
+  assert.equal(quoted.status, 202, quoted.answer);
+  const terms = await callTo(payer, 'PUT', `/quotes/${quoteId}`, sinceMs);
+  assert.equal(terms.body.errorInformation, undefined, JSON.stringify(terms.body));
+  assert.deepEqual(terms.body.transferAmount, { amount, currency: TARGET_CURRENCY });
+  return { quoted, terms };
+}
+
+/** The fx transfer under the quoted terms (pacs.009 → FSPIOP), and the FXP's RESERVED back (pacs.002). */
+async function convert(payer, fxp, { conversionId, fxTerms, sinceMs }) {
+  const { conversionTerms } = fxTerms.body;
+  const sent = await sendAs(payer, {
+    url: `${payer.urls.transfers}/fxTransfers`, method: 'POST', resource: 'fxTransfers', destination: fxp.name,
+    body: {
+      commitRequestId: conversionId, determiningTransferId: conversionTerms.determiningTransferId, initiatingFsp: payer.name, counterPartyFsp: fxp.name,
+      sourceAmount: conversionTerms.sourceAmount, targetAmount: conversionTerms.targetAmount, condition: fxTerms.body.condition,
+      expiration: new Date(Date.now() + 30000).toISOString(),
+    },
+  });
+  assert.equal(sent.status, 202, sent.answer);
+  const atFxp = await callTo(fxp, 'POST', '/fxTransfers', sinceMs);
+  assert.equal(atFxp.body.condition, fxTerms.body.condition);
+  const reserved = await callTo(payer, 'PUT', `/fxTransfers/${conversionId}`, sinceMs);
+  assert.equal(reserved.body.conversionState, 'RESERVED', JSON.stringify(reserved.body));
+  return { sent, atFxp, reserved };
+}
+
+/** The dependent transfer in the target currency, fulfilled by the payee; resolves to what each side saw. */
+async function transfer(payer, payeeSpec, { transferId, quote, sinceMs }) {
+  const payee = dfsps.get(payeeSpec.name);
+  const sent = await sendAs(payer, {
+    url: `${payer.urls.transfers}/transfers`, method: 'POST', resource: 'transfers', destination: payee.name,
+    body: {
+      transferId, payerFsp: payer.name, payeeFsp: payee.name, amount: quote.terms.body.transferAmount,
+      ilpPacket: quote.terms.body.ilpPacket, condition: quote.terms.body.condition, expiration: new Date(Date.now() + 30000).toISOString(),
+    },
+    context: { isoPostQuoteResponse: quote.terms.isoBody },
+  });
+  assert.equal(sent.status, 202, sent.answer);
+  const atPayee = await callTo(payee, 'POST', '/transfers', sinceMs);
+  assert.equal(atPayee.body.condition, quote.terms.body.condition);
+  const result = await callTo(payer, 'PUT', `/transfers/${transferId}`, sinceMs);
+  return { sent, atPayee, result };
+}
+
+/**
+ * The ISO 20022 payer pays `sourceAmount` USD to the customer of `payeeSpec` in EUR through the
+ * FXP, each step checked; resolves to what each side received and the positions' changes.
+ */
+async function payWithConversion(payeeSpec, sourceAmount) {
+  const payer = dfsps.get(PAYER.name);
+  const sinceMs = Date.now();
+  const fxp = await discover(payer, payeeSpec, sinceMs);
+  const transferId = ulid();
+  const fxQuote = await quoteConversion(payer, fxp, { determiningTransferId: transferId, sourceAmount, sinceMs });
+  const names = [payer.name, fxp.name, payeeSpec.name];
+  const before = await positionsOf(sw.admin.request, names);
+  const targetAmount = fxQuote.terms.body.conversionTerms.targetAmount.amount;
+  const quote = await quoteTransfer(payer, payeeSpec, { transactionId: transferId, amount: targetAmount, sinceMs });
+  const fxTransfer = await convert(payer, fxp, { conversionId: fxQuote.conversionId, fxTerms: fxQuote.terms, sinceMs });
+  const paid = await transfer(payer, payeeSpec, { transferId, quote, sinceMs });
+  const patch = await callTo(fxp, 'PATCH', `/fxTransfers/${fxQuote.conversionId}`, sinceMs);
+  const positions = positionChanges(before, await positionsOf(sw.admin.request, names));
+  const summary = checkConversion({
+    transferState: paid.result.body.transferState, conversionState: patch.body.conversionState, positions,
+    fxp: fxp.name, payeeFsp: payeeSpec.name, sourceAmount, targetAmount, payerName: payer.name,
+  });
+  return { sinceMs, fxQuote, quote, fxTransfer, paid, patch, positions, summary, targetAmount };
+}
+
+/** Every call `dfsp` received since `sinceMs` came in its own type (FSPIOP for what ISO 20022 does not carry), whole and verified. */
+function assertEverythingInOwnType(dfsp, sinceMs) {
+  const calls = dfsp.received.filter((call) => call.at >= sinceMs);
+  assert.ok(calls.length > 0, `${dfsp.name} received nothing`);
+  for (const call of calls) assertReceivedInOwnType(call, FSPIOP_ONLY_PATHS.test(call.path) ? FSPIOP : dfsp.apiType);
+}
+
+/** An answer `sender` PUT in FSPIOP that reached the payer as ISO 20022, converted and signed by the hub. */
+function assertAnswerConverted(call, sender) {
+  const sent = sender.sent.find((each) => new URL(each.url).pathname === call.path);
+  assert.ok(sent, `${sender.name} sent ${call.path}`);
+  assert.equal(call.headers['fspiop-switch-signer'], HUB_NAME);
+  assert.equal(call.headers['fspiop-switch-original-source'], sender.name);
+  assert.equal(call.headers['fspiop-switch-original-digest'], digestOf(sent.text));
+  assert.match(call.headers['fspiop-switch-original-content-type'], /^application\/vnd\.interoperability\.(?!iso20022)/);
+}
+
+/** What the ISO 20022 payer and the FSPIOP FXP saw of the conversion, in either test. */
+function assertConversionAcrossTypes(seen) {
+  const payer = dfsps.get(PAYER.name);
+  const fxp = dfsps.get(FXP.name);
+  assertConvertedFrom(seen.fxQuote.atFxp, payer, seen.fxQuote.sent);
+  assertConvertedFrom(seen.fxTransfer.atFxp, payer, seen.fxTransfer.sent);
+  // The FXP's answers reach the payer as pacs.092 and pacs.002, converted and signed by the hub.
+  assertAnswerConverted(seen.fxQuote.terms, fxp);
+  assertAnswerConverted(seen.fxTransfer.reserved, fxp);
+  assert.equal(seen.fxQuote.terms.isoBody.CdtTrfTxInf.IntrBkSttlmAmt.ActiveCurrencyAndAmount, seen.targetAmount);
+  assert.equal(seen.fxQuote.terms.isoBody.CdtTrfTxInf.VrfctnOfTerms.Sh256Sgntr, seen.fxQuote.terms.body.condition);
+  assert.equal(seen.fxTransfer.reserved.isoBody.TxInfAndSts.TxSts, 'RESV');
+  assert.equal(seen.paid.result.isoBody.TxInfAndSts.TxSts, 'COMM');
+  assert.equal(seen.paid.result.body.transferState, 'COMMITTED');
+  // The hub's PATCH reaches the FXP in FSPIOP 2.0, from the hub.
+  assert.equal(seen.patch.body.conversionState, 'COMMITTED');
+  assert.match(seen.patch.headers['content-type'], /^application\/vnd\.interoperability\.fxTransfers\+json;version=2\.0/);
+  for (const dfsp of [payer, fxp]) assertEverythingInOwnType(dfsp, seen.sinceMs);
+}
+
+test('an ISO 20022 payer in USD pays an FSPIOP payee in EUR through an FSPIOP FXP', async () => {
+  const seen = await payWithConversion(FSPIOP_PAYEE, '50');
+  assert.equal(seen.targetAmount, '45', '50 USD at the FXP\'s rate of 0.9');
+  assertConversionAcrossTypes(seen);
+  assertAnswerConverted(seen.quote.terms, dfsps.get(FSPIOP_PAYEE.name));
+  assertConvertedFrom(seen.paid.atPayee, dfsps.get(PAYER.name), seen.paid.sent);
+  assertEverythingInOwnType(dfsps.get(FSPIOP_PAYEE.name), seen.sinceMs);
+  assert.match(seen.summary, /^50 USD from isopayer became 45 EUR for eurobank through fxpbank, both COMMITTED; positions moved isopayer USD \+50, fxpbank USD -50, fxpbank EUR \+45, eurobank EUR -45$/);
+});
+
+test('an ISO 20022 payer in USD pays an ISO 20022 payee in EUR through an FSPIOP FXP: the payee receives the payer\'s own bytes', async () => {
+  const seen = await payWithConversion(ISO_PAYEE, '20');
+  assert.equal(seen.targetAmount, '18');
+  assertConversionAcrossTypes(seen);
+  assert.equal(seen.paid.atPayee.rawBody, seen.paid.sent.text);
+  assert.equal(seen.paid.atPayee.headers['fspiop-signature'], seen.paid.sent.headers['fspiop-signature']);
+  assert.equal(seen.paid.atPayee.headers['fspiop-switch-signer'], undefined);
+  assertEverythingInOwnType(dfsps.get(ISO_PAYEE.name), seen.sinceMs);
+  assert.match(seen.summary, /positions moved isopayer USD \+20, fxpbank USD -20, fxpbank EUR \+18, isoeurobank EUR -18$/);
+});
+
+test('every call every DFSP received verified with its signer\'s key', () => {
+  for (const dfsp of dfsps.values()) assert.deepEqual(dfsp.signatureFailures, [], dfsp.name);
+});
