@@ -100,6 +100,8 @@ async function quoteConversion(payer, fxp, { determiningTransferId, sourceAmount
   assert.match(atFxp.headers['content-type'], /fxQuotes\+json;version=2\.0/);
   assert.equal(atFxp.body.conversionTerms.conversionId, conversionId);
   assert.deepEqual(atFxp.body.conversionTerms.sourceAmount, { amount: sourceAmount, currency: SOURCE_CURRENCY });
+  // The target amount is the FXP's to state: the 0 ISO 20022 requires in its place does not reach it.
+  assert.deepEqual(atFxp.body.conversionTerms.targetAmount, { currency: TARGET_CURRENCY });
   const terms = await callTo(payer, 'PUT', `/fxQuotes/${conversionRequestId}`, sinceMs);
   assert.equal(terms.body.errorInformation, undefined, JSON.stringify(terms.body));
   return { sent, atFxp, terms, conversionId };

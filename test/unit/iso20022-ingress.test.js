@@ -12,7 +12,7 @@ import ilpPacket from 'ilp-packet';
 import { fspiopRoute } from '../../platform/fspiop/edge.js';
 import { isoContentType } from '../../platform/iso20022/media-types.js';
 import { ORIGINAL_BODY_HEADER } from '../../platform/iso20022/original.js';
-import { fspiopAmountOf, normaliseAmounts, transformOperationOf } from '../../platform/iso20022/ingress.js';
+import { fspiopAmountOf, normaliseAmounts, transformOperationOf, withoutUnstatedFxAmount } from '../../platform/iso20022/ingress.js';
 import { loadTransformFacades } from '../../platform/iso20022/transformer.js';
 
 // ULIDs, as the ISO 20022 document requires of TxId (FSPIOP 2.0 takes them as CorrelationIds).
@@ -234,14 +234,14 @@ test('a pacs.081 becomes the FSPIOP POST /quotes and a pacs.082 its PUT /quotes/
   assert.equal(answer.body.ilpPacket, JSON.parse(sent.payload).CdtTrfTxInf.VrfctnOfTerms.IlpV4PrepPacket);
 });
 
-test('a pacs.091 becomes the FSPIOP POST /fxQuotes and a pacs.092 its PUT /fxQuotes/{ID}, the expiry read from the group header', async () => {
+test('a pacs.091 becomes the FSPIOP POST /fxQuotes (the amount the FXP is asked for unstated) and a pacs.092 its PUT /fxQuotes/{ID}, the expiry read from the group header', async () => {
   const sent = await send('POST', '/fxQuotes', { resource: 'fxQuotes', body: MESSAGES.pacs091(), headers: { 'fspiop-destination': 'fxpbank' } });
   const request = assertAccepted(sent);
   assert.deepEqual(request.body, {
     conversionRequestId: CONVERSION_REQUEST_ID,
     conversionTerms: {
       conversionId: CONVERSION_ID, determiningTransferId: TRANSFER_ID, initiatingFsp: 'payerfsp', counterPartyFsp: 'fxpbank', amountType: 'SEND',
-      sourceAmount: { currency: 'USD', amount: '50' }, targetAmount: { currency: 'EUR', amount: '0' }, expiration: JSON.parse(sent.payload).GrpHdr.PmtInstrXpryDtTm,
+      sourceAmount: { currency: 'USD', amount: '50' }, targetAmount: { currency: 'EUR' }, expiration: JSON.parse(sent.payload).GrpHdr.PmtInstrXpryDtTm,
     },
   });
   const answerHeaders = { 'fspiop-source': 'fxpbank', 'fspiop-destination': 'payerfsp' };
@@ -250,6 +250,16 @@ test('a pacs.091 becomes the FSPIOP POST /fxQuotes and a pacs.092 its PUT /fxQuo
   assert.equal(answer.body.condition, CONDITION.toString('base64url'));
   assert.deepEqual(answer.body.conversionTerms.targetAmount, { currency: 'EUR', amount: '45' });
   assert.equal(typeof answer.body.conversionTerms.expiration, 'string');
+});
+
+test('only a zero on the side the FXP fills is left out of an fx quote: the target of a SEND, the source of a RECEIVE', () => {
+  const terms = (amountType, source, target) => ({ conversionTerms: { amountType, sourceAmount: { currency: 'USD', amount: source }, targetAmount: { currency: 'EUR', amount: target } } });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('SEND', '50', '0')).conversionTerms.targetAmount, { currency: 'EUR' });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('SEND', '50', '0.00')).conversionTerms.targetAmount, { currency: 'EUR' });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('SEND', '50', '45')).conversionTerms.targetAmount, { currency: 'EUR', amount: '45' });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('SEND', '0', '0')).conversionTerms.sourceAmount, { currency: 'USD', amount: '0' });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('RECEIVE', '0', '45')).conversionTerms, { amountType: 'RECEIVE', sourceAmount: { currency: 'USD' }, targetAmount: { currency: 'EUR', amount: '45' } });
+  assert.deepEqual(withoutUnstatedFxAmount({ conversionTerms: { amountType: 'SEND' } }), { conversionTerms: { amountType: 'SEND' } });
 });
 
 test('a pacs.091 without its expiry is refused as FSPIOP requires one; any other element in its group header still is', async () => {
