@@ -1,14 +1,16 @@
 // Currency conversion across API types (issue 34, "with and without conversion"), against a
 // whole switch: every component as its own process, real Kafka and MariaDB, and test DFSPs over
-// HTTP that sign everything they send and verify every call they receive. An ISO 20022 payer in
-// USD pays a customer of a DFSP in EUR through an FXP that speaks FSPIOP and converts USD → EUR
-// (the demo's, scripts/lib/demo-conversion.js, onboarded as the demo onboards it); the payee is
-// FSPIOP in one test and ISO 20022 in the other. FXP discovery is FSPIOP whatever the payer
-// speaks (ISO 20022 has no services); the fx quote, the fx transfer, the quote and the transfer
-// are ISO 20022 at the payer (pacs.091/092, pacs.009, pacs.002, pacs.081/082, pacs.008) and reach
-// the FXP as FSPIOP 2.0, converted and signed by the hub. Every DFSP must receive everything in
-// its own type, valid against the ISO 20022 document when it is ISO 20022, and every signature
-// must verify; the positions must move in both currencies as a conversion moves them.
+// HTTP that sign everything they send and verify every call they receive. A payer in USD pays a
+// customer of a DFSP in EUR through an FXP converting USD → EUR: an ISO 20022 payer through an
+// FSPIOP FXP (the demo's, scripts/lib/demo-conversion.js, onboarded as the demo onboards it) to
+// an FSPIOP payee and to an ISO 20022 one, and an FSPIOP payer through an ISO 20022 FXP. FXP
+// discovery is FSPIOP whatever the payer speaks (ISO 20022 has no services); the fx quote, the
+// fx transfer, the quote and the transfer are ISO 20022 at an ISO 20022 DFSP (pacs.091/092,
+// pacs.009, pacs.002, pacs.081/082, pacs.008) and FSPIOP 2.0 at an FSPIOP one, converted and
+// signed by the hub between them. Every DFSP must receive everything in its own type, valid
+// against the ISO 20022 document when it is ISO 20022, the hub's PATCH COMMITTED must reach the
+// FXP in its type, every signature must verify, and the positions must move in both currencies
+// as a conversion moves them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ulid } from 'ulidx';
@@ -22,12 +24,15 @@ import {
   CONVERSION_DFSPS, SOURCE_CURRENCY, TARGET_CURRENCY, checkConversion, ensureDfspInCurrencies, onboardConversion,
 } from '../../scripts/lib/demo-conversion.js';
 import { positionChanges, positionsOf } from '../../scripts/lib/demo-positions.js';
-import { API_TYPE } from '../../platform/iso20022/media-types.js';
+import { API_TYPE, apiTypeOfMediaType } from '../../platform/iso20022/media-types.js';
 
 const ISO = API_TYPE.iso20022;
 const FSPIOP = API_TYPE.fspiop;
 const PAYER = { name: 'isopayer', msisdn: '27712000001', apiType: ISO };
-const FXP = CONVERSION_DFSPS.find((dfsp) => dfsp.name === 'fxpbank');
+const FSPIOP_PAYER = { name: 'payerfsp', msisdn: '27712000003', apiType: FSPIOP };
+const FXP = { ...CONVERSION_DFSPS.find((dfsp) => dfsp.name === 'fxpbank'), apiType: FSPIOP };
+// An FXP of ISO 20022 beside the demo's, at a rate of its own so that the two cannot be confused.
+const ISO_FXP = { ...FXP, name: 'isofxp', fxRates: { [`${SOURCE_CURRENCY}/${TARGET_CURRENCY}`]: '0.8' }, apiType: ISO };
 const FSPIOP_PAYEE = { ...CONVERSION_DFSPS.find((dfsp) => dfsp.name === 'eurobank'), apiType: FSPIOP };
 const ISO_PAYEE = { name: 'isoeurobank', currencies: [TARGET_CURRENCY], netDebitCap: '10000', fundsIn: '5000', msisdn: '27712000002', customer: 'Iso Euro', apiType: ISO };
 // Resources ISO 20022 does not carry: every DFSP sends and receives them as FSPIOP.
@@ -44,7 +49,7 @@ before(async () => {
   });
   scene = await withDfsps(sw, async (started) => {
     const urls = { transfers: sw.apiUrl, quotes: sw.urlOf('quoting'), parties: sw.urlOf('account-lookup') };
-    for (const spec of [PAYER, FXP, FSPIOP_PAYEE, ISO_PAYEE]) {
+    for (const spec of [PAYER, FSPIOP_PAYER, FXP, ISO_FXP, FSPIOP_PAYEE, ISO_PAYEE]) {
       const dfsp = await startTestDfsp({ name: spec.name, urls, apiType: spec.apiType ?? FSPIOP, fxRates: spec.fxRates });
       started.push(dfsp);
       dfsps.set(spec.name, dfsp);
@@ -53,9 +58,13 @@ before(async () => {
     const endpointBaseOf = (name) => dfsps.get(name).url;
     const jwsPublicKeyOf = (name) => jwsKeyPair(name).publicKey;
     await ensureHub(request, SOURCE_CURRENCY);
-    await ensureDfsp(request, { name: PAYER.name, currency: SOURCE_CURRENCY, endpointBase: endpointBaseOf(PAYER.name), jwsPublicKey: jwsPublicKeyOf(PAYER.name), apiType: ISO });
+    for (const payer of [PAYER, FSPIOP_PAYER]) {
+      await ensureDfsp(request, { name: payer.name, currency: SOURCE_CURRENCY, endpointBase: endpointBaseOf(payer.name), jwsPublicKey: jwsPublicKeyOf(payer.name), apiType: payer.apiType });
+    }
     await onboardConversion(request, { endpointBaseOf, jwsPublicKeyOf, log: () => {} });
-    await ensureDfspInCurrencies(request, { ...ISO_PAYEE, endpointBase: endpointBaseOf(ISO_PAYEE.name), jwsPublicKey: jwsPublicKeyOf(ISO_PAYEE.name) });
+    for (const spec of [ISO_FXP, ISO_PAYEE]) {
+      await ensureDfspInCurrencies(request, { ...spec, endpointBase: endpointBaseOf(spec.name), jwsPublicKey: jwsPublicKeyOf(spec.name) });
+    }
     for (const payee of [FSPIOP_PAYEE, ISO_PAYEE]) {
       await registerParty(dfsps.get(payee.name), { msisdn: payee.msisdn, customer: payee.customer, currency: TARGET_CURRENCY, supportedCurrencies: payee.currencies });
     }
@@ -64,8 +73,8 @@ before(async () => {
 
 after(async () => { await scene?.stop(); });
 
-/** Discovery of the payee's customer and of the FXPs for USD → EUR; resolves to the FXP the hub names first. */
-async function discover(payer, payeeSpec, sinceMs) {
+/** Discovery of the payee's customer and of the FXPs for USD → EUR; resolves to `fxpSpec`'s DFSP, once the hub names it. */
+async function discover(payer, payeeSpec, fxpSpec, sinceMs) {
   const lookup = await sendAs(payer, { url: `${payer.urls.parties}/parties/MSISDN/${payeeSpec.msisdn}`, method: 'GET', resource: 'parties' });
   assert.equal(lookup.status, 202, lookup.answer);
   const party = (await callTo(payer, 'PUT', `/parties/MSISDN/${payeeSpec.msisdn}`, sinceMs)).body.party;
@@ -76,8 +85,8 @@ async function discover(payer, payeeSpec, sinceMs) {
   assert.equal(asked.status, 202, asked.answer);
   const services = await callTo(payer, 'PUT', servicesPath, sinceMs);
   assert.match(services.headers['content-type'], /^application\/vnd\.interoperability\.services\+json/, 'FXP discovery stays FSPIOP');
-  assert.deepEqual(services.body.providers, [FXP.name]);
-  return dfsps.get(services.body.providers[0]);
+  assert.deepEqual([...services.body.providers].sort(), [FXP.name, ISO_FXP.name].sort());
+  return dfsps.get(fxpSpec.name);
 }
 
 /** The fx quote from the payer to the FXP (pacs.091 → FSPIOP → pacs.092); resolves to what each side saw. */
@@ -100,22 +109,23 @@ async function quoteConversion(payer, fxp, { determiningTransferId, sourceAmount
   assert.match(atFxp.headers['content-type'], /fxQuotes\+json;version=2\.0/);
   assert.equal(atFxp.body.conversionTerms.conversionId, conversionId);
   assert.deepEqual(atFxp.body.conversionTerms.sourceAmount, { amount: sourceAmount, currency: SOURCE_CURRENCY });
-  // The target amount is the FXP's to state: the 0 ISO 20022 requires in its place does not reach it.
-  assert.deepEqual(atFxp.body.conversionTerms.targetAmount, { currency: TARGET_CURRENCY });
+  // The target amount is the FXP's to state: the 0 ISO 20022 requires in its place does not
+  // reach an FSPIOP FXP (an ISO 20022 FXP reads the pacs.091 itself, placeholder and all).
+  if (fxp.apiType === FSPIOP) assert.deepEqual(atFxp.body.conversionTerms.targetAmount, { currency: TARGET_CURRENCY });
   const terms = await callTo(payer, 'PUT', `/fxQuotes/${conversionRequestId}`, sinceMs);
   assert.equal(terms.body.errorInformation, undefined, JSON.stringify(terms.body));
   return { sent, atFxp, terms, conversionId };
 }
 
 /** The quote in the target currency from the payer to the payee (pacs.081/082 at an ISO 20022 side). */
-async function quoteTransfer(payer, payeeSpec, { transactionId, amount, sinceMs }) {
+async function quoteTransfer(payer, payeeSpec, { payerMsisdn, transactionId, amount, sinceMs }) {
   const quoteId = ulid();
   const quoted = await sendAs(payer, {
     url: `${payer.urls.quotes}/quotes`, method: 'POST', resource: 'quotes', destination: payeeSpec.name,
     body: {
       quoteId, transactionId, amountType: 'SEND', amount: { amount, currency: TARGET_CURRENCY },
       payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: payeeSpec.msisdn, fspId: payeeSpec.name } },
-      payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: PAYER.msisdn, fspId: payer.name } },
+      payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: payerMsisdn, fspId: payer.name } },
       transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' },
     },
   });
@@ -164,19 +174,19 @@ async function transfer(payer, payeeSpec, { transferId, quote, sinceMs }) {
 }
 
 /**
- * The ISO 20022 payer pays `sourceAmount` USD to the customer of `payeeSpec` in EUR through the
- * FXP, each step checked; resolves to what each side received and the positions' changes.
+ * `payerSpec`'s customer pays `sourceAmount` USD to the customer of `payeeSpec` in EUR through
+ * `fxpSpec`'s FXP, each step checked; resolves to what each side received and the positions' changes.
  */
-async function payWithConversion(payeeSpec, sourceAmount) {
-  const payer = dfsps.get(PAYER.name);
+async function payWithConversion({ payerSpec, fxpSpec, payeeSpec }, sourceAmount) {
+  const payer = dfsps.get(payerSpec.name);
   const sinceMs = Date.now();
-  const fxp = await discover(payer, payeeSpec, sinceMs);
+  const fxp = await discover(payer, payeeSpec, fxpSpec, sinceMs);
   const transferId = ulid();
   const fxQuote = await quoteConversion(payer, fxp, { determiningTransferId: transferId, sourceAmount, sinceMs });
   const names = [payer.name, fxp.name, payeeSpec.name];
   const before = await positionsOf(sw.admin.request, names);
   const targetAmount = fxQuote.terms.body.conversionTerms.targetAmount.amount;
-  const quote = await quoteTransfer(payer, payeeSpec, { transactionId: transferId, amount: targetAmount, sinceMs });
+  const quote = await quoteTransfer(payer, payeeSpec, { payerMsisdn: payerSpec.msisdn, transactionId: transferId, amount: targetAmount, sinceMs });
   const fxTransfer = await convert(payer, fxp, { conversionId: fxQuote.conversionId, fxTerms: fxQuote.terms, sinceMs });
   const paid = await transfer(payer, payeeSpec, { transferId, quote, sinceMs });
   const patch = await callTo(fxp, 'PATCH', `/fxTransfers/${fxQuote.conversionId}`, sinceMs);
@@ -185,7 +195,7 @@ async function payWithConversion(payeeSpec, sourceAmount) {
     transferState: paid.result.body.transferState, conversionState: patch.body.conversionState, positions,
     fxp: fxp.name, payeeFsp: payeeSpec.name, sourceAmount, targetAmount, payerName: payer.name,
   });
-  return { sinceMs, fxQuote, quote, fxTransfer, paid, patch, positions, summary, targetAmount };
+  return { payer, fxp, sinceMs, fxQuote, quote, fxTransfer, paid, patch, positions, summary, targetAmount };
 }
 
 /** Every call `dfsp` received since `sinceMs` came in its own type (FSPIOP for what ISO 20022 does not carry), whole and verified. */
@@ -195,48 +205,64 @@ function assertEverythingInOwnType(dfsp, sinceMs) {
   for (const call of calls) assertReceivedInOwnType(call, FSPIOP_ONLY_PATHS.test(call.path) ? FSPIOP : dfsp.apiType);
 }
 
-/** An answer `sender` PUT in FSPIOP that reached the payer as ISO 20022, converted and signed by the hub. */
+/** An answer `sender` sent in its own type that reached the other type, converted and signed by the hub. */
 function assertAnswerConverted(call, sender) {
   const sent = sender.sent.find((each) => new URL(each.url).pathname === call.path);
   assert.ok(sent, `${sender.name} sent ${call.path}`);
   assert.equal(call.headers['fspiop-switch-signer'], HUB_NAME);
   assert.equal(call.headers['fspiop-switch-original-source'], sender.name);
   assert.equal(call.headers['fspiop-switch-original-digest'], digestOf(sent.text));
-  assert.match(call.headers['fspiop-switch-original-content-type'], /^application\/vnd\.interoperability\.(?!iso20022)/);
+  assert.equal(apiTypeOfMediaType(call.headers['fspiop-switch-original-content-type']), sender.apiType);
 }
 
-/** What the ISO 20022 payer and the FSPIOP FXP saw of the conversion, in either test. */
-function assertConversionAcrossTypes(seen) {
-  const payer = dfsps.get(PAYER.name);
-  const fxp = dfsps.get(FXP.name);
-  assertConvertedFrom(seen.fxQuote.atFxp, payer, seen.fxQuote.sent);
-  assertConvertedFrom(seen.fxTransfer.atFxp, payer, seen.fxTransfer.sent);
-  // The FXP's answers reach the payer as pacs.092 and pacs.002, converted and signed by the hub.
-  assertAnswerConverted(seen.fxQuote.terms, fxp);
-  assertAnswerConverted(seen.fxTransfer.reserved, fxp);
-  assert.equal(seen.fxQuote.terms.isoBody.CdtTrfTxInf.IntrBkSttlmAmt.ActiveCurrencyAndAmount, seen.targetAmount);
-  assert.equal(seen.fxQuote.terms.isoBody.CdtTrfTxInf.VrfctnOfTerms.Sh256Sgntr, seen.fxQuote.terms.body.condition);
-  assert.equal(seen.fxTransfer.reserved.isoBody.TxInfAndSts.TxSts, 'RESV');
-  assert.equal(seen.paid.result.isoBody.TxInfAndSts.TxSts, 'COMM');
-  assert.equal(seen.paid.result.body.transferState, 'COMMITTED');
-  // The hub's PATCH reaches the FXP in FSPIOP 2.0, from the hub.
-  assert.equal(seen.patch.body.conversionState, 'COMMITTED');
-  assert.match(seen.patch.headers['content-type'], /^application\/vnd\.interoperability\.fxTransfers\+json;version=2\.0/);
-  for (const dfsp of [payer, fxp]) assertEverythingInOwnType(dfsp, seen.sinceMs);
+/** The ISO 20022 body of a call, which a DFSP of ISO 20022 received and a DFSP of FSPIOP did not. */
+function isoBodyAt(dfsp, call) {
+  assert.equal(call.isoBody !== undefined, dfsp.apiType === ISO, `${dfsp.name} ${call.method} ${call.path}`);
+  return call.isoBody;
+}
+
+/**
+ * What the payer and the FXP, of different types, saw of the conversion: each request and
+ * answer converted and signed by the hub, the ISO 20022 side's messages the ones the document
+ * names (pacs.091/092, pacs.009, pacs.002), and the hub's PATCH COMMITTED to the FXP in its type.
+ */
+function assertConversionAcrossTypes({ payer, fxp, fxQuote, fxTransfer, paid, patch, targetAmount, sinceMs }) {
+  assert.notEqual(payer.apiType, fxp.apiType);
+  assertConvertedFrom(fxQuote.atFxp, payer, fxQuote.sent);
+  assertConvertedFrom(fxTransfer.atFxp, payer, fxTransfer.sent);
+  assertAnswerConverted(fxQuote.terms, fxp);
+  assertAnswerConverted(fxTransfer.reserved, fxp);
+  const [iso, isoCalls] = payer.apiType === ISO ? [payer, [fxQuote.terms, fxTransfer.reserved, paid.result]] : [fxp, [fxQuote.atFxp, fxTransfer.atFxp, patch]];
+  const [fxQuoteMessage, fxTransferMessage, lastStatus] = isoCalls.map((call) => isoBodyAt(iso, call));
+  assert.equal(fxQuoteMessage.CdtTrfTxInf.UndrlygCstmrCdtTrf.InstdAmt.Ccy, SOURCE_CURRENCY);
+  assert.equal(fxQuoteMessage.CdtTrfTxInf.IntrBkSttlmAmt.Ccy, TARGET_CURRENCY);
+  if (iso === payer) {
+    assert.equal(fxQuoteMessage.CdtTrfTxInf.IntrBkSttlmAmt.ActiveCurrencyAndAmount, targetAmount);
+    assert.equal(fxQuoteMessage.CdtTrfTxInf.VrfctnOfTerms.Sh256Sgntr, fxQuote.terms.body.condition);
+    assert.equal(fxTransferMessage.TxInfAndSts.TxSts, 'RESV');
+  } else {
+    assert.equal(fxTransferMessage.CdtTrfTxInf.VrfctnOfTerms.Sh256Sgntr, fxQuote.terms.body.condition);
+    assert.equal(fxTransferMessage.CdtTrfTxInf.IntrBkSttlmAmt.ActiveCurrencyAndAmount, targetAmount);
+  }
+  assert.equal(lastStatus.TxInfAndSts.TxSts, 'COMM');
+  assert.equal(paid.result.body.transferState, 'COMMITTED');
+  assert.equal(patch.body.conversionState, 'COMMITTED');
+  assert.match(patch.headers['content-type'], /fxTransfers\+json;version=2\.0$/);
+  for (const dfsp of [payer, fxp]) assertEverythingInOwnType(dfsp, sinceMs);
 }
 
 test('an ISO 20022 payer in USD pays an FSPIOP payee in EUR through an FSPIOP FXP', async () => {
-  const seen = await payWithConversion(FSPIOP_PAYEE, '50');
+  const seen = await payWithConversion({ payerSpec: PAYER, fxpSpec: FXP, payeeSpec: FSPIOP_PAYEE }, '50');
   assert.equal(seen.targetAmount, '45', '50 USD at the FXP\'s rate of 0.9');
   assertConversionAcrossTypes(seen);
   assertAnswerConverted(seen.quote.terms, dfsps.get(FSPIOP_PAYEE.name));
-  assertConvertedFrom(seen.paid.atPayee, dfsps.get(PAYER.name), seen.paid.sent);
+  assertConvertedFrom(seen.paid.atPayee, seen.payer, seen.paid.sent);
   assertEverythingInOwnType(dfsps.get(FSPIOP_PAYEE.name), seen.sinceMs);
   assert.match(seen.summary, /^50 USD from isopayer became 45 EUR for eurobank through fxpbank, both COMMITTED; positions moved isopayer USD \+50, fxpbank USD -50, fxpbank EUR \+45, eurobank EUR -45$/);
 });
 
 test('an ISO 20022 payer in USD pays an ISO 20022 payee in EUR through an FSPIOP FXP: the payee receives the payer\'s own bytes', async () => {
-  const seen = await payWithConversion(ISO_PAYEE, '20');
+  const seen = await payWithConversion({ payerSpec: PAYER, fxpSpec: FXP, payeeSpec: ISO_PAYEE }, '20');
   assert.equal(seen.targetAmount, '18');
   assertConversionAcrossTypes(seen);
   assert.equal(seen.paid.atPayee.rawBody, seen.paid.sent.text);
@@ -244,6 +270,16 @@ test('an ISO 20022 payer in USD pays an ISO 20022 payee in EUR through an FSPIOP
   assert.equal(seen.paid.atPayee.headers['fspiop-switch-signer'], undefined);
   assertEverythingInOwnType(dfsps.get(ISO_PAYEE.name), seen.sinceMs);
   assert.match(seen.summary, /positions moved isopayer USD \+20, fxpbank USD -20, fxpbank EUR \+18, isoeurobank EUR -18$/);
+});
+
+test('an FSPIOP payer in USD pays an FSPIOP payee in EUR through an ISO 20022 FXP', async () => {
+  const seen = await payWithConversion({ payerSpec: FSPIOP_PAYER, fxpSpec: ISO_FXP, payeeSpec: FSPIOP_PAYEE }, '10');
+  assert.equal(seen.targetAmount, '8', '10 USD at the ISO 20022 FXP\'s rate of 0.8');
+  assertConversionAcrossTypes(seen);
+  // The transfer itself stays between FSPIOP DFSPs: the payer's own bytes reach the payee.
+  assert.equal(seen.paid.atPayee.rawBody, seen.paid.sent.text);
+  assertEverythingInOwnType(dfsps.get(FSPIOP_PAYEE.name), seen.sinceMs);
+  assert.match(seen.summary, /positions moved payerfsp USD \+10, isofxp USD -10, isofxp EUR \+8, eurobank EUR -8$/);
 });
 
 test('every call every DFSP received verified with its signer\'s key', () => {
