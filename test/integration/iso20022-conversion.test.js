@@ -282,6 +282,46 @@ test('an FSPIOP payer in USD pays an FSPIOP payee in EUR through an ISO 20022 FX
   assert.match(seen.summary, /positions moved payerfsp USD \+10, isofxp USD -10, isofxp EUR \+8, eurobank EUR -8$/);
 });
 
+/**
+ * An fx quote for a RECEIVE amount, which the test FXPs do not quote: the FXP's 5100 must reach
+ * the payer of the other type in its own type, converted and signed by the hub.
+ */
+async function refusedConversion(payerSpec, fxpSpec) {
+  const payer = dfsps.get(payerSpec.name);
+  const fxp = dfsps.get(fxpSpec.name);
+  const sinceMs = Date.now();
+  const conversionRequestId = ulid();
+  const sent = await sendAs(payer, {
+    url: `${payer.urls.quotes}/fxQuotes`, method: 'POST', resource: 'fxQuotes', destination: fxp.name,
+    body: {
+      conversionRequestId,
+      conversionTerms: {
+        conversionId: ulid(), determiningTransferId: ulid(), initiatingFsp: payer.name, counterPartyFsp: fxp.name, amountType: 'RECEIVE',
+        sourceAmount: { currency: SOURCE_CURRENCY }, targetAmount: { amount: '9', currency: TARGET_CURRENCY }, expiration: new Date(Date.now() + 60000).toISOString(),
+      },
+    },
+  });
+  assert.equal(sent.status, 202, sent.answer);
+  const atFxp = await callTo(fxp, 'POST', '/fxQuotes', sinceMs);
+  assertConvertedFrom(atFxp, payer, sent);
+  const refusal = await callTo(payer, 'PUT', `/fxQuotes/${conversionRequestId}/error`, sinceMs);
+  assertAnswerConverted(refusal, fxp);
+  assert.equal(refusal.body.errorInformation.errorCode, '5100');
+  for (const dfsp of [payer, fxp]) assertEverythingInOwnType(dfsp, sinceMs);
+  return { atFxp, refusal };
+}
+
+test('an FXP\'s refusal reaches the payer of the other type in its own type: a pacs.002 at an ISO 20022 payer, FSPIOP at an FSPIOP one', async () => {
+  const atIsoPayer = await refusedConversion(PAYER, FXP);
+  assert.equal(atIsoPayer.refusal.isoBody.TxInfAndSts.StsRsnInf.Rsn.Prtry, '5100');
+  // The source amount is the FXP's to state for a RECEIVE: the 0 ISO 20022 requires in its place does not reach it.
+  assert.deepEqual(atIsoPayer.atFxp.body.conversionTerms.sourceAmount, { currency: SOURCE_CURRENCY });
+  assert.deepEqual(atIsoPayer.atFxp.body.conversionTerms.targetAmount, { amount: '9', currency: TARGET_CURRENCY });
+  const atFspiopPayer = await refusedConversion(FSPIOP_PAYER, ISO_FXP);
+  assert.equal(atFspiopPayer.atFxp.isoBody.CdtTrfTxInf.InstrForCdtrAgt.InstrInf, 'RECEIVE');
+  assert.match(atFspiopPayer.refusal.headers['content-type'], /^application\/vnd\.interoperability\.fxQuotes\+json;version=2\.0$/);
+});
+
 test('every call every DFSP received verified with its signer\'s key', () => {
   for (const dfsp of dfsps.values()) assert.deepEqual(dfsp.signatureFailures, [], dfsp.name);
 });
