@@ -23,7 +23,7 @@ import { registerParty } from '../../scripts/lib/demo-dfsp-calls.js';
 import {
   CONVERSION_DFSPS, SOURCE_CURRENCY, TARGET_CURRENCY, checkConversion, ensureDfspInCurrencies, onboardConversion,
 } from '../../scripts/lib/demo-conversion.js';
-import { positionChanges, positionsOf } from '../../scripts/lib/demo-positions.js';
+import { positionChanges, positionsOf, units } from '../../scripts/lib/demo-positions.js';
 import { API_TYPE, apiTypeOfMediaType } from '../../platform/iso20022/media-types.js';
 
 const ISO = API_TYPE.iso20022;
@@ -155,9 +155,10 @@ async function convert(payer, fxp, { conversionId, fxTerms, sinceMs }) {
   return { sent, atFxp, reserved };
 }
 
-/** The dependent transfer in the target currency, fulfilled by the payee; resolves to what each side saw. */
-async function transfer(payer, payeeSpec, { transferId, quote, sinceMs }) {
+/** The dependent transfer in the target currency, answered by the payee as `payeeBehaviour` (test-dfsp.js); resolves to what each side saw. */
+async function transfer(payer, payeeSpec, { transferId, quote, payeeBehaviour, sinceMs }) {
   const payee = dfsps.get(payeeSpec.name);
+  payee.setBehaviour(transferId, payeeBehaviour);
   const sent = await sendAs(payer, {
     url: `${payer.urls.transfers}/transfers`, method: 'POST', resource: 'transfers', destination: payee.name,
     body: {
@@ -169,15 +170,17 @@ async function transfer(payer, payeeSpec, { transferId, quote, sinceMs }) {
   assert.equal(sent.status, 202, sent.answer);
   const atPayee = await callTo(payee, 'POST', '/transfers', sinceMs);
   assert.equal(atPayee.body.condition, quote.terms.body.condition);
-  const result = await callTo(payer, 'PUT', `/transfers/${transferId}`, sinceMs);
+  const result = await callTo(payer, 'PUT', `/transfers/${transferId}${payeeBehaviour === 'reject' ? '/error' : ''}`, sinceMs);
   return { sent, atPayee, result };
 }
 
 /**
  * `payerSpec`'s customer pays `sourceAmount` USD to the customer of `payeeSpec` in EUR through
- * `fxpSpec`'s FXP, each step checked; resolves to what each side received and the positions' changes.
+ * `fxpSpec`'s FXP, each step checked, the payee answering the transfer as `payeeBehaviour`;
+ * resolves to what each side received and the positions' changes (`summary`: checkConversion's
+ * line, for a fulfilled payment).
  */
-async function payWithConversion({ payerSpec, fxpSpec, payeeSpec }, sourceAmount) {
+async function payWithConversion({ payerSpec, fxpSpec, payeeSpec }, sourceAmount, { payeeBehaviour = 'fulfil' } = {}) {
   const payer = dfsps.get(payerSpec.name);
   const sinceMs = Date.now();
   const fxp = await discover(payer, payeeSpec, fxpSpec, sinceMs);
@@ -188,10 +191,10 @@ async function payWithConversion({ payerSpec, fxpSpec, payeeSpec }, sourceAmount
   const targetAmount = fxQuote.terms.body.conversionTerms.targetAmount.amount;
   const quote = await quoteTransfer(payer, payeeSpec, { payerMsisdn: payerSpec.msisdn, transactionId: transferId, amount: targetAmount, sinceMs });
   const fxTransfer = await convert(payer, fxp, { conversionId: fxQuote.conversionId, fxTerms: fxQuote.terms, sinceMs });
-  const paid = await transfer(payer, payeeSpec, { transferId, quote, sinceMs });
+  const paid = await transfer(payer, payeeSpec, { transferId, quote, payeeBehaviour, sinceMs });
   const patch = await callTo(fxp, 'PATCH', `/fxTransfers/${fxQuote.conversionId}`, sinceMs);
   const positions = positionChanges(before, await positionsOf(sw.admin.request, names));
-  const summary = checkConversion({
+  const summary = payeeBehaviour !== 'fulfil' ? undefined : checkConversion({
     transferState: paid.result.body.transferState, conversionState: patch.body.conversionState, positions,
     fxp: fxp.name, payeeFsp: payeeSpec.name, sourceAmount, targetAmount, payerName: payer.name,
   });
@@ -280,6 +283,19 @@ test('an FSPIOP payer in USD pays an FSPIOP payee in EUR through an ISO 20022 FX
   assert.equal(seen.paid.atPayee.rawBody, seen.paid.sent.text);
   assertEverythingInOwnType(dfsps.get(FSPIOP_PAYEE.name), seen.sinceMs);
   assert.match(seen.summary, /positions moved payerfsp USD \+10, isofxp USD -10, isofxp EUR \+8, eurobank EUR -8$/);
+});
+
+test('a dependent transfer its payee refuses aborts the conversion: the FXP is PATCHed ABORTED in its own type, and no position moves', async () => {
+  const scenarios = [{ payerSpec: PAYER, fxpSpec: FXP, payeeSpec: FSPIOP_PAYEE }, { payerSpec: FSPIOP_PAYER, fxpSpec: ISO_FXP, payeeSpec: ISO_PAYEE }];
+  for (const scenario of scenarios) {
+    const seen = await payWithConversion(scenario, '5', { payeeBehaviour: 'reject' });
+    assert.equal(seen.paid.result.body.errorInformation.errorCode, '5104');
+    assert.equal(seen.patch.body.conversionState, 'ABORTED');
+    if (seen.payer.apiType === ISO) assert.equal(seen.paid.result.isoBody.TxInfAndSts.StsRsnInf.Rsn.Prtry, '5104');
+    if (seen.fxp.apiType === ISO) assert.equal(seen.patch.isoBody.TxInfAndSts.TxSts, 'ABOR');
+    assert.deepEqual(seen.positions.filter((row) => units(row.change) !== 0n), [], 'the reservations are released');
+    for (const name of [scenario.payerSpec.name, scenario.fxpSpec.name, scenario.payeeSpec.name]) assertEverythingInOwnType(dfsps.get(name), seen.sinceMs);
+  }
 });
 
 /**
