@@ -1,7 +1,7 @@
 // The ISO 20022 document of the FSPIOP API as @mojaloop/api-snippets ships it (18.x:
 // docs/fspiop-rest-v2.0-ISO20022-openapi3-snippets.yaml, "v2.0-iso20022-draft"), loaded once
 // per process and compiled with Ajv as openapi.js compiles the FSPIOP documents: no copy of
-// a schema is kept here, only the repair described at repairedChoice().
+// a schema is kept here, only the repairs described at repairedChoice() and withFxQuoteExpiry().
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -61,10 +61,27 @@ function repairedChoice(schema) {
   return { ...schema, properties: lifted };
 }
 
-/** The document's components with every choice schema repaired (repairedChoice). */
+/**
+ * The schemas with the fx quote's expiry in the group header of pacs.091 and pacs.092
+ * (GroupHeader113), which the document leaves out although FSPIOP requires it
+ * (`conversionTerms.expiration`) and it has no other place in those messages. Mojaloop's mapping
+ * library writes and reads it as `GrpHdr.PmtInstrXpryDtTm`, the element the group header of the
+ * other messages (GroupHeader129: pacs.081, pacs.082, pacs.008, pacs.009) has for a quote's or a
+ * transfer's expiry; without it no fx quote an ISO 20022 DFSP writes would be valid, and none
+ * could reach one. The element is added with GroupHeader129's definition, unless the document
+ * has it already.
+ */
+function withFxQuoteExpiry(schemas) {
+  const header = schemas.GroupHeader113;
+  const expiry = schemas.GroupHeader129?.properties?.PmtInstrXpryDtTm;
+  if (!header?.properties || header.properties.PmtInstrXpryDtTm || !expiry) return schemas;
+  return { ...schemas, GroupHeader113: { ...header, properties: { ...header.properties, PmtInstrXpryDtTm: expiry } } };
+}
+
+/** The document's components with every choice schema repaired (repairedChoice) and the fx quote's expiry added (withFxQuoteExpiry). */
 function repairedComponents(components) {
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([name, schema]) => [name, repairedChoice(schema)]));
-  return { ...components, schemas };
+  return { ...components, schemas: withFxQuoteExpiry(schemas) };
 }
 
 /**

@@ -55,6 +55,21 @@ export function normaliseAmounts(body, moneys) {
   return body;
 }
 
+/**
+ * ISO 20022 requires both amounts of a pacs.091 (`InstdAmt`, `IntrBkSttlmAmt`), where an FSPIOP
+ * fx quote states only the one its `amountType` fixes and asks the FXP for the other; Mojaloop's
+ * mapping library writes the unstated one as 0 and reads it back as an amount of 0. The FXP is
+ * asked to fill that side in, not to convert to or from nothing, so an amount of 0 on the side
+ * the FXP fills (the target of a SEND, the source of a RECEIVE) is left out of the FSPIOP form.
+ */
+export function withoutUnstatedFxAmount(body) {
+  const terms = body?.conversionTerms;
+  const side = { SEND: 'targetAmount', RECEIVE: 'sourceAmount' }[terms?.amountType];
+  const money = side ? terms[side] : undefined;
+  if (money !== null && typeof money === 'object' && /^0+(\.0*)?$/.test(String(money.amount))) delete money.amount;
+  return body;
+}
+
 /** Which header of a request says it speaks ISO 20022: its Content-Type, or (a GET) its Accept. */
 function isoHeaderName(headers) {
   return apiTypeOfMediaType(headers['content-type']) === API_TYPE.iso20022 ? 'content-type' : 'accept';
@@ -95,7 +110,9 @@ async function convert(validated, { resource, operation, fspiopForm, receivedAt 
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return { failure: fspiopFailure(3100, `${message} converts to no FSPIOP body`) };
   }
-  const problem = fspiopForm.check(normaliseAmounts(body, fspiopForm.moneys), receivedAt);
+  normaliseAmounts(body, fspiopForm.moneys);
+  if (resource === 'fxQuotes' && operation === 'post') withoutUnstatedFxAmount(body);
+  const problem = fspiopForm.check(body, receivedAt);
   // Whatever the field's own code, the DFSP sent a valid ISO 20022 message whose content
   // FSPIOP cannot carry: a validation error, with the message named before the FSPIOP path.
   if (problem) return { failure: fspiopFailure(3100, `${message} in FSPIOP: ${problem.detail}`) };

@@ -8,14 +8,14 @@
 // the hub, naming the original sender, signature and digest in the switch's headers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { ulid } from 'ulidx';
 import { COMPONENTS, startSwitch, withDfsps } from '../support/switch.js';
 import { startTestDfsp, wireMessage } from '../support/test-dfsp.js';
+import { assertConvertedFrom, assertReceivedInOwnType, callTo, sendAs } from '../support/iso-dfsp-calls.js';
 import { jwsKeyPair, HUB_NAME } from '../support/jws-keys.js';
 import { ensureDfsp, ensureHub } from '../../scripts/lib/onboarding.js';
 import { registerParty } from '../../scripts/lib/demo-dfsp-calls.js';
-import { dfspHeaders, fetchSigned, signedHeaders } from '../../scripts/lib/fspiop-headers.js';
+import { dfspHeaders, fetchSigned } from '../../scripts/lib/fspiop-headers.js';
 import { API_TYPE } from '../../platform/iso20022/media-types.js';
 
 const ISO = API_TYPE.iso20022;
@@ -54,43 +54,6 @@ before(async () => {
 });
 
 after(async () => { await scene?.stop(); });
-
-const digestOf = (text) => `sha-256=${createHash('sha256').update(text, 'utf8').digest('base64url')}`;
-
-/** Sends an FSPIOP `body` as `dfsp` sends it (ISO 20022 for an ISO 20022 DFSP), signed; resolves to the response. */
-async function sendAs(dfsp, { url, method, resource, destination, body, context, accept = true }) {
-  const headers = dfspHeaders(resource, dfsp.name, destination, { accept, version: '2.0' });
-  const wire = await wireMessage(dfsp, url, method, headers, body, context);
-  const { pathname } = new URL(url);
-  const signed = await signedHeaders(wire.headers, { privateKey: dfsp.privateKey, method, uri: pathname, body: wire.text });
-  const response = await fetchSigned(url, { method, headers: signed, body: wire.text, tls: dfsp.tlsFor(url) });
-  return { status: response.status, answer: await response.text(), text: wire.text, headers: signed };
-}
-
-const callTo = (dfsp, method, path, sinceMs) => dfsp.waitFor((call) => call.method === method && call.path === path && call.at >= sinceMs, 20000);
-
-/**
- * What a receiver of `type` must see of a call from `sender`: its own media type, a body that
- * fits the ISO 20022 document when it is ISO 20022, and a signature that verified (the
- * recording server checks it with the sender's key, or the hub's when the hub signed).
- */
-function assertReceivedInOwnType(call, type) {
-  const isIso = /iso20022/.test(call.headers['content-type'] ?? '');
-  assert.equal(isIso, type === ISO, `${call.method} ${call.path} arrived as ${call.headers['content-type']}`);
-  if (isIso && call.rawBody) assert.equal(call.isoProblem, null, `${call.method} ${call.path}: ${call.isoProblem}`);
-  assert.equal(call.signatureProblem, null, `${call.method} ${call.path}: ${call.signatureProblem}`);
-  assert.equal(call.headers['switch-internal-original-body'], undefined);
-}
-
-/** A call converted by the hub: signed by it, with the original sender, signature and digest of `sent`. */
-function assertConvertedFrom(call, sender, sent) {
-  assert.equal(call.headers['fspiop-switch-signer'], HUB_NAME);
-  assert.equal(call.headers['fspiop-source'], sender.name);
-  assert.equal(call.headers['fspiop-switch-original-source'], sender.name);
-  assert.equal(call.headers['fspiop-switch-original-digest'], digestOf(sent.text));
-  assert.equal(call.headers['fspiop-switch-original-signature'], sent.headers['fspiop-signature'] ?? call.headers['fspiop-switch-original-signature']);
-  assert.equal(call.headers['fspiop-switch-original-content-type'], sent.headers['content-type']);
-}
 
 async function position(name) {
   const [account] = (await sw.admin.request('GET', `/participants/${name}/accounts`)).body.filter((row) => row.ledgerAccountType === 'POSITION' && row.currency === 'USD');

@@ -92,6 +92,7 @@ const TEMPLATES = {
   FSPIOP_CALLBACK_URL_TRANSFER_PUT: 'http://dfsp.example/transfers/{{transferId}}',
   FSPIOP_CALLBACK_URL_TRANSFER_ERROR: 'http://dfsp.example/transfers/{{transferId}}/error',
   FSPIOP_CALLBACK_URL_QUOTES: 'http://dfsp.example',
+  FSPIOP_CALLBACK_URL_FX_QUOTES: 'http://dfsp.example',
   FSPIOP_CALLBACK_URL_PARTIES_GET: 'http://dfsp.example/parties/{{partyIdType}}/{{partyIdentifier}}',
   FSPIOP_CALLBACK_URL_PARTIES_PUT: 'http://dfsp.example/parties/{{partyIdType}}/{{partyIdentifier}}',
   FSPIOP_CALLBACK_URL_PARTIES_PUT_ERROR: 'http://dfsp.example/parties/{{partyIdType}}/{{partyIdentifier}}/error',
@@ -199,6 +200,32 @@ test('an FSPIOP quote answer to an ISO 20022 payer is a valid pacs.082 for the q
   assert.equal(sent.headers['content-type'], isoContentType('quotes'));
   await assertSignedByHub(sent, 'PUT');
   assertDescribesOriginal(sent.headers, Buffer.from(rawBody), { source: 'payeefsp', contentType: event.headers['content-type'], signature: DFSP_SIGNATURE });
+});
+
+test('an FSPIOP FXP\'s fx quote answer to an ISO 20022 payer is a valid pacs.092, the expiry in its group header', async () => {
+  const conversionRequestId = '01JHKZ3V8E6Q2W4R5T7Y9X1A3F';
+  const rawBody = JSON.stringify({
+    condition: CONDITION,
+    conversionTerms: {
+      conversionId: '01JHKZ3V8E6Q2W4R5T7Y9X1A3G', determiningTransferId: TRANSFER_ID, initiatingFsp: 'payerfsp', counterPartyFsp: 'fxpbank',
+      amountType: 'SEND', sourceAmount: { amount: '50', currency: 'USD' }, targetAmount: { amount: '45', currency: 'EUR' }, expiration: EXPIRATION,
+    },
+  });
+  const event = {
+    id: conversionRequestId, type: 'notification', action: 'put', from: 'fxpbank', to: 'payerfsp', rawBody,
+    headers: dfspHeaders('fxpbank', 'payerfsp', 'application/vnd.interoperability.fxQuotes+json;version=2.0'),
+    callback: { endpointType: 'FSPIOP_CALLBACK_URL_FX_QUOTES', method: 'PUT', resource: 'fxQuotes', templateParams: {}, path: `/fxQuotes/${conversionRequestId}` },
+  };
+  const sent = await prepared(event, API_TYPE.iso20022);
+  assert.equal(sent.failure, undefined, JSON.stringify(sent.failure));
+  const pacs092 = assertIsoMessage(sent.body, 'PUT', '/fxQuotes/{ID}');
+  assert.equal(pacs092.GrpHdr.PmtInstrXpryDtTm, EXPIRATION);
+  assert.equal(pacs092.CdtTrfTxInf.PmtId.TxId, conversionRequestId);
+  assert.equal(pacs092.CdtTrfTxInf.IntrBkSttlmAmt.ActiveCurrencyAndAmount, '45');
+  assert.equal(pacs092.CdtTrfTxInf.VrfctnOfTerms.Sh256Sgntr, CONDITION);
+  assert.equal(sent.headers['content-type'], isoContentType('fxQuotes'));
+  await assertSignedByHub(sent, 'PUT');
+  assertDescribesOriginal(sent.headers, Buffer.from(rawBody), { source: 'fxpbank', contentType: event.headers['content-type'], signature: DFSP_SIGNATURE });
 });
 
 test('an FSPIOP party answer to an ISO 20022 payer is a valid acmt.024', async () => {

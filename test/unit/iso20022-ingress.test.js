@@ -12,7 +12,7 @@ import ilpPacket from 'ilp-packet';
 import { fspiopRoute } from '../../platform/fspiop/edge.js';
 import { isoContentType } from '../../platform/iso20022/media-types.js';
 import { ORIGINAL_BODY_HEADER } from '../../platform/iso20022/original.js';
-import { fspiopAmountOf, normaliseAmounts, transformOperationOf } from '../../platform/iso20022/ingress.js';
+import { fspiopAmountOf, normaliseAmounts, transformOperationOf, withoutUnstatedFxAmount } from '../../platform/iso20022/ingress.js';
 import { loadTransformFacades } from '../../platform/iso20022/transformer.js';
 
 // ULIDs, as the ISO 20022 document requires of TxId (FSPIOP 2.0 takes them as CorrelationIds).
@@ -20,6 +20,8 @@ const TRANSFER_ID = '01JHKZ3V8E6Q2W4R5T7Y9X1A3C';
 const QUOTE_ID = '01JHKZ3V8E6Q2W4R5T7Y9X1A3D';
 const TRANSACTION_ID = '01JHKZ3V8E6Q2W4R5T7Y9X1A3E';
 const MESSAGE_ID = '01JHKZ3V8E6Q2W4R5T7Y9X1A3B';
+const CONVERSION_REQUEST_ID = '01JHKZ3V8E6Q2W4R5T7Y9X1A3F';
+const CONVERSION_ID = '01JHKZ3V8E6Q2W4R5T7Y9X1A3G';
 
 const FULFILMENT = randomBytes(32);
 const CONDITION = createHash('sha256').update(FULFILMENT).digest();
@@ -70,6 +72,27 @@ const MESSAGES = {
       VrfctnOfTerms: { IlpV4PrepPacket: ilpPrepare() },
     },
   }),
+  // An fx quote as Mojaloop's mapping library writes it: its expiry in the group header.
+  pacs091: () => ({
+    GrpHdr: creditHeader(),
+    CdtTrfTxInf: {
+      PmtId: { TxId: CONVERSION_REQUEST_ID, InstrId: CONVERSION_ID, EndToEndId: TRANSFER_ID },
+      Dbtr: agent('payerfsp'), Cdtr: agent('fxpbank'),
+      UndrlygCstmrCdtTrf: {
+        Dbtr: { Id: { OrgId: { Othr: { Id: 'payerfsp' } } } }, DbtrAgt: agent('payerfsp'),
+        Cdtr: { Id: { OrgId: { Othr: { Id: 'fxpbank' } } } }, CdtrAgt: agent('fxpbank'),
+        InstdAmt: { Ccy: 'USD', ActiveOrHistoricCurrencyAndAmount: '50.00' },
+      },
+      IntrBkSttlmAmt: { Ccy: 'EUR', ActiveCurrencyAndAmount: '0' },
+      InstrForCdtrAgt: { InstrInf: 'SEND' },
+    },
+  }),
+  pacs092: () => {
+    const message = MESSAGES.pacs091();
+    message.CdtTrfTxInf.IntrBkSttlmAmt.ActiveCurrencyAndAmount = '45.00';
+    message.CdtTrfTxInf.VrfctnOfTerms = { Sh256Sgntr: CONDITION.toString('base64url') };
+    return message;
+  },
   pacs002: () => ({
     GrpHdr: groupHeader(),
     TxInfAndSts: { ExctnConf: FULFILMENT.toString('base64url'), PrcgDt: { DtTm: nowIso() }, TxSts: 'COMM' },
@@ -102,6 +125,8 @@ const ROUTES = [
   ['parties', 'GET', '/parties/{Type}/{ID}', { Type: 'PartyIdType', ID: 'PartyIdentifier' }],
   ['parties', 'PUT', '/parties/{Type}/{ID}', { Type: 'PartyIdType', ID: 'PartyIdentifier' }],
   ['parties', 'PUT', '/parties/{Type}/{ID}/error', { Type: 'PartyIdType', ID: 'PartyIdentifier' }],
+  ['fxQuotes', 'POST', '/fxQuotes', {}],
+  ['fxQuotes', 'PUT', '/fxQuotes/{ID}', { ID: 'CorrelationId' }],
   ['bulkTransfers', 'POST', '/bulkTransfers', {}],
   ['participants', 'GET', '/participants/{Type}/{ID}', {}],
 ];
@@ -207,6 +232,43 @@ test('a pacs.081 becomes the FSPIOP POST /quotes and a pacs.082 its PUT /quotes/
   assert.deepEqual(answer.body.payeeFspFee, { currency: 'USD', amount: '0.5' });
   assert.equal(answer.body.condition, CONDITION.toString('base64url'));
   assert.equal(answer.body.ilpPacket, JSON.parse(sent.payload).CdtTrfTxInf.VrfctnOfTerms.IlpV4PrepPacket);
+});
+
+test('a pacs.091 becomes the FSPIOP POST /fxQuotes (the amount the FXP is asked for unstated) and a pacs.092 its PUT /fxQuotes/{ID}, the expiry read from the group header', async () => {
+  const sent = await send('POST', '/fxQuotes', { resource: 'fxQuotes', body: MESSAGES.pacs091(), headers: { 'fspiop-destination': 'fxpbank' } });
+  const request = assertAccepted(sent);
+  assert.deepEqual(request.body, {
+    conversionRequestId: CONVERSION_REQUEST_ID,
+    conversionTerms: {
+      conversionId: CONVERSION_ID, determiningTransferId: TRANSFER_ID, initiatingFsp: 'payerfsp', counterPartyFsp: 'fxpbank', amountType: 'SEND',
+      sourceAmount: { currency: 'USD', amount: '50' }, targetAmount: { currency: 'EUR' }, expiration: JSON.parse(sent.payload).GrpHdr.PmtInstrXpryDtTm,
+    },
+  });
+  const answerHeaders = { 'fspiop-source': 'fxpbank', 'fspiop-destination': 'payerfsp' };
+  const answer = assertAccepted(await send('PUT', `/fxQuotes/${CONVERSION_REQUEST_ID}`, { resource: 'fxQuotes', body: MESSAGES.pacs092(), headers: answerHeaders }));
+  assert.deepEqual(answer.params, { ID: CONVERSION_REQUEST_ID });
+  assert.equal(answer.body.condition, CONDITION.toString('base64url'));
+  assert.deepEqual(answer.body.conversionTerms.targetAmount, { currency: 'EUR', amount: '45' });
+  assert.equal(typeof answer.body.conversionTerms.expiration, 'string');
+});
+
+test('only a zero on the side the FXP fills is left out of an fx quote: the target of a SEND, the source of a RECEIVE', () => {
+  const terms = (amountType, source, target) => ({ conversionTerms: { amountType, sourceAmount: { currency: 'USD', amount: source }, targetAmount: { currency: 'EUR', amount: target } } });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('SEND', '50', '0')).conversionTerms.targetAmount, { currency: 'EUR' });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('SEND', '50', '0.00')).conversionTerms.targetAmount, { currency: 'EUR' });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('SEND', '50', '45')).conversionTerms.targetAmount, { currency: 'EUR', amount: '45' });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('SEND', '0', '0')).conversionTerms.sourceAmount, { currency: 'USD', amount: '0' });
+  assert.deepEqual(withoutUnstatedFxAmount(terms('RECEIVE', '0', '45')).conversionTerms, { amountType: 'RECEIVE', sourceAmount: { currency: 'USD' }, targetAmount: { currency: 'EUR', amount: '45' } });
+  assert.deepEqual(withoutUnstatedFxAmount({ conversionTerms: { amountType: 'SEND' } }), { conversionTerms: { amountType: 'SEND' } });
+});
+
+test('a pacs.091 without its expiry is refused as FSPIOP requires one; any other element in its group header still is', async () => {
+  const unstated = MESSAGES.pacs091();
+  delete unstated.GrpHdr.PmtInstrXpryDtTm;
+  assertRefused(await send('POST', '/fxQuotes', { resource: 'fxQuotes', body: unstated, headers: { 'fspiop-destination': 'fxpbank' } }), 3100, /pacs\.091 in FSPIOP: .*expiration/);
+  const stray = MESSAGES.pacs091();
+  stray.GrpHdr.XpryDtTm = stray.GrpHdr.PmtInstrXpryDtTm;
+  assertRefused(await send('POST', '/fxQuotes', { resource: 'fxQuotes', body: stray, headers: { 'fspiop-destination': 'fxpbank' } }), 3103, /GrpHdr/);
 });
 
 test('a pacs.002 becomes the payee\'s PUT /transfers/{ID} and its error form the PUT …/error', async () => {
