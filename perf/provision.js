@@ -77,16 +77,16 @@ export function isoDfspNames(names, iso20022Share = 0) {
 }
 
 /**
- * Every ordered pair of distinct DFSPs, equal weights, with the payee's MSISDN range and each
- * side's API type (ISO20022 for the DFSPs in `isoDfsps`, else FSPIOP).
+ * Every ordered pair of distinct DFSPs, equal weights, with the payee's MSISDN range and, in a
+ * run with ISO 20022 DFSPs (`isoDfsps`), each side's API type. Without any the pairs are the
+ * plain ones the chart's load test also writes; k6 reads a missing type as FSPIOP.
  */
 export function allPairs(names, msisdnCount, isoDfsps = []) {
   const apiTypeOf = (name) => (isoDfsps.includes(name) ? API_TYPE.iso20022 : API_TYPE.fspiop);
+  const apiTypes = (payer, payee) => (isoDfsps.length > 0 ? { payerApiType: apiTypeOf(payer), payeeApiType: apiTypeOf(payee) } : {});
   const pairs = [];
   names.forEach((payer) => names.forEach((payee, index) => {
-    if (payer !== payee) {
-      pairs.push({ payer, payee, weight: 1, msisdnFrom: MSISDN_BASE + index * MSISDN_STRIDE, msisdnCount, payerApiType: apiTypeOf(payer), payeeApiType: apiTypeOf(payee) });
-    }
+    if (payer !== payee) pairs.push({ payer, payee, weight: 1, msisdnFrom: MSISDN_BASE + index * MSISDN_STRIDE, msisdnCount, ...apiTypes(payer, payee) });
   }));
   return pairs;
 }

@@ -355,8 +355,9 @@ test('the switch reports what the payments did: outcomes by error code, position
   // one is rejected by the payee (5104), one stops at discovery (3204: no transfer); its
   // payment with currency conversion commits twice (the conversion and its payment); its
   // merchant-initiated payment commits; its bulk of ten commits nine, and the one the payee
-  // fulfilled wrongly aborts (3100); and the two transfers of this test's DFSPs commit.
-  assert.equal(count('COMMITTED', 'none'), (3 + 2 + 1 + 9 + 2) * DEMO_RUNS, JSON.stringify(finished));
+  // fulfilled wrongly aborts (3100); its two payments with an ISO 20022 DFSP commit; and the
+  // two transfers of this test's DFSPs commit.
+  assert.equal(count('COMMITTED', 'none'), (3 + 2 + 1 + 9 + 2 + 2) * DEMO_RUNS, JSON.stringify(finished));
   assert.equal(count('ABORTED_ERROR', '3100'), DEMO_RUNS, JSON.stringify(finished));
   assert.equal(count('ABORTED_REJECTED', '4001'), DEMO_RUNS, JSON.stringify(finished));
   assert.equal(count('ABORTED_ERROR', '5104'), DEMO_RUNS, JSON.stringify(finished));

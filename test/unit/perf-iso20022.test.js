@@ -44,7 +44,8 @@ test('a share makes the first DFSPs ISO 20022; the pairs name both sides\' types
   assert.deepEqual(Object.fromEntries([...new Set(typePairs)].map((key) => [key, typePairs.filter((entry) => entry === key).length])), {
     'ISO20022→ISO20022': 2, 'ISO20022→FSPIOP': 4, 'FSPIOP→ISO20022': 4, 'FSPIOP→FSPIOP': 2,
   });
-  assert.ok(allPairs(names, 10).every((pair) => pair.payerApiType === 'FSPIOP' && pair.payeeApiType === 'FSPIOP'));
+  // Without ISO 20022 DFSPs the pairs are the plain ones the chart's load test writes too.
+  assert.ok(allPairs(names, 10).every((pair) => !('payerApiType' in pair) && !('payeeApiType' in pair)));
   assert.equal(sharesFailure({ mode: 'full', iso20022Share: 0.5, rtpShare: 0.1, conversionShare: 0.1 }), null);
   assert.match(sharesFailure({ mode: 'full', iso20022Share: 0.75, rtpShare: 0.1 }), /two FSPIOP DFSPs/);
   assert.match(sharesFailure({ mode: 'full', iso20022Share: 1, conversionShare: 0.1 }), /FSPIOP payer/);
