@@ -15,6 +15,8 @@ import {
 import { participantStatesFromRows } from '../../ledger/ports/participant-directory.js';
 import { insertParticipant, setParticipantActive } from '../../ledger/repositories/participants.js';
 import { isRowLocked, openTransaction, waitUntilLockWaiting } from './fixtures.js';
+import { PAYLOAD_BYTES_MAX } from '../../platform/http/server.js';
+import { ORIGINAL_BODY_HEADER } from '../../platform/iso20022/original.js';
 
 const T0 = new Date('2030-05-01T09:00:00.000Z');
 const T1 = new Date('2030-05-01T09:00:07.000Z');
@@ -189,4 +191,18 @@ test('selectParticipantStates answers for the named participants and both DFSPs 
     [['activefsp', { isActive: true }], ['payeeofquote', { isActive: true }], ['payerofquote', { isActive: true }]], 'a stored quote brings both its DFSPs');
   assert.deepEqual(await statesOf([undefined], [stored.quoteId]), [['payeeofquote', { isActive: true }], ['payerofquote', { isActive: true }]]);
   assert.equal(selectParticipantStates(['', undefined], []), null, 'nothing to read, no statement');
+});
+
+test('a quote that came as ISO 20022 keeps its original in its headers, up to the edge\'s body limit and escaped as JSON', async () => {
+  // The edge takes bodies up to PAYLOAD_BYTES_MAX; as a JSON string every '"' doubles, so
+  // headers holding such an original outgrow a TEXT column (migration 20261203110000).
+  const original = `{"GrpHdr":${JSON.stringify({ MsgId: '"'.repeat(PAYLOAD_BYTES_MAX / 2 - 20) })}}`.slice(0, PAYLOAD_BYTES_MAX);
+  const headers = { 'fspiop-source': 'payerfsp', 'content-type': 'application/vnd.interoperability.iso20022.quotes+json;version=2.0', [ORIGINAL_BODY_HEADER]: original };
+  const quote = newQuote({ state: QUOTE_STATE.answered, answerHash: 'answer-hash', answerAt: ACCEPTED_AT + 5, answer: payeeAnswer({ headers }) });
+  quote.request.headers = headers;
+  assert.ok(JSON.stringify(headers).length > 65_535, 'the headers are larger than a TEXT column');
+  await insert([quote]);
+  const found = await findQuotes(db, [quote.quoteId]);
+  assert.equal(found.get(quote.quoteId).answer.headers[ORIGINAL_BODY_HEADER], original);
+  assert.equal(JSON.parse((await rowOf(quote.quoteId)).request_headers)[ORIGINAL_BODY_HEADER], original);
 });
