@@ -28,7 +28,6 @@ import { createPartyCallbackMetrics, createPartyCallbackSender } from './party-c
 import { createCallbackDelivery } from '../platform/delivery/callback-delivery.js';
 import { readDeliveryConfig } from '../platform/delivery/config.js';
 import { createHubSigner, readHubSigningKey } from '../platform/delivery/hub-signature.js';
-import { preloadTransformFacades } from '../platform/iso20022/egress.js';
 
 // Two narrow tokens: one registers and removes parties in the built-in oracle (which it reads
 // in process, from the database), the other reads DFSP endpoints from the admin API. The
@@ -75,8 +74,6 @@ export async function start(processEnv) {
   const { config, delivery, settings } = readSettings(processEnv);
   const logger = createLogger(config);
   const metrics = createMetrics(config);
-  // The ISO 20022 mapping library loads while the edge starts, not on the first callback converted.
-  preloadTransformFacades(logger);
   const db = createDatabase(config.db, { metrics });
   // Every discovery reads the built-in oracle and records or checks a pending lookup: those
   // statements go through a mysql2 pool without knex's query builder; knex serves the rest.

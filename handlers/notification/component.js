@@ -19,7 +19,7 @@ import { createHubSigner, readHubSigningKey } from '../../platform/delivery/hub-
 import { createRetryHandler, createRetryScheduler, createRetryWaiter } from './retry.js';
 import { createRequesterNotifier } from './requester-notifier.js';
 import { consumerCheck, deadLetterOptions, exitWhenStalled } from '../../platform/handler-runtime.js';
-import { preloadTransformFacades } from '../../platform/iso20022/egress.js';
+import { preloadTransformFacades } from '../../platform/iso20022/transformer.js';
 
 function readSettings(processEnv) {
   const env = { SERVICE_NAME: 'notification-handler', ...processEnv };

@@ -14,17 +14,7 @@ import { edgeTlsOptions, registerClientIdentityCheck } from './client-identity.j
 import { registerRateLimit } from './rate-limit.js';
 import { registerSourceRefusals, registerUnprovenSender } from './sender.js';
 import { runComponent } from '../component.js';
-import { loadTransformFacades } from '../iso20022/transformer.js';
-
-/**
- * Starts loading the ISO 20022 mapping library (about two seconds) without waiting for it, so
- * that the edge's first ISO 20022 request does not pay for it; it is configured with the
- * edge's logger. A library that cannot load is logged here, and each ISO 20022 request then
- * answers 2003 (platform/iso20022/ingress.js); FSPIOP requests never need it.
- */
-function preloadIsoMapping(logger) {
-  loadTransformFacades(logger).catch((error) => logger.error({ err: error }, 'the ISO 20022 mapping library cannot be loaded'));
-}
+import { preloadTransformFacades } from '../iso20022/transformer.js';
 
 /**
  * The HTTP server of a DFSP-facing edge: HTTPS when configured, and before any route runs the
@@ -40,7 +30,7 @@ export function createDfspFacingServer({ config, logger, metrics, health, keySto
   registerUnprovenSender(server, { checksOff: config.clientIdentity.mode === 'off' && config.jws.verification === 'off' });
   // After the checks above, so only a request they proved spends its DFSP's tokens.
   registerRateLimit(server, { settings: config.rateLimit, metrics, logger });
-  preloadIsoMapping(logger);
+  preloadTransformFacades(logger);
   return server;
 }
 

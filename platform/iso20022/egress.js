@@ -283,12 +283,3 @@ export async function prepareCallback({ event, url, apiType, hubName, signCallba
   Object.assign(headers, originalHeaders(event, original, hubName));
   return { conversion, headers: await signCallback({ event, method, url, headers, body, byHub: true }), body };
 }
-
-/**
- * Starts loading the mapping library without waiting for it (a sender of callbacks calls it as
- * it starts), so that the first conversion does not pay the library's seconds of loading; a
- * load that fails is logged here, and each conversion then fails with its reason.
- */
-export function preloadTransformFacades(logger) {
-  loadTransformFacades(logger).catch((error) => logger.error({ err: error }, 'the ISO 20022 mapping library could not be loaded'));
-}

@@ -95,7 +95,7 @@ async function convert(validated, { resource, operation, fspiopForm, receivedAt 
   let facades;
   try {
     // Loaded (and configured with the edge's logger) when the edge started, which also
-    // logged a library that cannot load; the request may be sent again later.
+    // logged a library that cannot load; each request tries the load again.
     facades = await loadTransformFacades();
   } catch {
     return { failure: fspiopFailure(2003, 'ISO 20022 cannot be converted now') };

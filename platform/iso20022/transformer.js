@@ -30,6 +30,21 @@ export function loadTransformFacades(logger) {
     TransformFacades.FSPIOP.configure(settings);
     TransformFacades.FSPIOPISO20022.configure(settings);
     return TransformFacades;
+  }).catch((error) => {
+    // A load that failed is tried again by the next call rather than remembered as failed.
+    loading = undefined;
+    throw error;
   });
   return loading;
+}
+
+/**
+ * Starts loading the library without waiting for it, configured with the process's `logger`:
+ * every process that converts (the FSPIOP edges, the notification handler, account lookup)
+ * calls it as it starts, so that its first ISO 20022 message does not pay the library's seconds
+ * of loading. A load that fails is logged here; each conversion then tries again, and fails
+ * with its reason while the library cannot load.
+ */
+export function preloadTransformFacades(logger) {
+  loadTransformFacades(logger).catch((error) => logger.error({ err: error }, 'the ISO 20022 mapping library cannot be loaded'));
 }
