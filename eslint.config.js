@@ -44,6 +44,7 @@ export const CONTEXT_FOLDERS = Object.freeze({
   quoting: ['quoting'],
   'account-lookup': ['account-lookup'],
   'api-adapter': ['api-adapter'],
+  portal: ['portal'],
 });
 export const PUBLISHED_PORTS = Object.freeze(['ledger/ports']);
 
@@ -95,7 +96,7 @@ const contextBoundaries = {
 };
 
 export default [
-  { ignores: ['node_modules/', '.cache/', '.tools/', '.run/', 'perf/results/', 'charts/'] },
+  { ignores: ['node_modules/', '.cache/', '.tools/', '.run/', 'perf/results/', 'charts/', 'portal/dist/'] },
   js.configs.recommended,
   {
     languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: globals.node },
@@ -107,6 +108,15 @@ export default [
     },
   },
   { files: ['test/**/*.js', 'perf/**/*.js'], rules: { 'max-lines-per-function': 'off' } },
+  // The portal's single-page application runs in the browser, bundled by portal/build.mjs: it
+  // imports only its own modules and its libraries, never the switch's server code.
+  {
+    files: ['portal/app/**/*.js'],
+    languageOptions: { globals: globals.browser },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./\\.\\./', message: 'the portal\'s browser code imports only portal/app and its libraries.' }] }],
+    },
+  },
   { plugins: { architecture: { rules: { 'context-boundaries': contextBoundaries } } }, rules: { 'architecture/context-boundaries': 'error' } },
   { files: DOMAIN_FOLDERS.map((folder) => `${folder}/**/*.js`), rules: DOMAIN_RULES },
 ];

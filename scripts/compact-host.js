@@ -28,6 +28,7 @@ export const COMPONENT_MODULES = Object.freeze({
   'quoting-handler': 'quoting/handler/component.js',
   'account-lookup': 'account-lookup/component.js',
   'account-lookup-admin': 'account-lookup/admin-component.js',
+  portal: 'portal/component.js',
 });
 
 /** Kafka consumers each component holds: every one waits in consume() on a libuv pool thread. */

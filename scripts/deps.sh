@@ -6,8 +6,10 @@
 #       Maven for Kafka, curl for health checks, openssl for the local scheme's certificates
 #     - node_modules: `npm ci` when missing or older than package-lock.json
 #     - Kafka jars (+ slf4j binding) from Maven Central into .cache/kafka/libs
+#     - the portal's bundle (portal/dist, esbuild over portal/app) when missing or stale
 #   all  (the default: `make deps`, `make test`, `make fuzz`, `make chaos`, perf): the above, and
 #   - prometheus and prometheus-mysqld-exporter (Debian): the dashboards and rules test
+#   - chromium and fonts-liberation (Debian): the portal's browser tests
 #   - redis-server (Debian) and test/sdk-scheme-adapter/node_modules (`npm ci`, same rule):
 #     the real Mojaloop DFSP client of test/integration/sdk-scheme-adapter.test.js
 #   - k6 and helm via `go install` into .tools/bin
@@ -46,6 +48,10 @@ wanted_debian_packages() {
     command -v redis-server >/dev/null || missing+=(redis-server)
     command -v prometheus >/dev/null || missing+=(prometheus)
     command -v prometheus-mysqld-exporter >/dev/null || missing+=(prometheus-mysqld-exporter)
+    # The portal's browser tests drive Debian's Chromium (never a browser downloaded by npm),
+    # with a font to lay its text out in.
+    command -v chromium >/dev/null || missing+=(chromium)
+    [[ -d /usr/share/fonts/truetype/liberation ]] || missing+=(fonts-liberation)
   fi
   # `make image` and `make cluster-test` only (DEPS_CLUSTER=1): the daemonless image build, and
   # the one-node cluster's container runtime, pod network, Service rules and test image.
@@ -110,6 +116,17 @@ install_npm_project() {
 # The sdk-scheme-adapter test's own npm project: @mojaloop/sdk-scheme-adapter@18.0.2 pins a
 # node 16-era tree (EBADENGINE warnings only), so it stays out of the switch's node_modules.
 SDK_ADAPTER_DIR="$REPO_ROOT/test/sdk-scheme-adapter"
+
+# ---- the portal's bundle --------------------------------------------------------------------
+
+# The portal serves portal/dist, built from portal/app by esbuild (portal/build.mjs): stale when
+# missing, or older than any source file or the installed packages.
+portal_bundle_stale() {
+  local built="$REPO_ROOT/portal/dist/index.html"
+  [[ -f "$built" ]] || return 0
+  [[ "$REPO_ROOT/node_modules/.package-lock.json" -nt "$built" || "$REPO_ROOT/portal/build.mjs" -nt "$built" ]] && return 0
+  [[ -n "$(find "$REPO_ROOT/portal/app" -newer "$built" -print -quit)" ]]
+}
 
 # ---- Kafka jars -----------------------------------------------------------------------------
 
@@ -252,9 +269,17 @@ main() {
     start_job kafka-jars fetch_kafka_libs
   fi
 
-  ((${#JOB_PIDS[@]} == 0)) && { log "everything already installed ($DEPS_PROFILE)"; return 0; }
-  wait_jobs || die "some dependencies failed to install (see the logs above)"
-  log "dependencies installed ($DEPS_PROFILE) in $((SECONDS - started))s"
+  if ((${#JOB_PIDS[@]} == 0)); then
+    log "everything already installed ($DEPS_PROFILE)"
+  else
+    wait_jobs || die "some dependencies failed to install (see the logs above)"
+    log "dependencies installed ($DEPS_PROFILE) in $((SECONDS - started))s"
+  fi
+  if portal_bundle_stale; then
+    (cd "$REPO_ROOT" && node portal/build.mjs) >"$LOG_DIR/deps-portal.log" 2>&1 ||
+      { show_log_tail "$LOG_DIR/deps-portal.log" 30; die "the portal's bundle failed to build"; }
+    log "portal: bundled into portal/dist"
+  fi
 }
 
 main "$@"

@@ -35,6 +35,7 @@ export const COMPONENTS = Object.freeze({
   'quoting': 'quoting/main.js',
   'quoting-handler': 'quoting/handler/main.js',
   'settlement-api': 'ledger/settlement-api/main.js',
+  portal: 'portal/main.js',
 });
 
 /** What a transfer needs: the transfers edge, its handlers and the callbacks. */
@@ -103,6 +104,13 @@ export async function startSwitch({
   const ports = new Map(); // `${component}-${index}` → the HTTP port that replica listens on
   const secure = Boolean(baseEnv.TLS_CERT_PATH);
   const harness = { admin, prefix, processes, ports, apiUrl: undefined, oracleUrl: baseEnv.ORACLE_BUILTIN_URL, secure, profile };
+  // The portal forwards to the operator APIs of this switch: the admin API in this process, the
+  // others where they were started (or a closed port, which the portal answers as unreachable).
+  const portalUpstreamEnv = (portOf) => ({
+    PORTAL_ADMIN_API_URL: admin.baseUrl,
+    PORTAL_SETTLEMENT_API_URL: `http://127.0.0.1:${portOf('settlement-api') ?? 9}`,
+    PORTAL_ALS_ADMIN_API_URL: `http://127.0.0.1:${portOf('account-lookup-admin') ?? 9}`,
+  });
   const urlAt = (name, port) => `${secure && FSPIOP_EDGES.includes(name) ? 'https' : 'http'}://127.0.0.1:${port}`;
   const alive = (child) => child !== undefined && child.exitCode === null && child.signalCode === null;
 
@@ -140,8 +148,11 @@ export async function startSwitch({
     const args = hostMembers.has(name)
       ? [COMPACT_HOST, members.map((member, at) => `${member}=${memberPorts[at]}`).join(',')]
       : [COMPONENTS[name]];
+    const portOf = (member) => memberPorts[members.indexOf(member)] ?? ports.get(`${member}-0`);
     const child = spawn(process.execPath, [...nodeArgs, ...args], {
-      cwd: ROOT, env: { ...baseEnv, PORT: String(memberPorts[0]), SERVICE_NAME: name, REPLICA_INDEX: String(index) }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: { ...baseEnv, ...(members.includes('portal') ? portalUpstreamEnv(portOf) : {}), PORT: String(memberPorts[0]), SERVICE_NAME: name, REPLICA_INDEX: String(index) },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.output = '';
     child.stdout.on('data', (chunk) => { child.output += chunk; });
