@@ -37,6 +37,7 @@ const SETTLEMENT_URL = process.env.SETTLEMENT_API_URL ?? `http://127.0.0.1:${300
 const TRANSFERS_URL = process.env.TRANSFERS_API_URL ?? `${EDGE_SCHEME}://127.0.0.1:${3000 + OFFSET}`;
 const QUOTES_URL = process.env.QUOTES_API_URL ?? `${EDGE_SCHEME}://127.0.0.1:${3002 + OFFSET}`;
 const PARTIES_URL = process.env.ACCOUNT_LOOKUP_URL ?? `${EDGE_SCHEME}://127.0.0.1:${4002 + OFFSET}`;
+const PORTAL_URL = process.env.PORTAL_URL ?? `http://127.0.0.1:${3010 + OFFSET}`;
 const CURRENCY = 'USD';
 const KEYS_DIR = process.env.DFSP_JWS_KEYS_DIR ?? new URL('../.run/jws/dfsps', import.meta.url).pathname;
 const TLS_DIR = process.env.SCHEME_TLS_DIR ?? new URL('../.run/tls', import.meta.url).pathname;
@@ -297,6 +298,15 @@ async function main() {
   console.log(`\nAccounts and positions (POSITION > 0: owed to the scheme; SETTLEMENT -5000: 5000 deposited, the DFSP's liquidity cover)\n`);
   console.log(table(rows));
   await settle(request, rows);
+  printPortal();
+}
+
+/** Where the operators' portal is, and the token to sign in with (the local runtime's own). */
+function printPortal() {
+  const tokens = operatorTokensFromEnv();
+  console.log(`\nPortal: ${PORTAL_URL}/ (open it in a browser on this machine)`);
+  console.log(`  sign in with the read-write token: ${tokens.readWrite ?? '(any: operator authentication is off)'}`);
+  if (tokens.readOnly) console.log(`  or the read-only token, which sees and cannot act: ${tokens.readOnly}`);
 }
 
 main().catch((error) => {
