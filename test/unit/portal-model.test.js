@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, createHash } from 'node:crypto';
 import { add, compare, formatAmount, isAmount, negate, percentOf, subtract } from '../../portal/app/money.js';
-import { byHeadroomUsed, standingOf } from '../../portal/app/views/positions.js';
+import { byHeadroomUsed, headroomOf, standingOf } from '../../portal/app/views/positions.js';
 import { accountOwners, nextAccountState, settlementCsv, settlementRows } from '../../portal/app/views/settlement-model.js';
 import { keyFingerprint, newUuid } from '../../portal/app/ids.js';
 import { upstreamUrl } from '../../portal/server/forward.js';
@@ -42,13 +42,20 @@ test("a DFSP's standing per currency: position, cap, headroom, liquidity cover a
   const [usd, eur] = standingOf(participant, accounts, limits);
   assert.deepEqual({ ...usd }, {
     name: 'payerfsp', currency: 'USD', participantActive: true, accountActive: true, positionAccountId: '3', settlementAccountId: '4',
-    position: '2500', reserved: '10', ndc: '10000', headroom: '7500', usedPercent: 25, liquidity: '5000',
+    position: '2500', reserved: '10', ndc: '10000', liquidity: '5000', headroom: '2500', usedPercent: 50,
   });
   assert.equal(eur.ndc, null, "another DFSP's cap is not this one's");
-  assert.equal(eur.headroom, null);
+  assert.equal(eur.headroom, null, 'neither a cap nor a cover: no headroom to show');
   assert.equal(eur.usedPercent, 0);
   assert.equal(eur.accountActive, false);
   assert.equal(eur.liquidity, null);
+});
+
+test('headroom is what a DFSP can still pay: the lower of its cap and its cover, less its position', () => {
+  assert.deepEqual(headroomOf('2500', '10000', '5000'), { headroom: '2500', usedPercent: 50 });
+  assert.deepEqual(headroomOf('2500', '4000', '5000'), { headroom: '1500', usedPercent: 62.5 });
+  assert.deepEqual(headroomOf('-20', null, '100'), { headroom: '120', usedPercent: 0 });
+  assert.deepEqual(headroomOf('1', null, null), { headroom: null, usedPercent: 0 });
 });
 
 test('DFSPs nearest their cap come first', () => {

@@ -23,7 +23,7 @@ function Row({ row }) {
     <${Table.Td} ta="right" data-testid="ndc">${formatAmount(row.ndc)}</${Table.Td}>
     <${Table.Td} ta="right" data-testid="headroom">${formatAmount(row.headroom)}</${Table.Td}>
     <${Table.Td} w=${160}>
-      <${Progress} value=${Math.min(100, row.usedPercent)} color=${barColor(row)} aria-label=${`${row.usedPercent}% of the cap used`} />
+      <${Progress} value=${Math.min(100, row.usedPercent)} color=${barColor(row)} aria-label=${`${row.usedPercent}% of its headroom used`} />
       <${Text} size="xs" c="dimmed" data-testid="used">${row.usedPercent}% used</${Text}>
     </${Table.Td}>
     <${Table.Td} ta="right" data-testid="liquidity">${formatAmount(row.liquidity)}</${Table.Td}>
@@ -45,7 +45,7 @@ export function DfspsView() {
     <${Table} striped highlightOnHover data-testid="dfsps">
       <${Table.Thead}><${Table.Tr}>
         <${Table.Th}>DFSP</${Table.Th}><${Table.Th}>Currency</${Table.Th}><${Table.Th} ta="right">Position</${Table.Th}>
-        <${Table.Th} ta="right">Net debit cap</${Table.Th}><${Table.Th} ta="right">Headroom</${Table.Th}><${Table.Th}>Cap used</${Table.Th}>
+        <${Table.Th} ta="right">Net debit cap</${Table.Th}><${Table.Th} ta="right" title="what it can still pay out: the lower of its cap and its liquidity cover, less its position">Headroom</${Table.Th}><${Table.Th} title="position as a share of the lower of the cap and the cover">Used</${Table.Th}>
         <${Table.Th} ta="right">Liquidity cover</${Table.Th}><${Table.Th}>State</${Table.Th}>
       </${Table.Tr}></${Table.Thead}>
       <${Table.Tbody}>${(data ?? []).map((row) => html`<${Row} key=${`${row.name}/${row.currency}`} row=${row} />`)}</${Table.Tbody}>

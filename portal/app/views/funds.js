@@ -8,6 +8,7 @@ import { html } from '../html.js';
 import { ConfirmAction } from '../confirm.js';
 import { add, formatAmount, isAmount, subtract } from '../money.js';
 import { newUuid } from '../ids.js';
+import { headroomOf } from './positions.js';
 
 const AMOUNT = /^\d{1,14}(\.\d{1,4})?$/;
 
@@ -33,7 +34,7 @@ export function FundsForm({ api, name, rows, onDone }) {
   const details = valid && html`<${Stack} gap="xs" data-testid="funds-summary">
     <${Text}>${direction === 'in' ? 'Record funds in to' : 'Withdraw funds from'} ${name}'s ${row.currency} settlement account: ${formatAmount(amount)} ${row.currency}.</${Text}>
     <${Text}>Liquidity cover: ${formatAmount(row.liquidity)} → <b>${formatAmount(after)}</b> ${row.currency}</${Text}>
-    <${Text}>Headroom under the cap stays ${formatAmount(row.headroom)} ${row.currency} until the cap is changed.</${Text}>
+    <${Text}>Headroom (what it can still pay out): ${formatAmount(row.headroom)} → <b>${formatAmount(headroomOf(row.position, row.ndc, after).headroom)}</b> ${row.currency}</${Text}>
   </${Stack}>`;
   return html`<${Stack} gap="xs" maw=${520}>
     <${Group} grow>

@@ -1,7 +1,22 @@
 // Each DFSP's standing per currency, from the admin API: its position, net debit cap (NDC),
-// the headroom left under the cap, and its liquidity cover (what it has pre-funded in its
-// settlement account, which the API shows as a negative balance, as central-ledger does).
+// its liquidity cover (what it has pre-funded in its settlement account, which the API shows
+// as a negative balance, as central-ledger does), and its headroom: what it can still pay out,
+// since a prepare must fit under both its cover and its cap (ledger/domain/position.js).
 import { compare, negate, percentOf, subtract } from '../money.js';
+
+/** The lower of the cap and the cover, either of which may be unknown (null). */
+function ceilingOf(ndc, liquidity) {
+  if (ndc === null) return liquidity;
+  if (liquidity === null) return ndc;
+  return compare(ndc, liquidity) <= 0 ? ndc : liquidity;
+}
+
+/** Headroom and share used for a position under a cap and a cover. */
+export function headroomOf(position, ndc, liquidity) {
+  const ceiling = ceilingOf(ndc, liquidity);
+  if (ceiling === null) return { headroom: null, usedPercent: 0 };
+  return { headroom: subtract(ceiling, position), usedPercent: Math.max(0, percentOf(position, ceiling)) };
+}
 
 const ACCOUNT_TYPE = Object.freeze({ position: 'POSITION', settlement: 'SETTLEMENT' });
 
@@ -13,6 +28,7 @@ export function standingOf(participant, accounts, limits) {
     const limit = limits.find((entry) => entry.name === participant.name && entry.currency === position.currency && entry.limit.type === 'NET_DEBIT_CAP');
     const ndc = limit ? String(limit.limit.value) : null;
     const value = String(position.value);
+    const liquidity = settlement ? negate(String(settlement.value)) : null;
     return {
       name: participant.name,
       currency: position.currency,
@@ -23,9 +39,8 @@ export function standingOf(participant, accounts, limits) {
       position: value,
       reserved: String(position.reservedValue ?? '0'),
       ndc,
-      headroom: ndc === null ? null : subtract(ndc, value),
-      usedPercent: ndc === null ? 0 : Math.max(0, percentOf(value, ndc)),
-      liquidity: settlement ? negate(String(settlement.value)) : null,
+      liquidity,
+      ...headroomOf(value, ndc, liquidity),
     };
   });
 }
