@@ -82,7 +82,7 @@ function Settlement({ api, settlement, owners, onDone }) {
   const advanceAll = () => api.put('settlement', `/v2/settlements/${settlement.id}`, {
     participants: movable.map((row) => ({ id: row.participantId, accounts: [{ id: row.accountId, state: nextAccountState(row.state), reason: 'moved from the portal' }] })),
   });
-  return html`<${Card} withBorder data-testid=${`settlement-${settlement.id}`}>
+  return html`<${Card} withBorder data-testid="settlement" data-settlement-id=${settlement.id}>
     <${Group} justify="space-between"><${Group}><${Title} order=${5}>Settlement ${settlement.id}</${Title}><${Badge} data-testid="settlement-state">${settlement.state}</${Badge}>
       <${Text} size="sm" c="dimmed">windows ${(settlement.settlementWindows ?? []).map((window) => window.id).join(', ')}</${Text}></${Group}>
       <${Group}><${Button} variant="default" size="xs" onClick=${() => download(settlement, rows)} data-testid="settlement-csv">CSV</${Button}>
