@@ -81,3 +81,11 @@ export function settlementView(settlement, windows, { modelName } = {}) {
     participants: participantsView([...settlement.accounts.values()]),
   };
 }
+
+/** A window's totals per currency (GET /v2/settlementWindows/{id}/totals). */
+export function windowTotalsView(settlementWindowId, totals) {
+  return {
+    settlementWindowId,
+    totals: totals.map((total) => ({ currency: total.currency, transferCount: total.transferCount, amount: jsonNumber(formatAmount(total.amount)) })),
+  };
+}

@@ -10,7 +10,7 @@ import { listSettlementModels } from '../repositories/onboarding.js';
 import { closeWindowAndOpenNext, findWindow, findWindows, openWindowId, windowTotals } from '../repositories/settlements.js';
 import { nothingFound, parseId, readFilters } from './query.js';
 import { validators } from './schemas.js';
-import { windowView } from './views.js';
+import { windowTotalsView, windowView } from './views.js';
 
 export const WINDOW_FILTERS = Object.freeze(['participantId', 'state', 'fromDateTime', 'toDateTime', 'currency']);
 
@@ -29,6 +29,19 @@ export function windowRoutes({ db, clock, onWindowClosed = () => {} }) {
     const [window] = await findWindows(db, { ids: [id] });
     if (!window) return failureResponse(h, failure(FAILURE.settlementWindowNotFound, `No record for settlementWindowId: ${id} found`));
     return jsonResponse(h, windowView(window));
+  }
+
+  /**
+   * What a window holds per currency, in any state: its transfers' count and amount (gross
+   * settled ones included). Not central-settlement's: its windows carry no amounts, and an
+   * operator deciding when to close or settle one wants to see them.
+   */
+  async function getWindowTotals(request, h) {
+    const id = parseId(request.params.id, 'settlementWindowId');
+    if (isFailure(id)) return failureResponse(h, id);
+    const window = await findWindow(db, id);
+    if (!window) return failureResponse(h, failure(FAILURE.settlementWindowNotFound, `No record for settlementWindowId: ${id} found`));
+    return jsonResponse(h, windowTotalsView(id, await windowTotals(db, id)));
   }
 
   async function closeWindow(request, h, body) {
@@ -56,6 +69,7 @@ export function windowRoutes({ db, clock, onWindowClosed = () => {} }) {
   return [
     { method: 'GET', path: '/v2/settlementWindows', handler: listWindows },
     { method: 'GET', path: '/v2/settlementWindows/{id}', handler: getWindow },
+    { method: 'GET', path: '/v2/settlementWindows/{id}/totals', handler: getWindowTotals },
     bodyRoute('POST', '/v2/settlementWindows/{id}', validators.closeWindow, closeWindow),
   ];
 }

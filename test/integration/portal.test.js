@@ -149,6 +149,7 @@ test('closing and settling the window through every state brings every position 
   await go(page, '#/settlement');
   const open = await page.waitForSelector(`xpath/.//tr[.//*[@data-testid="window-state"][normalize-space()="OPEN"]]`, { timeout: 15000 });
   const windowId = await open.evaluate((row) => row.getAttribute('data-testid').replace('window-', ''));
+  await waitForText(page, `${byTestId(`window-${windowId}`)} ${byTestId('window-totals')}`, /^15 USD \(1 transfer\)$/, "the open window's totals");
   await confirmAction(page, `${byTestId(`window-${windowId}`)} ${byTestId('close-window')}`);
   await waitForText(page, `${byTestId(`window-${windowId}`)} ${byTestId('window-state')}`, /^CLOSED$/, 'the window closing');
   await page.click(byTestId(`choose-window-${windowId}`));

@@ -11,6 +11,8 @@ import { formatAmount } from '../money.js';
 import { accountOwners, nextAccountState, settlementCsv, settlementRows } from './settlement-model.js';
 
 const LOOK_BACK_MS = 90 * 24 * 3600 * 1000;
+// The most recent windows shown, each with its totals (one request a window).
+const WINDOWS_SHOWN = 20;
 
 /** A list the settlement API answers with 404 when nothing matches: empty, not an error. */
 async function listOrEmpty(promise) {
@@ -31,7 +33,10 @@ async function loadSettlement(api) {
     api.get('admin', '/settlementModels'),
   ]);
   const byIdDescending = (a, b) => Number(b.id ?? b.settlementWindowId) - Number(a.id ?? a.settlementWindowId);
-  return { windows: [...windows].sort(byIdDescending), settlements: [...settlements].sort(byIdDescending), owners: accountOwners(participants), models };
+  const shown = [...windows].sort(byIdDescending).slice(0, WINDOWS_SHOWN);
+  const totals = await Promise.all(shown.map((window) => api.get('settlement', `/v2/settlementWindows/${window.settlementWindowId}/totals`)));
+  const withTotals = shown.map((window, index) => ({ ...window, totals: totals[index].totals }));
+  return { windows: withTotals, settlements: [...settlements].sort(byIdDescending), owners: accountOwners(participants), models };
 }
 
 function download(settlement, rows) {
@@ -51,14 +56,14 @@ function Windows({ api, windows, models, onDone }) {
   });
   return html`<${Card} withBorder><${Title} order=${4} mb="xs">Settlement windows</${Title}>
     <${Table} data-testid="windows"><${Table.Thead}><${Table.Tr}><${Table.Th} /><${Table.Th}>Window</${Table.Th}><${Table.Th}>State</${Table.Th}>
-      <${Table.Th}>Opened</${Table.Th}><${Table.Th}>Currencies</${Table.Th}><${Table.Th} /></${Table.Tr}></${Table.Thead}>
+      <${Table.Th}>Opened</${Table.Th}><${Table.Th}>Totals</${Table.Th}><${Table.Th} /></${Table.Tr}></${Table.Thead}>
     <${Table.Tbody}>${windows.map((window) => {
       const id = String(window.settlementWindowId);
       return html`<${Table.Tr} key=${id} data-testid=${`window-${id}`}>
         <${Table.Td}>${window.state === 'CLOSED' && html`<${Checkbox} checked=${chosen.includes(id)} onChange=${() => toggle(id)} aria-label=${`choose window ${id}`} data-testid=${`choose-window-${id}`} />`}</${Table.Td}>
         <${Table.Td}>${id}</${Table.Td}><${Table.Td}><${Badge} data-testid="window-state">${window.state}</${Badge}></${Table.Td}>
         <${Table.Td}>${window.createdDate}</${Table.Td}>
-        <${Table.Td}>${[...new Set((window.content ?? []).map((content) => content.currencyId))].join(', ') || '—'}</${Table.Td}>
+        <${Table.Td} data-testid="window-totals">${window.totals.map((total) => `${formatAmount(String(total.amount))} ${total.currency} (${total.transferCount} transfer${String(total.transferCount) === '1' ? '' : 's'})`).join('; ') || 'no transfers'}</${Table.Td}>
         <${Table.Td}>${window.state === 'OPEN' && html`<${ConfirmAction} label="Close…" title=${`Close window ${id}`} testId="close-window" onDone=${onDone}
           details=${`Window ${id} closes and a new one opens; transfers committed from now on fall into the new window.`}
           perform=${() => api.post('settlement', `/v2/settlementWindows/${id}`, { state: 'CLOSED', reason: 'closed from the portal' })} />`}</${Table.Td}>
