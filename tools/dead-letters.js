@@ -11,7 +11,7 @@ import { createLogger } from '../platform/logger.js';
 import { createMetrics } from '../platform/metrics.js';
 import { createProducer } from '../platform/kafka/producer.js';
 import { DEAD_LETTER_HANDLERS } from '../platform/kafka/topics.js';
-import { deadLetterAddress, readDeadLetterTopic, replayDeadLetters, selectDeadLetters } from './lib/dead-letters.js';
+import { deadLetterAddress, readDeadLetterTopic, replayDeadLetters, selectDeadLetters } from '../platform/kafka/dead-letter-reader.js';
 
 const USAGE = `usage: node tools/dead-letters.js list [handler ...]
        node tools/dead-letters.js replay <handler> all|<partition>:<offset> ...

@@ -14,11 +14,11 @@
 //   type; only its Accept and Content-Type are rewritten to the receiver's API.
 // A conversion that fails is a failed callback with a reason, never a crash or a retry.
 import { createHash } from 'node:crypto';
-import ilpPacket from 'ilp-packet';
 import { buildCallbackHeaders, callbackBody, fspiopCallbackBody, isForward } from '../delivery/callback-request.js';
 import { interopContentType } from '../fspiop/versions.js';
 import { API_TYPE, apiTypeOfMediaType, isoContentType, isoVersionsOf, requestApiType } from './media-types.js';
 import { loadTransformFacades } from './transformer.js';
+import { transactionOfIlpPacket } from '../fspiop/ilp-transaction.js';
 import { isoOperation } from './document.js';
 
 /** The headers a converted forward carries about its original (README, "Signatures"). */
@@ -77,23 +77,6 @@ function paramsOf(event, url) {
   const params = { Type: templateParams.partyIdType, ID: templateParams.partyIdentifier };
   if (templateParams.partySubIdOrType) params.SubId = templateParams.partySubIdOrType;
   return params;
-}
-
-/**
- * The transaction an ILP v4 prepare carries (FSPIOP 2.0: its data is the base64url text of
- * the transaction's JSON, as Mojaloop's SDKs write it; a packet whose data is the JSON itself
- * is read too), or null when the packet carries none.
- */
-export function transactionOfIlpPacket(packet) {
-  if (typeof packet !== 'string') return null;
-  try {
-    const text = ilpPacket.deserializeIlpPrepare(Buffer.from(packet, 'base64url')).data.toString('utf8');
-    const json = text.trimStart().startsWith('{') ? text : Buffer.from(text, 'base64url').toString('utf8');
-    const transaction = JSON.parse(json);
-    return transaction !== null && typeof transaction === 'object' ? transaction : null;
-  } catch {
-    return null;
-  }
 }
 
 /** A DFSP as the party of a transfer when the transaction names no person or organisation. */

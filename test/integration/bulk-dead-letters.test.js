@@ -18,7 +18,7 @@ import { createLogger } from '../../platform/logger.js';
 import { createMetrics } from '../../platform/metrics.js';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { TOPIC, topicName } from '../../platform/kafka/topics.js';
-import { readDeadLetters } from '../../tools/lib/dead-letters.js';
+import { readDeadLetters } from '../../platform/kafka/dead-letter-reader.js';
 
 const ITEM_AMOUNT = '10';
 

@@ -11,7 +11,7 @@ import Kafka from 'node-rdkafka';
 import { createAdminClient, createTopic, deleteTopic } from '../../platform/kafka/admin.js';
 import { deadLetterTopic, encodeDeadLetter } from '../../platform/kafka/dead-letters.js';
 import { DEAD_LETTER_HANDLERS, TOPIC, topicName } from '../../platform/kafka/topics.js';
-import { readDeadLetterTopic } from '../../tools/lib/dead-letters.js';
+import { readDeadLetterTopic } from '../../platform/kafka/dead-letter-reader.js';
 import { testConfig, uniqueSuffix } from '../support/environment.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;

@@ -14,7 +14,7 @@ import { createLogger } from '../../platform/logger.js';
 import { createMetrics } from '../../platform/metrics.js';
 import { encodeEvent } from '../../platform/kafka/envelope.js';
 import { TOPIC, topicName } from '../../platform/kafka/topics.js';
-import { readDeadLetters } from '../../tools/lib/dead-letters.js';
+import { readDeadLetters } from '../../platform/kafka/dead-letter-reader.js';
 
 // Accepted by the API's DateTime pattern, but year 10000 in UTC: MariaDB refuses to store it.
 const YEAR_10000 = '9999-12-31T23:59:59.999-01:00';

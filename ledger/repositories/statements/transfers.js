@@ -13,6 +13,7 @@ import { failure } from '../../../platform/domain/failures.js';
 import { HOLDING_RESERVATION } from '../../domain/fx-expiry.js';
 import { TRANSFER_KIND, TRANSFER_STATE, isFinal } from '../../domain/transfer-states.js';
 import { placeholders, quoted, rowPlaceholders, textCache, uniqueSorted } from '../../../platform/sql-text.js';
+import { searchKeysOfIlpPacket } from '../../../platform/fspiop/ilp-transaction.js';
 
 const accountIdFromColumn = (value) => (value === null ? null : Number(value));
 
@@ -152,8 +153,13 @@ export function selectStaleTimeouts(olderThan, limit) {
   return { sql: staleTimeoutsText, values: [TRANSFER_STATE.reservedTimeout, TRANSFER_STATE.reservedTimeout, olderThan, limit] };
 }
 
-/** The columns of a new transfer row, cut to their column sizes. */
+/**
+ * The columns of a new transfer row, cut to their column sizes. The quote and the parties are
+ * read from the ILP packet's transaction for the operators' searches (a packet that does not
+ * decode leaves them empty, never refuses the row).
+ */
 function transferInsertRow(row, now) {
+  const searchKeys = searchKeysOfIlpPacket(row.ilpPacket);
   return {
     transfer_id: row.transferId,
     kind: row.kind,
@@ -176,6 +182,9 @@ function transferInsertRow(row, now) {
     target_currency: row.targetCurrency?.slice(0, 3) ?? null,
     determining_transfer_id: row.determiningTransferId ?? null,
     commit_request_id: row.commitRequestId ?? null,
+    quote_id: searchKeys.quoteId,
+    payer_party: searchKeys.payerParty,
+    payee_party: searchKeys.payeeParty,
     created_at: now,
     completed_at: isFinal(row.state) ? now : null,
   };

@@ -1,11 +1,11 @@
-// Reading and replaying a handler's dead letters (platform/kafka/dead-letters.js), for the
-// operator command tools/dead-letters.js and the tests. Every partition of the dead-letter
+// Reading and replaying a handler's dead letters (dead-letters.js writes them), for the
+// operator command tools/dead-letters.js, the admin API's /deadLetters and the tests. Every partition of the dead-letter
 // topic is read from its first offset to its high watermark as it was when the read began,
 // without a consumer group, so reading changes nothing and letters written meanwhile wait
 // for the next read.
 import Kafka from 'node-rdkafka';
-import { librdkafkaSecurity } from '../../platform/kafka/security.js';
-import { decodeDeadLetter, deadLetterTopic } from '../../platform/kafka/dead-letters.js';
+import { librdkafkaSecurity } from './security.js';
+import { decodeDeadLetter, deadLetterTopic } from './dead-letters.js';
 
 const CALL_TIMEOUT_MS = 10_000;
 // The whole read: far more than a topic of dead letters takes, so only a broker that stopped
