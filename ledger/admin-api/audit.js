@@ -9,6 +9,7 @@ import { listEndpoints, listLimits, listSettlementModels } from '../repositories
 import { listCurrencyPairs } from '../repositories/currency-pairs.js';
 import { findTransfers } from '../repositories/transfers.js';
 import { listAuditEntries } from '../repositories/operator-audit.js';
+import { countReplays } from '../repositories/dead-letter-replays.js';
 import { failureResponse } from './route-helpers.js';
 
 /** A participant as far as any admin route can change it: activation, API type, accounts, positions, limits, endpoints, currency pairs. */
@@ -36,9 +37,12 @@ async function transferState(db, transferId) {
   };
 }
 
-/** What an admin write route may change: the participant it names, and a funds transfer's state. */
+/** What an admin write route may change: the participant it names, a funds transfer's state, or a handler's replayed dead letters (their count). */
 export async function adminSnapshot(db, request) {
   const body = looseBody(request);
+  if (request.route.path === '/deadLetters/{handler}/replay') {
+    return { deadLetterReplays: await countReplays(db, request.params.handler) };
+  }
   if (request.route.path === '/settlementModels') {
     return { settlementModels: (await listSettlementModels(db)).filter((model) => model.name === body?.name) };
   }

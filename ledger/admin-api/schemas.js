@@ -65,6 +65,11 @@ function valueOfTypes(types) {
 }
 
 export const validators = Object.freeze({
+  // POST /deadLetters/{handler}/replay: the letters by address, or all of the handler's.
+  deadLetterReplay: ajv.compile(object([], {
+    letters: { type: 'array', minItems: 1, maxItems: 1000, uniqueItems: true, items: { type: 'string', pattern: '^(\\d{1,9}:)?\\d{1,19}$' } },
+    all: { type: 'boolean', enum: [true] },
+  })),
   hubAccount: ajv.compile(object(['currency', 'type'], { currency, type: { type: 'string', enum: HUB_ACCOUNT_TYPES } })),
   settlementModel: ajv.compile(object(
     ['name', 'settlementGranularity', 'settlementInterchange', 'settlementDelay', 'requireLiquidityCheck',

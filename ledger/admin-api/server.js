@@ -7,7 +7,10 @@ import { fundsRoutes } from './funds-routes.js';
 import { jwsKeyRoutes } from './jws-key-routes.js';
 import { currencyPairRoutes } from './currency-pair-routes.js';
 import { registerPositionMetrics } from './position-metrics.js';
-import { OPERATOR_API } from '../../platform/http/operator-auth.js';
+import { OPERATOR_API, operatorTokenRoute } from '../../platform/http/operator-auth.js';
+import { createProducer } from '../../platform/kafka/producer.js';
+import { transferRoutes } from './transfer-routes.js';
+import { deadLetterRoutes } from './dead-letter-routes.js';
 import { createOperatorAudit } from '../../platform/http/operator-audit.js';
 import { insertAuditEntry } from '../repositories/operator-audit.js';
 import { adminSnapshot, auditRoutes } from './audit.js';
@@ -23,5 +26,29 @@ export function createAdminServer({ db, config, logger, metrics, clock = () => n
   const deps = { db: audit.db, config, clock };
   route(auditRoutes({ db }));
   route([...participantRoutes(deps), ...onboardingRoutes(deps), ...fundsRoutes(deps), ...currencyPairRoutes(deps), ...jwsKeyRoutes({ ...deps, hubPublicKey })]);
+  route([operatorTokenRoute(), ...transferRoutes({ db }), ...deadLetterRoutes({ ...deps, kafka: config.kafka, producer: replayProducer(server, { config, logger, metrics }) })]);
   return server;
+}
+
+/**
+ * The producer of dead-letter replays, connected on the first replay (most admin APIs never
+ * replay, and none should need Kafka to start) and disconnected when the server stops. A
+ * connection that failed is tried again on the next replay.
+ */
+function replayProducer(server, { config, logger, metrics }) {
+  let connected;
+  server.ext('onPostStop', async () => {
+    if (connected) await (await connected.catch(() => null))?.disconnect();
+  });
+  return () => {
+    connected ??= (async () => {
+      const producer = createProducer({ kafka: config.kafka, logger, metrics });
+      await producer.connect();
+      return producer;
+    })();
+    return connected.catch((error) => {
+      connected = undefined;
+      throw error;
+    });
+  };
 }

@@ -31,6 +31,8 @@ export const FAILURE = Object.freeze({
   partyRegistrationRefused: 'PARTY_REGISTRATION_REFUSED',
   partyDeletionRefused: 'PARTY_DELETION_REFUSED',
   oracleUnavailable: 'ORACLE_UNAVAILABLE',
+  // Kafka did not answer an operator's call that reads or writes it (dead letters).
+  messagingUnavailable: 'MESSAGING_UNAVAILABLE',
   // A DFSP a request was forwarded to did not answer (refused, timed out, circuit open).
   destinationUnreachable: 'DESTINATION_UNREACHABLE',
   oracleNotFound: 'ORACLE_NOT_FOUND',

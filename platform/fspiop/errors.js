@@ -64,6 +64,7 @@ const FAILURE_TO_FSPIOP_CODE = Object.freeze({
   [FAILURE.partyRegistrationRefused]: 3003,
   [FAILURE.partyDeletionRefused]: 3040,
   [FAILURE.oracleUnavailable]: 2003,
+  [FAILURE.messagingUnavailable]: 2003,
   [FAILURE.destinationUnreachable]: 2003,
   [FAILURE.oracleNotFound]: 3200,
   [FAILURE.operatorUnauthenticated]: 3000,

@@ -134,3 +134,18 @@ export function operatorHeaders(token) {
 export function operatorSubject(request) {
   return request.auth.credentials?.subject ?? 'unauthenticated (OPERATOR_AUTH=off)';
 }
+
+/**
+ * GET /operatorToken: who the presented token is and what it may do, for a client (the
+ * operators' portal) that must tell a read-only token from a read-write one before it offers
+ * an action. Every token the API admits may ask; with authentication off (a lab) the caller is
+ * unauthenticated and may do everything.
+ */
+export function operatorTokenRoute() {
+  return {
+    method: 'GET',
+    path: '/operatorToken',
+    options: { plugins: { operatorScopes: Object.values(TOKEN_GRANTS).flatMap((grant) => grant.scopes) } },
+    handler: (request) => ({ subject: operatorSubject(request), scopes: request.auth.credentials?.scope ?? TOKEN_GRANTS.readWrite.scopes }),
+  };
+}

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { waitHealthy } from '../support/switch.js';
-import { startAdminApi } from '../support/admin-api.js';
+import { setUpHub, startAdminApi } from '../support/admin-api.js';
 import { operatorTokens } from '../support/environment.js';
 import { freePort } from '../../scripts/lib/ports.js';
 
@@ -19,6 +19,7 @@ const tokens = operatorTokens();
 
 before(async () => {
   admin = await startAdminApi();
+  await setUpHub(admin.request);
   const [port, closedPort] = [await freePort(), await freePort()];
   // Its own process, as it runs, so that its logs can be read for tokens.
   portal = spawn(process.execPath, ['portal/main.js'], {

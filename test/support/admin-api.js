@@ -13,9 +13,11 @@ export function adminHeaders(name = 'readWrite') {
   return operatorHeaders(operatorTokens()[name]);
 }
 
-export async function startAdminApi() {
+/** The admin API over a fresh database; `topicPrefix`: the Kafka topics of the switch it serves (its dead letters). */
+export async function startAdminApi({ topicPrefix } = {}) {
   const database = await createTestDatabase();
-  const config = testConfig({ PORT: '0', DB_NAME: database.name, SERVICE_NAME: 'admin-api-test' }, { operatorApi: true });
+  const prefixEnv = topicPrefix === undefined ? {} : { KAFKA_TOPIC_PREFIX: topicPrefix };
+  const config = testConfig({ PORT: '0', DB_NAME: database.name, SERVICE_NAME: 'admin-api-test', ...prefixEnv }, { operatorApi: true });
   await ensureHubParticipant(database.db, { hubName: config.hubName, now: new Date() });
   // It publishes the hub key the switch under test signs with (support/switch.js).
   const server = createAdminServer({

@@ -86,9 +86,9 @@ export async function startSwitch({
   replicas = {}, env: extraEnv = {}, components = Object.keys(COMPONENTS), nodeArgs = [], profile = process.env.SWITCH_PROFILE || 'separate',
 } = {}) {
   if (!['separate', 'compact'].includes(profile)) throw new Error(`profile must be separate or compact, got ${profile}`);
-  const admin = await startAdminApi();
   const config = testConfig();
   const prefix = await createTestTopics(() => createAdminClient(config.kafka));
+  const admin = await startAdminApi({ topicPrefix: prefix });
   // The built-in oracle is served by account-lookup-admin on a port of its own: chosen free here
   // too, so that no test's switch depends on which ports a running `make up` holds.
   const oraclePort = extraEnv.ORACLE_PORT ?? String(await freePort());
