@@ -5,9 +5,13 @@
 import { createHash, createHmac } from 'node:crypto';
 import IlpPacket from 'ilp-packet';
 
-/** What the payee would put in its quote: the ILP packet and the condition from its secret. */
-export function quoteIlp({ secret, transferId, amount, currency, payeeAddress, expiration }) {
-  const data = Buffer.from(JSON.stringify({ transactionId: transferId, amount: { amount, currency } }));
+/**
+ * What the payee would put in its quote: the ILP packet and the condition from its secret. The
+ * packet's transaction is its id and amount, with what `transaction` adds (the quote id and the
+ * parties, as Mojaloop's SDKs write them; the load test's simulators leave them out).
+ */
+export function quoteIlp({ secret, transferId, amount, currency, payeeAddress, expiration, transaction = {} }) {
+  const data = Buffer.from(JSON.stringify({ transactionId: transferId, ...transaction, amount: { amount, currency } }));
   const fulfilment = createHmac('sha256', secret).update(data).digest();
   const condition = createHash('sha256').update(fulfilment).digest();
   const packet = IlpPacket.serializeIlpPrepare({

@@ -127,8 +127,11 @@ test('funding a DFSP moves its liquidity cover and its headroom by the amount co
   assert.equal(BigInt(after) - BigInt(before), 250n);
   const headroomAfter = await waitForText(page, `${byTestId('standing-USD')} ${byTestId('headroom')}`, new RegExp(`^(?!${headroomBefore.replace(/[,.]/g, '\\$&')}$)`), 'the headroom moving');
   assert.equal(BigInt(headroomAfter.replace(/,/g, '')) - BigInt(headroomBefore.replace(/,/g, '')), 250n);
-  const audit = (await admin()('GET', '/audit?target=/participants/payerfsp/accounts&limit=5')).body;
-  assert.ok(audit.some((entry) => entry.actor === 'operator:read-write' && entry.request?.reason === 'pre-funding for the weekend'), 'the action is in the audit trail');
+  const audit = (await admin()('GET', '/audit?target=/participants/payerfsp/accounts/&limit=5')).body;
+  const entry = audit.find((candidate) => candidate.method === 'POST' && candidate.actor === 'operator:read-write');
+  assert.ok(entry, `the action is in the audit trail: ${JSON.stringify(audit)}`);
+  assert.equal(entry.status, 202);
+  assert.equal(entry.after.transfer.amount, '250');
 });
 
 test('a committed transfer is found by its id, with both DFSPs and its state history, and by the payee MSISDN', async () => {
@@ -195,11 +198,18 @@ test('with the read-only token the operator sees everything and the portal refus
   assert.equal(await page.$(byTestId('confirm')), null, 'no confirmation is offered');
   assert.equal(await liquidityOf('payeefsp'), before, 'nothing was sent');
   await signOut(page);
+  const problemsBefore = problems.length;
   await page.type(byTestId('token'), 'not-a-token');
   await page.click(byTestId('sign-in'));
   await waitForText(page, byTestId('sign-in-error'), /does not recognise this token/, 'an unknown token refused in plain words');
+  // The browser logs the refused sign-in's 401 itself: expected here, and only here.
+  const refused = problems.splice(problemsBefore);
+  assert.ok(refused.every((problem) => /status of 401/.test(problem)), refused.join('\n'));
 });
 
 test('the page raised no script error and loaded nothing it could not find', () => {
-  assert.deepEqual(problems, []);
+  // The settlement API answers a list with nothing in it as central-settlement does, 400 "not
+  // found", which the browser logs; the portal shows it as an empty list.
+  const emptyLists = /status of 400 .* at http:\/\/127\.0\.0\.1:\d+\/api\/settlement\/v2\/settlement(s|Windows)\?fromDateTime=/;
+  assert.deepEqual(problems.filter((problem) => !emptyLists.test(problem)), []);
 });

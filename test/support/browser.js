@@ -26,7 +26,7 @@ export async function openBrowser() {
   const problems = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    if (message.type() === 'error') problems.push(`console error: ${message.text()} at ${message.location()?.url ?? 'the page'}`);
   });
   return { browser, page, problems };
 }

@@ -183,9 +183,11 @@ async function answerParty(dfsp, call) {
 
 /** POST /quotes: the payee's quote, its ILP packet and condition derived from the secret. */
 async function answerQuote(dfsp, call) {
-  const { quoteId, transactionId, amount, payer } = call.body;
+  const { quoteId, transactionId, amount, payer, payee, transactionType } = call.body;
   const expiration = new Date(Date.now() + 60000).toISOString();
-  const ilp = quoteIlp({ secret: dfsp.secret, transferId: transactionId, amount: amount.amount, currency: amount.currency, payeeAddress: `g.${dfsp.name}`, expiration });
+  // The transaction in the packet names the quote and both parties, as Mojaloop's SDKs write it.
+  const transaction = { quoteId, payee, payer, transactionType };
+  const ilp = quoteIlp({ secret: dfsp.secret, transferId: transactionId, amount: amount.amount, currency: amount.currency, payeeAddress: `g.${dfsp.name}`, expiration, transaction });
   await send(dfsp, `${dfsp.urls.quotes}/quotes/${quoteId}`, 'PUT', dfspHeaders('quotes', dfsp.name, payer.partyIdInfo.fspId, { accept: false, version: answerVersionOf(call) }), {
     transferAmount: amount, expiration, ilpPacket: ilp.ilpPacket, condition: ilp.condition,
   }, { isoPostQuote: call.isoBody });

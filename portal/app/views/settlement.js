@@ -14,12 +14,17 @@ const LOOK_BACK_MS = 90 * 24 * 3600 * 1000;
 // The most recent windows shown, each with its totals (one request a window).
 const WINDOWS_SHOWN = 20;
 
-/** A list the settlement API answers with 404 when nothing matches: empty, not an error. */
+/**
+ * A list the settlement API answers, as central-settlement does, with its validation error
+ * ("Settlements not found", "settlementWindow by filters: … not found") when nothing
+ * matches: empty, not an error.
+ */
 async function listOrEmpty(promise) {
   try {
     return await promise;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return [];
+    const description = error instanceof ApiError ? error.body?.errorInformation?.errorDescription ?? '' : '';
+    if (error instanceof ApiError && error.status === 400 && /not found$/.test(description)) return [];
     throw error;
   }
 }
