@@ -34,6 +34,17 @@ RUN npm ci --omit=dev --no-audit --no-fund \
       build/deps/librdkafka++.so.1 \
  && node -e "console.log('librdkafka', require('node-rdkafka').librdkafkaVersion)"
 
+# ---- portal: the operators' web application, bundled ------------------------------------------
+# esbuild bundles portal/app with React and Mantine (dev dependencies) into portal/dist, which
+# alone goes into the image: the portal's process serves those files and fetches nothing from
+# elsewhere at run time. No native addon is needed for that, so install scripts are skipped.
+FROM ${BASE_IMAGE} AS portal
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY portal ./portal
+RUN node portal/build.mjs
+
 # ---- switch: the product and its operator tools ---------------------------------------------
 # Runs with a read-only root filesystem (the chart's readOnlyRootFilesystem): nothing below
 # writes outside the volumes the chart mounts.
@@ -54,6 +65,10 @@ COPY api-adapter ./api-adapter
 COPY handlers ./handlers
 COPY quoting ./quoting
 COPY account-lookup ./account-lookup
+# The portal's process and the bundle it serves (the portal stage above).
+COPY portal/main.js portal/component.js portal/config.js ./portal/
+COPY portal/server ./portal/server
+COPY --from=portal /app/portal/dist ./portal/dist
 # The operator tools: the Jobs' migrations and topics, the oracle's bulk load, the hub's JWS
 # keys, and the dead-letter command (`kubectl exec … node tools/dead-letters.js list`;
 # charts/README.md).
@@ -62,7 +77,7 @@ COPY tools ./tools
 COPY scripts/compact-host.js ./scripts/
 # The image's `node` user (uid 1000), as the chart's securityContext expects.
 USER 1000:1000
-EXPOSE 3000 3001 3002 4001 4002 4003
+EXPOSE 3000 3001 3002 3010 4001 4002 4003
 # The chart always sets the command; this default runs the transfers edge.
 CMD ["node", "api-adapter/main.js"]
 

@@ -32,7 +32,7 @@ const minimal = ['--set', 'db.password=x', ...edgeCertificate];
 const loadTestOn = ['--set', 'loadTest.enabled=true', '--set', 'loadTest.simulators.clientCertificatesSecret=perf-dfsp-tls'];
 
 // Always on: the transfer path and the operator APIs beside it.
-const CORE_COMPONENTS = ['admin-api', 'api-adapter', 'bulk', 'fulfil', 'notification', 'position', 'prepare', 'settlement-api', 'timeout'];
+const CORE_COMPONENTS = ['admin-api', 'api-adapter', 'bulk', 'fulfil', 'notification', 'portal', 'position', 'prepare', 'settlement-api', 'timeout'];
 const OPTIONAL_COMPONENTS = ['account-lookup', 'account-lookup-admin', 'oracle', 'quoting', 'quoting-handler'];
 
 function runHelm(args) {
@@ -83,7 +83,7 @@ test('default values: every component, each from the one image with its own comm
     'api-adapter': 'api-adapter/main.js', 'admin-api': 'ledger/admin-api/main.js', 'settlement-api': 'ledger/settlement-api/main.js', prepare: 'handlers/prepare/main.js', position: 'handlers/position/main.js',
     fulfil: 'handlers/fulfil/main.js', notification: 'handlers/notification/main.js', timeout: 'handlers/timeout/main.js', bulk: 'handlers/bulk/main.js', quoting: 'quoting/main.js',
     'quoting-handler': 'quoting/handler/main.js', 'account-lookup': 'account-lookup/main.js', 'account-lookup-admin': 'account-lookup/admin-main.js',
-    oracle: 'account-lookup/oracle-main.js',
+    oracle: 'account-lookup/oracle-main.js', portal: 'portal/main.js',
   };
   const images = new Set();
   for (const d of deployments) {
@@ -102,8 +102,8 @@ test('default values: every component, each from the one image with its own comm
     assert.equal(d.spec.template.spec.topologySpreadConstraints.length, 2);
     assert.ok(named(objects, 'PodDisruptionBudget', d.metadata.name), `PDB for ${d.metadata.name}`);
     assert.equal(named(objects, 'Service', d.metadata.name).spec.ports[0].port, port);
-    // The notification handler and the edges need no database password.
-    assert.equal('DB_PASSWORD' in env, !['api-adapter', 'notification', 'quoting'].includes(component(d)));
+    // The notification handler, the edges and the portal need no database password.
+    assert.equal('DB_PASSWORD' in env, !['api-adapter', 'notification', 'quoting', 'portal'].includes(component(d)));
   }
   assert.deepEqual([...images], ['ghcr.io/fspiop-switch/fspiop-switch:0.1.0']);
 });
@@ -147,7 +147,7 @@ test('default values: config, secret, admin API kept internal, setup Jobs as hoo
   assert.equal(Buffer.from(named(objects, 'Secret', 'sw-fspiop-switch-secrets').data.DB_PASSWORD, 'base64').toString(), 's3cret');
 
   const policies = ofKind(objects, 'NetworkPolicy');
-  assert.deepEqual(policies.map(component).sort(), ['account-lookup-admin', 'admin-api', 'oracle', 'settlement-api']);
+  assert.deepEqual(policies.map(component).sort(), ['account-lookup-admin', 'admin-api', 'oracle', 'portal', 'settlement-api']);
   assert.equal(policies[0].spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/instance'], 'sw');
 
   const jobs = Object.fromEntries(ofKind(objects, 'Job').map((j) => [component(j), j]));
@@ -193,7 +193,8 @@ test('operator APIs: tokens from a Secret to the servers and their clients only,
   for (const d of ofKind(objects, 'Deployment')) {
     assert.deepEqual(tokenRefs(d.spec.template.spec), expected[component(d)] ?? [], `${component(d)}'s tokens`);
     const client = d.spec.template.metadata.labels['fspiop-switch.io/operator-client'] === 'true';
-    assert.equal(client, component(d) in clients, `${component(d)} is ${client ? '' : 'not '}an operator client`);
+    // The portal is a client of the operator APIs without a token of its own: it forwards the operator's.
+    assert.equal(client, component(d) in clients || component(d) === 'portal', `${component(d)} is ${client ? '' : 'not '}an operator client`);
   }
   for (const policy of ofKind(objects, 'NetworkPolicy')) {
     assert.deepEqual(policy.spec.ingress[0].from, [{ podSelector: { matchLabels: {
@@ -429,7 +430,38 @@ test('EKS values: MSK over SASL/SCRAM + TLS, Aurora over TLS, secrets from exist
   }
   const admin = named(objects, 'Deployment', 'sw-fspiop-switch-account-lookup-admin');
   assert.equal(envOf(admin.spec.template.spec.containers[0]).ORACLE_PORT, 'off');
-  assert.deepEqual(ofKind(objects, 'NetworkPolicy').map(component).sort(), ['account-lookup-admin', 'admin-api', 'oracle', 'settlement-api']);
+  assert.deepEqual(ofKind(objects, 'NetworkPolicy').map(component).sort(), ['account-lookup-admin', 'admin-api', 'oracle', 'portal', 'settlement-api']);
+});
+
+test("the operators' portal: its own Deployment with no token and no database, forwarding to the operator APIs' Services, reachable only as they are", { skip }, () => {
+  const operatorNamespace = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ops' } } }];
+  const objects = render([...minimal, '--set-json', `networkPolicy.adminFrom=${JSON.stringify(operatorNamespace)}`]);
+  const portal = named(objects, 'Deployment', 'sw-fspiop-switch-portal');
+  const [container] = portal.spec.template.spec.containers;
+  assert.deepEqual(container.command, ['node', 'portal/main.js']);
+  const env = envOf(container);
+  assert.deepEqual(Object.values(OPERATOR_TOKEN_VARIABLES).filter((key) => env[key]), [], 'the portal holds no operator token');
+  assert.equal(env.DB_PASSWORD, undefined);
+  assert.equal(portal.spec.template.metadata.labels['fspiop-switch.io/operator-client'], 'true', 'it may reach the operator APIs');
+  const config = named(objects, 'ConfigMap', 'sw-fspiop-switch-config').data;
+  assert.deepEqual([config.ADMIN_API_URL, config.PORTAL_SETTLEMENT_API_URL, config.PORTAL_ALS_ADMIN_API_URL],
+    ['http://sw-fspiop-switch-admin-api:3001', 'http://sw-fspiop-switch-settlement-api:3007', 'http://sw-fspiop-switch-account-lookup-admin:4001']);
+  const service = named(objects, 'Service', 'sw-fspiop-switch-portal');
+  assert.equal(service.spec.type, 'ClusterIP');
+  assert.equal(service.spec.ports[0].port, 3010);
+  const policy = named(objects, 'NetworkPolicy', 'sw-fspiop-switch-portal-internal');
+  assert.deepEqual(policy.spec.ingress[0].from, [
+    { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'fspiop-switch', 'app.kubernetes.io/instance': 'sw', 'fspiop-switch.io/operator-client': 'true' } } },
+    ...operatorNamespace,
+  ], 'the portal admits what the operator APIs admit, and nothing else');
+  assert.deepEqual(named(objects, 'NetworkPolicy', 'sw-fspiop-switch-admin-api-internal').spec.ingress[0].from, policy.spec.ingress[0].from);
+  // Switched off, nothing of it is left.
+  const off = render([...minimal, '--set', 'components.portal.enabled=false']);
+  assert.equal(off.filter((object) => object.metadata?.name?.startsWith('sw-fspiop-switch-portal')).length, 0);
+  // In the compact profile it joins the operator APIs' host, still without a token of its own there.
+  const compact = render([...minimal, '--set', 'compact.enabled=true']);
+  const host = named(compact, 'Deployment', 'sw-fspiop-switch-directory-admin');
+  assert.match(host.spec.template.spec.containers[0].command.join(' '), /portal=3010/);
 });
 
 test('EKS values: KEDA on lag replaces the HPA, capped at partitions; monitoring rendered', { skip }, () => {

@@ -67,7 +67,7 @@ account-lookup-admin, the component that serves it there.
 What a host's process needs, the union of what its members need alone, as YAML: `env` (the
 members' `env`, a variable two members set differently refused, since one process has one
 environment; ORACLE_PORT set when the host serves the oracle), `database`, `operatorTokens`
-(in the Secret's order), `operatorClient` (a member sends operator tokens), `verifies` (a
+(in the Secret's order), `operatorClient` (a member sends operator tokens, or is the portal), `verifies` (a
 member is an FSPIOP edge), `hubKeyPrivate`, `hubKeyPublic`. SERVICE_NAME and PORT are not in
 it: scripts/compact-host.js gives each member its own. Call with (dict "root" $ "host" $host).
 */}}
@@ -85,7 +85,7 @@ it: scripts/compact-host.js gives each member its own. Call with (dict "root" $ 
 {{- $_ := set $needs.env $key (toString $value) -}}
 {{- end -}}
 {{- if ne (toString $c.database) "false" -}}{{- $_ := set $needs "database" true -}}{{- end -}}
-{{- if $c.operatorTokens -}}{{- $_ := set $needs "operatorClient" true -}}{{- end -}}
+{{- if or $c.operatorTokens $c.operatorPortal -}}{{- $_ := set $needs "operatorClient" true -}}{{- end -}}
 {{- if $c.jwsVerifies -}}{{- $_ := set $needs "verifies" true -}}{{- end -}}
 {{- if eq (toString $c.jwsHubKey) "private" -}}{{- $_ := set $needs "hubKeyPrivate" true -}}{{- end -}}
 {{- if eq (toString $c.jwsHubKey) "public" -}}{{- $_ := set $needs "hubKeyPublic" true -}}{{- end -}}

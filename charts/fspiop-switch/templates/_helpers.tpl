@@ -154,6 +154,9 @@ into the ConfigMap, and inline into the hook Jobs (which run before the ConfigMa
 {{- $_ := set $data "ADMIN_API_BASE_URL" (include "fspiop-switch.url" $admin) -}}
 {{- end -}}
 {{- /* The ALS edge reaches the built-in oracle in its own Deployment, or in the ALS admin. */ -}}
+{{- /* The portal forwards to the operator APIs by their Services. */ -}}
+{{- $_ := set $data "PORTAL_SETTLEMENT_API_URL" (include "fspiop-switch.url" (dict "root" . "name" "settlement-api")) -}}
+{{- $_ := set $data "PORTAL_ALS_ADMIN_API_URL" (include "fspiop-switch.url" (dict "root" . "name" "account-lookup-admin")) -}}
 {{- $oracle := ternary "oracle" "account-lookup-admin" (eq (include "fspiop-switch.enabled" (dict "root" . "name" "oracle")) "true") -}}
 {{- $_ := set $data "ORACLE_BUILTIN_URL" (printf "http://%s:4003" (include "fspiop-switch.componentName" (dict "root" . "name" $oracle))) -}}
 {{- toYaml $data -}}
@@ -230,10 +233,11 @@ dfspDirectoryRead: OPERATOR_TOKEN_DFSP_DIRECTORY_READ
 
 {{/*
 The operator tokens a component sends or checks: an internal API checks every token (it tells
-a known token out of its scope from a stranger). Call with the component.
+a known token out of its scope from a stranger); the portal, fenced like one, holds none (it
+forwards the operator's own). Call with the component.
 */}}
 {{- define "fspiop-switch.operatorTokens" -}}
-{{- if .internal -}}[readWrite, readOnly, oracleWrite, dfspDirectoryRead]{{- else -}}{{ toJson (.operatorTokens | default list) }}{{- end -}}
+{{- if and .internal (not .operatorPortal) -}}[readWrite, readOnly, oracleWrite, dfspDirectoryRead]{{- else -}}{{ toJson (.operatorTokens | default list) }}{{- end -}}
 {{- end -}}
 
 {{/* The keys of the chart-made Secret (empty when every secret is an existing one). */}}
