@@ -119,7 +119,7 @@ async function configValue(key) {
 test('install (no hooks), upgrade and rollback against a real API server', { skip, timeout: 600_000 }, async () => {
   runHelm(['install', RELEASE, chart, '-n', NAMESPACE, '--create-namespace', '--no-hooks', '-f', eksValues]);
   const { body: deployments } = await api('GET', `/apis/apps/v1/namespaces/${NAMESPACE}/deployments`);
-  assert.equal(deployments.items.length, 14, 'one Deployment per component, the bulk handler included');
+  assert.equal(deployments.items.length, 15, 'one Deployment per component, the bulk handler and the portal included');
   // The settlement API, as the server stored it: an operator API on 3007 with every token, fenced like the admin API.
   const settlement = deployments.items.find((d) => d.metadata.name === `${RELEASE}-fspiop-switch-settlement-api`);
   const [container] = settlement.spec.template.spec.containers;

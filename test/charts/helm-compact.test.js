@@ -28,7 +28,7 @@ const HOSTS = {
   edges: ['api-adapter', 'quoting'],
   'ledger-handlers': ['prepare', 'position', 'fulfil', 'timeout', 'bulk'],
   'callbacks-quotes': ['notification', 'quoting-handler'],
-  'directory-admin': ['account-lookup', 'account-lookup-admin', 'oracle', 'admin-api', 'settlement-api'],
+  'directory-admin': ['account-lookup', 'account-lookup-admin', 'oracle', 'admin-api', 'settlement-api', 'portal'],
 };
 const EDGES = ['api-adapter', 'quoting', 'account-lookup'];
 
@@ -207,7 +207,7 @@ test('a host\'s NetworkPolicy: operator clients alone on its internal APIs\' por
   assert.deepEqual(Object.keys(plain), ['sw-fspiop-switch-directory-admin']);
   const [operators, open] = plain['sw-fspiop-switch-directory-admin'].ingress;
   assert.deepEqual(operators.from[0].podSelector.matchLabels['fspiop-switch.io/operator-client'], 'true');
-  assert.deepEqual(operators.ports.map((p) => p.port).sort(), ['account-lookup-admin', 'oracle', 'admin-api', 'settlement-api'].map(portOf).sort());
+  assert.deepEqual(operators.ports.map((p) => p.port).sort(), ['account-lookup-admin', 'oracle', 'admin-api', 'settlement-api', 'portal'].map(portOf).sort());
   assert.deepEqual(open, { ports: [{ port: portOf('account-lookup') }] });
 
   const ingress = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
@@ -246,7 +246,7 @@ test('a PodMonitor scrapes every component of a host by its port\'s name', { ski
 });
 
 test('the oracle left out of every host keeps its own Deployment, and account-lookup-admin serves none', { skip }, () => {
-  const objects = renderWith({ compact: { enabled: true, hosts: hostsWith({ 'directory-admin': { components: ['account-lookup', 'account-lookup-admin', 'admin-api', 'settlement-api'] } }) } });
+  const objects = renderWith({ compact: { enabled: true, hosts: hostsWith({ 'directory-admin': { components: ['account-lookup', 'account-lookup-admin', 'admin-api', 'settlement-api', 'portal'] } }) } });
   const deployments = hostsOf(objects);
   assert.deepEqual(deployments.oracle.spec.template.spec.containers[0].command, ['node', values.components.oracle.entry]);
   assert.equal(envOf(deployments['directory-admin'].spec.template.spec.containers[0]).ORACLE_PORT, 'off');
@@ -258,7 +258,7 @@ test('groupings the switch could not run are refused', { skip }, () => {
   assert.match(refusal(on(hostsWith({ edges: { components: ['api-adapter', 'quoting', 'ledger'] } }))), /compact\/hosts\/0\/components\/2.*must be one of/s);
   assert.match(refusal(on(hostsWith({ edges: { components: ['api-adapter', 'quoting', 'position'] } }))), /position is in two hosts, edges and ledger-handlers/);
   assert.match(refusal(on(hostsWith({ edges: { components: ['api-adapter'] } }))), /quoting is enabled but in no host/);
-  assert.match(refusal(on(hostsWith({ 'directory-admin': { components: ['account-lookup', 'oracle', 'admin-api', 'settlement-api', 'account-lookup-admin'] }, edges: { components: ['api-adapter', 'quoting', 'oracle'] } }))), /compact\/hosts\/0/);
+  assert.match(refusal(on(hostsWith({ 'directory-admin': { components: ['account-lookup', 'oracle', 'admin-api', 'settlement-api', 'account-lookup-admin', 'portal'] }, edges: { components: ['api-adapter', 'quoting', 'oracle'] } }))), /compact\/hosts\/0/);
   assert.match(refusal(on([...hostsWith({}), { name: 'edges', components: ['api-adapter'] }])), /two hosts are called edges|api-adapter is in two hosts/);
   assert.match(refusal(on(hostsWith({ edges: { name: 'position' } }))), /compact\/hosts\/0\/name/);
   assert.match(refusal(on(hostsWith({ edges: { components: [] } }))), /compact\/hosts\/0\/components/);

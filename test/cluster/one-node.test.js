@@ -259,11 +259,12 @@ test('helm upgrade to a new image and helm rollback, under load: every Deploymen
   await assertGatePasses();
 });
 
-test('the NetworkPolicy: the operator APIs refuse a pod that is not an operator client and admit one that is', { skip: skip || (NETWORK_POLICY !== 'enforced' && 'the cluster does not enforce NetworkPolicy'), timeout: 300_000 }, async () => {
+test('the NetworkPolicy: the operator APIs and the portal refuse a pod that is not an operator client and admit one that is', { skip: skip || (NETWORK_POLICY !== 'enforced' && 'the cluster does not enforce NetworkPolicy'), timeout: 300_000 }, async () => {
   // Ten tries a second apart: a new pod is admitted only once the controller has seen its IP.
   // (timeout, not wget -T: busybox 1.35 wget -T crashes once connected.)
-  const probe = async (name, labels) => {
-    const tries = `for i in 1 2 3 4 5 6 7 8 9 10; do timeout 3 wget -q -O- http://${FULL}-admin-api:3001/health >/dev/null 2>&1 && { echo REACHED; exit 0; }; sleep 1; done; echo REFUSED`;
+  const probe = async (name, labels, url = `http://${FULL}-admin-api:3001/health`, bearer = undefined) => {
+    const header = bearer ? `--header 'Authorization: Bearer ${bearer}'` : '';
+    const tries = `for i in 1 2 3 4 5 6 7 8 9 10; do out=$(timeout 3 wget -q -O- ${header} ${url} 2>/dev/null) && { echo REACHED; echo "$out"; exit 0; }; sleep 1; done; echo REFUSED`;
     await kubectl(['delete', 'pod', name, '--ignore-not-found', '--wait']);
     await kubectl(['run', name, '--image', BUSYBOX_IMAGE, '--image-pull-policy', 'Never', '--restart', 'Never', '--labels', labels, '--command', '--', 'sh', '-c', tries]);
     await kubectl(['wait', `pod/${name}`, '--for=jsonpath={.status.phase}=Succeeded', '--timeout=120s'], { timeoutMs: 150_000 });
@@ -274,4 +275,9 @@ test('the NetworkPolicy: the operator APIs refuse a pod that is not an operator 
   const operatorLabels = `app.kubernetes.io/name=fspiop-switch,app.kubernetes.io/instance=${RELEASE},fspiop-switch.io/operator-client=true`;
   assert.match(await probe('np-outsider', 'app=outsider'), /REFUSED/);
   assert.match(await probe('np-operator', operatorLabels), /REACHED/);
+  // The operators' portal is behind the same policy, and reaches the admin API itself as an
+  // operator client, with the operator's token it forwards.
+  assert.match(await probe('np-outsider-portal', 'app=outsider', `http://${FULL}-portal:3010/health`), /REFUSED/);
+  const readOnly = Buffer.from(await kubectl(['get', 'secret', `${FULL}-secrets`, '-o', 'jsonpath={.data.OPERATOR_TOKEN_READ_ONLY}']), 'base64').toString();
+  assert.match(await probe('np-operator-portal', operatorLabels, `http://${FULL}-portal:3010/api/admin/operatorToken`, readOnly), /REACHED\s+\{"subject":"operator:read-only"/);
 });
