@@ -55,7 +55,8 @@ export function describeError(error) {
   if (error.status === 401) return 'The switch does not recognise this token. Sign out and sign in again with a valid operator token.';
   if (error.status === 403) return `This token may not make changes: ${detail || 'it lacks the write scope'}. Sign in with the read-write token to act.`;
   if (code === '2003') return `The ${api} is not answering right now (${detail}). Try again in a moment.`;
-  if (error.status === 404) return `Not found: ${detail || 'the switch has no such record'}.`;
+  // FSPIOP's 32xx are identifiers that name nothing the switch knows (3208: no such transfer).
+  if (error.status === 404 || /^32\d\d$/.test(code ?? '')) return `Not found: ${detail || 'the switch has no such record'}.`;
   if (code && code.startsWith('3')) return `The ${api} refused the request as invalid: ${detail}.`;
   return `The ${api} could not do this: ${detail || `HTTP ${error.status}`}${code ? ` (error ${code})` : ''}.`;
 }

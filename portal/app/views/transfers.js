@@ -3,7 +3,6 @@
 import { useState } from 'react';
 import { Anchor, Badge, Button, Card, Code, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { html } from '../html.js';
-import { ApiError } from '../api.js';
 import { useSession } from '../session.js';
 import { ErrorNote } from '../confirm.js';
 import { formatAmount } from '../money.js';
@@ -62,7 +61,7 @@ export function TransfersView({ initial }) {
       setResult(await search(api, searchKind, searchText.trim()));
     } catch (failure) {
       setResult(null);
-      setError(failure instanceof ApiError && failure.status === 404 ? new ApiError(404, { errorInformation: { errorDescription: `- no transfer ${searchText}` } }, 'admin') : failure);
+      setError(failure);
     } finally {
       setPending(false);
     }
