@@ -177,8 +177,9 @@ into the ConfigMap, and inline into the hook Jobs (which run before the ConfigMa
 {{/*
 Secret env vars. `hook` = true points at the hook copy of the chart's Secret (pre-install hooks
 run before the release's own Secret exists); a Secret you manage (existingSecret) is used as is.
-`db` = false leaves out DB_PASSWORD (processes without a database).
-Call with (dict "root" $ "hook" bool "db" bool).
+`db` = false leaves out DB_PASSWORD (processes without a database); `noKafka` = true leaves out
+KAFKA_SASL_PASSWORD (the portal, which talks to no broker).
+Call with (dict "root" $ "hook" bool "db" bool ["noKafka" bool]).
 */}}
 {{- define "fspiop-switch.secretEnv" -}}
 {{- $root := .root -}}
@@ -195,7 +196,7 @@ Call with (dict "root" $ "hook" bool "db" bool).
       key: DB_PASSWORD
       {{- end }}
 {{- end }}
-{{- if include "fspiop-switch.saslEnabled" $root }}
+{{- if and (include "fspiop-switch.saslEnabled" $root) (not .noKafka) }}
 - name: KAFKA_SASL_PASSWORD
   valueFrom:
     secretKeyRef:
