@@ -21,6 +21,7 @@ const ADMIN_BODY_SCHEMAS = Object.freeze({
   'POST /participants/{name}/endpoints': 'endpoint',
   'PUT /participants/{name}/jwsKeys': 'jwsKeys',
   'POST /participants/{name}/currencyPairs': 'currencyPair',
+  'POST /deadLetters/{handler}/replay': 'deadLetterReplay',
 });
 
 // The query parameters each read route accepts (route-helpers.js readQuery calls, audit.js).
@@ -33,6 +34,10 @@ export const ADMIN_QUERY_PARAMETERS = Object.freeze({
   '/participants/{name}/endpoints': ['type'],
   '/participants/{name}/currencyPairs': [],
   '/audit': ['api', 'actor', 'method', 'route', 'target', 'from', 'to', 'beforeId', 'limit'],
+  '/operatorToken': [],
+  '/transfers': ['quoteId', 'partyIdType', 'partyIdentifier', 'limit'],
+  '/transfers/{id}': [],
+  '/deadLetters': ['handler'],
 });
 
 const ALS_ADMIN_BODY_SCHEMAS = Object.freeze({ 'POST /oracles': 'oracleCreate', 'PUT /oracles/{ID}': 'oracleUpdate' });
