@@ -89,10 +89,12 @@ export const validators = Object.freeze({
   participantCreate: ajv.compile(object(['name', 'currency'], { name: participantName, currency, isProxy: { type: 'boolean' }, apiType })),
   // central-ledger's `{ isActive }`, which Mojaloop's tooling sends, or `{ apiType }`, or both:
   // isActive is required, as central-ledger requires it, unless apiType is given.
+  // (`{}` rather than `true` for "any value": the fuzzer reads these schemas as OpenAPI 3.0,
+  // which has no boolean schemas.)
   participantUpdate: ajv.compile({
     ...object([], { isActive, apiType }),
-    if: { not: { required: ['apiType'], properties: { apiType: true } } },
-    then: { required: ['isActive'], properties: { isActive: true } },
+    if: { not: { required: ['apiType'], properties: { apiType: {} } } },
+    then: { required: ['isActive'], properties: { isActive: {} } },
   }),
   isActive: ajv.compile(object(['isActive'], { isActive })),
   initialPositionAndLimits: ajv.compile(object(['currency', 'limit'], { currency, limit: limit(false), initialPosition: signedDecimal })),

@@ -207,6 +207,28 @@ test('with the read-only token the operator sees everything and the portal refus
   assert.ok(refused.every((problem) => /status of 401/.test(problem)), refused.join('\n'));
 });
 
+test('every view loads in under a second (the median of three loads)', async (t) => {
+  await signIn(page, portalUrl, tokens.readWrite);
+  const views = [
+    ['#/dfsps', `${byTestId('dfsps')} tbody tr`], ['#/dfsps/payerfsp', byTestId('dfsp-keys')], ['#/settlement', byTestId('settlement')],
+    [`#/transfers/${paid.transferId}`, byTestId('search-text')], ['#/dead-letters', '[data-testid^="dead-letters-"]'], ['#/audit', byTestId('audit-entry')],
+  ];
+  for (const [hash, ready] of views) {
+    const times = [];
+    for (let round = 0; round < 3; round += 1) {
+      await go(page, '#/transfers');
+      await page.waitForSelector(byTestId('search-text'));
+      const started = Date.now();
+      await go(page, hash);
+      await page.waitForSelector(ready, { timeout: 10000 });
+      times.push(Date.now() - started);
+    }
+    const median = times.sort((a, b) => a - b)[1];
+    t.diagnostic(`${hash}: ${times.join(', ')} ms`);
+    assert.ok(median < 1000, `${hash} took ${median} ms`);
+  }
+});
+
 test('the page raised no script error and loaded nothing it could not find', () => {
   // The settlement API answers a list with nothing in it as central-settlement does, 400 "not
   // found", which the browser logs; the portal shows it as an empty list.
