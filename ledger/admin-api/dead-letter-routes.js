@@ -45,12 +45,15 @@ export function deadLetterRoutes({ db, kafka, producer, clock }) {
     if (query.handler !== undefined && !DEAD_LETTER_HANDLERS.includes(query.handler)) {
       return failureResponse(h, failure(FAILURE.validation, `handler must be one of ${DEAD_LETTER_HANDLERS.join(', ')}`));
     }
+    // The handlers' topics are read at once: each read waits mostly on the broker.
+    const handlers = query.handler ? [query.handler] : DEAD_LETTER_HANDLERS;
+    const reads = await Promise.all(handlers.map((handler) => readTopic(kafka, handler)));
+    const failed = reads.find(isFailure);
+    if (failed) return failureResponse(h, failed);
     const letters = [];
-    for (const handler of query.handler ? [query.handler] : DEAD_LETTER_HANDLERS) {
-      const read = await readTopic(kafka, handler);
-      if (isFailure(read)) return failureResponse(h, read);
+    for (const [index, read] of reads.entries()) {
       const replays = read.topic ? await replaysOf(db, read.topic) : new Map();
-      letters.push(...read.letters.map((letter) => letterView(handler, letter, replays.get(deadLetterAddress(letter)))));
+      letters.push(...read.letters.map((letter) => letterView(handlers[index], letter, replays.get(deadLetterAddress(letter)))));
     }
     return jsonResponse(h, letters);
   }
