@@ -11,7 +11,7 @@ import { fspiopHeaders, quoteIlp } from '../support/test-dfsp.js';
 import { signedFetch } from '../support/jws-keys.js';
 import { operatorClient, pollUntil } from '../support/settlement-api.js';
 import { testConfig } from '../support/environment.js';
-import { deadLetterTopic, encodeDeadLetter } from '../../platform/kafka/dead-letters.js';
+import { produceDeadLetter } from '../support/kafka-topic.js';
 import { TOPIC, topicName } from '../../platform/kafka/topics.js';
 
 let sw;
@@ -87,21 +87,13 @@ test('a transfer is found by its id with its parties, quote and history, and by 
   }
 });
 
-async function produceDeadLetter(key) {
-  const producer = new Kafka.Producer({ 'bootstrap.servers': testConfig().kafka.brokers, dr_cb: true });
-  await new Promise((resolve, reject) => producer.connect({ timeout: 10_000 }, (error) => (error ? reject(error) : resolve())));
-  producer.setPollInterval(50);
-  const message = { topic: topicName(sw.prefix, TOPIC.notificationEvent), partition: 0, offset: 3, key, value: Buffer.from(`{"replay":"${key}"}`), timestamp: Date.now() };
-  await new Promise((resolve, reject) => {
-    producer.once('delivery-report', (error) => (error ? reject(error) : resolve()));
-    producer.produce(deadLetterTopic(sw.prefix, 'notification'), 0, encodeDeadLetter({ handler: 'notification', message, error: new Error(`poison ${key}`), failures: 3 }), key);
-  });
-  await new Promise((resolve) => { producer.disconnect(() => resolve()); });
-}
+const produceLetter = (key) => produceDeadLetter({
+  prefix: sw.prefix, handler: 'notification', sourceTopic: TOPIC.notificationEvent, key, value: `{"replay":"${key}"}`, reason: `poison ${key}`,
+});
 
 test('dead letters are listed with why they failed, and each is replayed once, however often it is asked', async () => {
-  await produceDeadLetter('letter-a');
-  await produceDeadLetter('letter-b');
+  await produceLetter('letter-a');
+  await produceLetter('letter-b');
   const listed = await pollUntil('the letters listed', async () => {
     const answer = await readOnly('GET', '/deadLetters?handler=notification');
     return answer.body?.length >= 2 ? answer.body : null;

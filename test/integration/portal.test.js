@@ -9,19 +9,18 @@
 /* global document, window */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import Kafka from 'node-rdkafka';
 import { startSwitch, withDfsps } from '../support/switch.js';
 import { startTestDfsp } from '../support/test-dfsp.js';
 import { jwsKeyPair } from '../support/jws-keys.js';
 import { testServerTls } from '../support/scheme-tls.js';
-import { operatorTokens, testConfig } from '../support/environment.js';
+import { operatorTokens } from '../support/environment.js';
+import { produceDeadLetter } from '../support/kafka-topic.js';
 import { operatorClient, pollUntil } from '../support/settlement-api.js';
 import { openBrowser } from '../support/browser.js';
 import { byTestId, choose, confirmAction, fill, go, signIn, signOut, waitForText } from '../support/portal-page.js';
 import { ensureDfsp, ensureHub } from '../../scripts/lib/onboarding.js';
 import { discover, registerParty, requestQuote, transfer } from '../../scripts/lib/demo-dfsp-calls.js';
-import { deadLetterTopic, encodeDeadLetter } from '../../platform/kafka/dead-letters.js';
-import { TOPIC, topicName } from '../../platform/kafka/topics.js';
+import { TOPIC } from '../../platform/kafka/topics.js';
 
 const DFSPS = [
   { name: 'payerfsp', msisdn: '27710000001', customer: 'Thandi Payer' },
@@ -47,21 +46,6 @@ async function pay() {
   const result = await transfer(payer, payee, quoted);
   assert.equal(result.outcome.body.transferState, 'COMMITTED', JSON.stringify(result.outcome.body));
   return { transferId: result.transferId, quoteId: quoted.quoteId };
-}
-
-/** A dead letter of the fulfil handler, set aside as the handler would, for the replay step. */
-async function deadLetterOnFulfil() {
-  const config = testConfig();
-  const producer = new Kafka.Producer({ 'bootstrap.servers': config.kafka.brokers, dr_cb: true });
-  await new Promise((resolve, reject) => producer.connect({ timeout: 10_000 }, (error) => (error ? reject(error) : resolve())));
-  producer.setPollInterval(50);
-  const message = { topic: topicName(sw.prefix, TOPIC.transferFulfil), partition: 0, offset: 7, key: 'portal-letter', value: Buffer.from('{"not":"a fulfil"}'), timestamp: Date.now() };
-  const value = encodeDeadLetter({ handler: 'fulfil', message, error: new Error('the fulfil message could not be read'), failures: 3 });
-  await new Promise((resolve, reject) => {
-    producer.once('delivery-report', (error) => (error ? reject(error) : resolve()));
-    producer.produce(deadLetterTopic(sw.prefix, 'fulfil'), 0, value, 'portal-letter');
-  });
-  await new Promise((resolve) => { producer.disconnect(() => resolve()); });
 }
 
 before(async () => {
@@ -171,7 +155,7 @@ test('closing and settling the window through every state brings every position 
 });
 
 test('a dead letter is shown with why it failed, and replayed once however often the operator asks', async () => {
-  await deadLetterOnFulfil();
+  await produceDeadLetter({ prefix: sw.prefix, handler: 'fulfil', sourceTopic: TOPIC.transferFulfil, key: 'portal-letter', value: '{"not":"a fulfil"}', reason: 'the fulfil message could not be read' });
   await go(page, '#/dead-letters');
   const letter = await page.waitForSelector('[data-testid^="letter-fulfil-"]', { timeout: 15000 });
   assert.match(await letter.evaluate((element) => element.textContent), /the fulfil message could not be read/);

@@ -4,6 +4,8 @@ import pino from 'pino';
 import { testConfig, uniqueSuffix } from './environment.js';
 import { createAdminClient, createTopic, deleteTopic } from '../../platform/kafka/admin.js';
 import { createProducer } from '../../platform/kafka/producer.js';
+import { deadLetterTopic, encodeDeadLetter } from '../../platform/kafka/dead-letters.js';
+import { topicName } from '../../platform/kafka/topics.js';
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -36,4 +38,21 @@ export async function topicWithProducer(t, name, { partitions = 1, createTopicNo
     admin.disconnect();
   });
   return { config, logger, topic, producer, admin };
+}
+
+/**
+ * Sets a message aside on `handler`'s dead-letter topic of the switch with topic prefix
+ * `prefix`, as the handler would after `failures` attempts: the message came from the
+ * switch's topic `sourceTopic` (a TOPIC name) with `key` and `value`, and failed with `reason`.
+ */
+export async function produceDeadLetter({ prefix, handler, sourceTopic, key, value, reason, failures = 3 }) {
+  const config = testConfig();
+  const producer = createProducer({ kafka: config.kafka, logger: pino({ level: 'warn' }) });
+  await producer.connect();
+  try {
+    const message = { topic: topicName(prefix, sourceTopic), partition: 0, offset: 7, key, value: Buffer.from(value), timestamp: Date.now() };
+    await producer.produce([{ topic: deadLetterTopic(prefix, handler), key, value: encodeDeadLetter({ handler, message, error: new Error(reason), failures }) }]);
+  } finally {
+    await producer.disconnect();
+  }
 }

@@ -1,7 +1,7 @@
 // One DFSP: its standing per currency, and what an operator does to it — funds in and out, a
 // new net debit cap, activation — with its endpoints, JWS keys and the audit trail of changes.
 import { useEffect, useState } from 'react';
-import { Anchor, Badge, Card, Code, Group, Loader, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Card, Code, Group, Loader, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { html } from '../html.js';
 import { useLoad, useSession } from '../session.js';
 import { ConfirmAction, ErrorNote } from '../confirm.js';
@@ -45,7 +45,7 @@ function CapForm({ api, name, rows, onDone }) {
   });
   return html`<${Stack} gap="xs" maw=${520}>
     <${Group} grow>
-      <${TextInput} label="Currency" value=${currency ?? ''} onChange=${(event) => setCurrency(event.currentTarget.value.toUpperCase())} />
+      <${Select} label="Currency" value=${currency} onChange=${setCurrency} data=${rows.map((entry) => entry.currency)} allowDeselect=${false} />
       <${TextInput} label="New net debit cap" value=${value} onChange=${(event) => setValue(event.currentTarget.value.trim())} data-testid="ndc-value" />
     </${Group}>
     <${ConfirmAction} label="Change the cap…" title="Confirm the new net debit cap" disabled=${!valid} testId="ndc-submit" perform=${perform}
