@@ -5,7 +5,8 @@
 // the transfer's ILP packet, as the payer's and payee's DFSPs agreed it.
 import { jsonResponse } from '../../platform/http/server.js';
 import { FAILURE, failure, isFailure } from '../../platform/domain/failures.js';
-import { transactionOfIlpPacket } from '../../platform/fspiop/ilp-transaction.js';
+import { partyKey, transactionOfIlpPacket } from '../../platform/fspiop/ilp-transaction.js';
+import { fspiopCodeOf } from '../../platform/fspiop/errors.js';
 import { formatAmount } from '../domain/money.js';
 import { findTransferWithHistory, searchTransfers } from '../repositories/transfer-lookup.js';
 import { failureResponse, readQuery } from './route-helpers.js';
@@ -37,7 +38,8 @@ function detailView(transfer) {
     quoteId: transaction?.quoteId ?? null, transactionId: transaction?.transactionId ?? null,
     payer: partyOf(transaction?.payer), payee: partyOf(transaction?.payee),
     condition: transfer.condition, expiration: transfer.expiresAt, reason: transfer.reason, externalReference: transfer.externalReference,
-    failure: transfer.failureCode ? { code: transfer.failureCode, detail: transfer.failureDetail } : null,
+    // The switch's own failure as the FSPIOP error its parties were told, with the domain's name for it.
+    failure: transfer.failureCode ? { code: String(fspiopCodeOf(transfer.failureCode) ?? transfer.failureCode), name: transfer.failureCode, detail: transfer.failureDetail } : null,
     payeeError: transfer.payeeErrorCode ? { errorCode: transfer.payeeErrorCode, errorDescription: transfer.payeeErrorDescription } : null,
     history: transfer.history,
   };
@@ -56,7 +58,7 @@ function readSearch(request) {
   if (!/^[A-Z_]{1,32}$/.test(partyIdType ?? '') || !/^.{1,128}$/.test(partyIdentifier ?? '')) {
     return failure(FAILURE.validation, 'a party search needs partyIdType (e.g. MSISDN) and partyIdentifier');
   }
-  return { party: `${partyIdType}:${partyIdentifier}`, limit };
+  return { party: partyKey({ partyIdType, partyIdentifier }), limit };
 }
 
 export function transferRoutes({ db }) {
