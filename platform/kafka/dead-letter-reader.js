@@ -1,8 +1,8 @@
 // Reading and replaying a handler's dead letters (dead-letters.js writes them), for the
-// operator command tools/dead-letters.js, the admin API's /deadLetters and the tests. Every partition of the dead-letter
-// topic is read from its first offset to its high watermark as it was when the read began,
-// without a consumer group, so reading changes nothing and letters written meanwhile wait
-// for the next read.
+// operator command tools/dead-letters.js, the admin API's /deadLetters and the tests. Every
+// partition of the dead-letter topic is read from its first offset to its high watermark as
+// it was when the read began, without a consumer group, so reading changes nothing and
+// letters written meanwhile wait for the next read.
 import Kafka from 'node-rdkafka';
 import { librdkafkaSecurity } from './security.js';
 import { decodeDeadLetter, deadLetterTopic } from './dead-letters.js';
