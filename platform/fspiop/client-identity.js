@@ -36,12 +36,31 @@ export function commonNameOf(subject) {
   return commonNames[0].value;
 }
 
-/** Node gives a subject attribute that appears more than once as an array: that names nobody. */
+const CONNECTION_IDENTITY = Symbol('connectionIdentity');
+
+/**
+ * The DFSP a connection's verified client certificate names. Node gives a subject attribute
+ * that appears more than once as an array: that names nobody. It is read once per connection,
+ * not per request (reading the certificate builds a large object): a connection keeps its
+ * certificate, since the edge refuses renegotiation (refuseRenegotiation).
+ */
 function certificateIdentity(request) {
   const socket = request.raw.req.socket;
   if (!socket.authorized) return undefined;
-  const commonName = socket.getPeerCertificate().subject?.CN;
-  return typeof commonName === 'string' ? commonName : undefined;
+  if (!Object.hasOwn(socket, CONNECTION_IDENTITY)) {
+    const commonName = socket.getPeerCertificate().subject?.CN;
+    socket[CONNECTION_IDENTITY] = typeof commonName === 'string' ? commonName : undefined;
+  }
+  return socket[CONNECTION_IDENTITY];
+}
+
+/**
+ * TLS 1.2 lets a client renegotiate, and so present another certificate, on a connection
+ * that is already open. No DFSP needs to, and refusing it lets a connection's identity be
+ * read once; it also closes a way to make the edge do handshakes without new connections.
+ */
+function refuseRenegotiation(server) {
+  server.listener.on('secureConnection', (socket) => socket.disableRenegotiation());
 }
 
 const IDENTITY_OF = Object.freeze({
@@ -54,6 +73,7 @@ const UNCHECKED_PATHS = new Set(['/health', '/metrics']);
 /** Refuses, before any route runs, an FSPIOP request whose client identity is not its FSPIOP-Source. */
 export function registerClientIdentityCheck(server, { mode, subjectHeader }) {
   if (mode === 'off') return;
+  if (mode === 'certificate') refuseRenegotiation(server);
   const identityOf = IDENTITY_OF[mode];
   server.ext('onPreHandler', (request, h) => {
     if (UNCHECKED_PATHS.has(request.route.path)) return h.continue;

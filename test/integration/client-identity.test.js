@@ -97,9 +97,9 @@ function transferBody(transferId, payerFsp = 'payerfsp') {
 }
 
 /** One request to an edge; `client` is the certificate to present (none when absent). */
-function send({ edge, secure = true, client, method = 'POST', path = '/transfers', headers, body }) {
+function send({ edge, secure = true, client, method = 'POST', path = '/transfers', headers, body, agent }) {
   const options = {
-    host: '127.0.0.1', port: edge.port, method, path,
+    host: '127.0.0.1', port: edge.port, method, path, ...(agent ? { agent } : {}),
     headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
     ...(secure ? { ca: readFileSync(env.ca.cert), ...(client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {}) } : {}),
   };
@@ -109,7 +109,7 @@ function send({ edge, secure = true, client, method = 'POST', path = '/transfers
       response.on('data', (chunk) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode, json: /json/.test(response.headers['content-type'] ?? '') && text ? JSON.parse(text) : undefined });
+        resolve({ status: response.statusCode, reusedSocket: request.reusedSocket, json: /json/.test(response.headers['content-type'] ?? '') && text ? JSON.parse(text) : undefined });
       });
     });
     request.on('error', reject);
@@ -223,5 +223,36 @@ test('at the edge itself, the certificate\'s own CN counts and two CNs name nobo
     const refused = await send({ edge: env.tlsEdge, client: env.twoNames, ...prepare(randomUUID(), source) });
     assert.equal(refused.status, 400, source);
     assert.match(refused.json.errorInformation.errorDescription, /no verified client certificate names the calling DFSP/, source);
+  }
+});
+
+test('a connection keeps its certificate\'s DFSP: another FSPIOP-Source on it is refused, and so is renegotiating', async () => {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 1, maxVersion: 'TLSv1.2' });
+  try {
+    const rightful = randomUUID();
+    assert.equal((await send({ edge: env.tlsEdge, client: env.payer, agent, ...prepare(rightful) })).status, 202);
+    const impostor = randomUUID();
+    const onSameConnection = await send({ edge: env.tlsEdge, client: env.payer, agent, ...prepare(impostor, 'otherfsp') });
+    assert.equal(onSameConnection.reusedSocket, true, 'the second request went over the first one\'s connection');
+    assert.deepEqual([onSameConnection.status, onSameConnection.json.errorInformation.errorCode], [400, '3100']);
+    assert.match(onSameConnection.json.errorInformation.errorDescription, /FSPIOP-Source otherfsp is not payerfsp/);
+
+    const [socket] = Object.values(agent.freeSockets).flat();
+    assert.ok(socket, 'the connection is idle in the agent');
+    // The edge answers a renegotiation by closing the connection: it never completes.
+    const outcome = await new Promise((resolve) => {
+      socket.on('error', () => {});
+      socket.on('close', () => resolve('closed'));
+      const started = socket.renegotiate({ rejectUnauthorized: false }, (error) => resolve(error ? 'failed' : 'renegotiated'));
+      if (!started) resolve('not started');
+    });
+    assert.equal(outcome, 'closed');
+    // The edge goes on serving new connections.
+    const after = randomUUID();
+    assert.equal((await send({ edge: env.tlsEdge, client: env.payer, ...prepare(after) })).status, 202);
+    await waitProduced(after);
+    assert.deepEqual(env.produced.filter((id) => id === impostor), []);
+  } finally {
+    agent.destroy();
   }
 });
