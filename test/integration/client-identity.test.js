@@ -248,9 +248,9 @@ test('a connection keeps its certificate\'s DFSP: another FSPIOP-Source on it is
     });
     assert.equal(outcome, 'closed');
     // The edge goes on serving new connections.
-    const after = randomUUID();
-    assert.equal((await send({ edge: env.tlsEdge, client: env.payer, ...prepare(after) })).status, 202);
-    await waitProduced(after);
+    const later = randomUUID();
+    assert.equal((await send({ edge: env.tlsEdge, client: env.payer, ...prepare(later) })).status, 202);
+    await waitProduced(later);
     assert.deepEqual(env.produced.filter((id) => id === impostor), []);
   } finally {
     agent.destroy();
