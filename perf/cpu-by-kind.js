@@ -28,7 +28,8 @@ export function processName(commandLine, directory = '/') {
   const scriptIndex = args.findIndex((arg) => arg.endsWith('.js'));
   if (scriptIndex === -1) return 'node';
   const script = relative(directory, resolve(directory, args[scriptIndex]));
-  if (script === 'scripts/compact-host.js') return args[scriptIndex + 1];
+  // A compact host is started with its components and their ports: `prepare=4201,position=4211`.
+  if (script.endsWith('scripts/compact-host.js')) return args[scriptIndex + 1].split(',').map((component) => component.split('=')[0]).join('+');
   if (script.startsWith('perf/simulators/')) return 'simulators';
   return script.replace(/\/main\.js$/, '').replace(/\.js$/, '');
 }

@@ -6,7 +6,7 @@ import { kindOf, parseReport, processName, summarise } from '../../perf/cpu-by-k
 test('a process is named by the component, compact host or tool it runs', () => {
   assert.equal(processName(['/usr/bin/node', '/srv/switch/api-adapter/main.js'], '/srv/switch'), 'api-adapter');
   assert.equal(processName(['node', 'handlers/position/main.js'], '/srv/switch'), 'handlers/position');
-  assert.equal(processName(['node', '--max-old-space-size=512', 'scripts/compact-host.js', 'edges'], '/srv/switch'), 'edges');
+  assert.equal(processName(['node', '/srv/switch/scripts/compact-host.js', 'api-adapter=3000,quoting=3002'], '/'), 'api-adapter+quoting');
   assert.equal(processName(['node', '/srv/switch/perf/simulators/worker.js'], '/srv/switch'), 'simulators');
   assert.equal(processName(['/srv/switch/.run/mariadb/bin/mariadbd', '--datadir=x']), 'MariaDB');
   assert.equal(processName(['/usr/bin/java', '-cp', '/opt/kafka/libs/*', 'kafka.Kafka']), 'Kafka');
