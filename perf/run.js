@@ -467,8 +467,8 @@ async function measure({ target, dir, env, log, dashboard, during, script }) {
 /** What the switch's edges ask of DFSP signatures (JWS_VERIFICATION), read from the api-adapter's environment. */
 export function jwsVerificationOf(target) {
   // The process that runs the api-adapter: its own, or the compact host it is a member of.
-  const hostKey = [...(target.members ?? [])].find(([, members]) => members.includes('api-adapter'))?.[0] ?? 'api-adapter';
-  const [, pids = []] = Object.entries(target.processes()).find(([name]) => name.startsWith(hostKey)) ?? [];
+  const hostKey = [...target.members].find(([, members]) => members.includes('api-adapter'))?.[0];
+  const pids = target.processes()[hostKey] ?? [];
   try {
     const entry = readFileSync(`/proc/${pids[0]}/environ`, 'utf8').split('\0').find((line) => line.startsWith('JWS_VERIFICATION='));
     return entry ? entry.slice('JWS_VERIFICATION='.length) : 'required';
@@ -613,6 +613,8 @@ export async function localTarget() {
   const metricsUrls = {};
   for (const { name, port } of services) for (let index = 0; index < replicasOf(name); index += 1) metricsUrls[`${name}-${index}`] = urlOf(name, port + index);
   const target = {
+    // Keyed as processes() is: by process name, one entry for all of its replicas.
+    members: new Map(processNames.map((name) => [name, hosts.get(name) ?? [name]])),
     adminUrl: urlOf('admin-api', portOf('admin-api')), settlementUrl: `${urlOf('settlement-api', portOf('settlement-api'))}/v2`,
     alsUrl: urlOf('account-lookup', portOf('account-lookup')), quotingUrl: urlOf('quoting', portOf('quoting')), transfersUrl: urlOf('api-adapter', portOf('api-adapter')),
     db, dbEnv: {}, kafka: { brokers: config.kafka.brokers, prefix: config.kafka.topicPrefix ?? '' }, metricsUrls, tlsDir, profile,

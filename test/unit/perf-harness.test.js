@@ -1,14 +1,16 @@
 // The load harness's pure parts: which simulator process owns a DFSP, how much a DFSP's cap
 // and cover are raised for a run, which k6 lines are kept, the report's windows and latency
 // histogram read from a k6 CSV, CPU ms per iteration, RSS over time, and the rate search's
-// verdicts and stopping rule.
+// verdicts and stopping rule, and which JWS verification the measured switch's edges ask for.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { endpointBaseOf, keysDirectoryFor, payerWorkersOf, topUpFor } from '../../perf/provision.js';
-import { k6OutputFilter } from '../../perf/run.js';
+import { jwsVerificationOf, k6OutputFilter, localTarget } from '../../perf/run.js';
 import { binOf, cpuRows, failedIterations, histogramQuantile, overTime, paidIterations, readWindows, rssRows, windowSeries } from '../../perf/report.js';
 import { byComponent, rateFigures, shouldContinue } from '../../perf/rate-search.js';
 
@@ -128,4 +130,32 @@ test('the gate accounts for the warm-up: paid and failed iterations include its 
   assert.equal(paidIterations(summary), 6940);
   assert.equal(failedIterations(summary), 5);
   assert.equal(failedIterations(counts([['completed_transactions', 10]])), 0);
+});
+
+test('the JWS verification a run reports is read from the process that hosts the api-adapter, in either profile', async (t) => {
+  const spawnWith = async (env) => {
+    const child = spawn('sleep', ['30'], { env: { PATH: process.env.PATH, ...env } });
+    t.after(() => child.kill());
+    await once(child, 'spawn');
+    return child.pid;
+  };
+  const edges = await spawnWith({ JWS_VERIFICATION: 'optional' });
+  const position = await spawnWith({ JWS_VERIFICATION: 'off' });
+  // `make up`'s compact profile, as its PID files say: the api-adapter a member of `edges`.
+  const runDir = mkdtempSync(join(tmpdir(), 'run-dir-'));
+  mkdirSync(join(runDir, 'pids'));
+  writeFileSync(join(runDir, 'pids', 'ledger-handlers-0.pid'), `${position}\n`);
+  writeFileSync(join(runDir, 'pids', 'edges-0.pid'), `${edges}\n`);
+  Object.assign(process.env, { RUN_DIR: runDir, DB_PASSWORD: process.env.DB_PASSWORD ?? 'never-used' });
+  const local = await localTarget();
+  t.after(() => local.close());
+  assert.equal(local.profile, 'compact');
+  assert.equal(jwsVerificationOf(local), 'optional');
+  // A fresh switch of the separate profile: one process per component and replica.
+  const separate = { members: new Map([['position-0', ['position']], ['api-adapter-0', ['api-adapter']]]), processes: () => ({ 'position-0': [position], 'api-adapter-0': [edges] }) };
+  assert.equal(jwsVerificationOf(separate), 'optional');
+  // Unset means the default, required; a process that cannot be read is reported as unknown.
+  const unset = await spawnWith({});
+  assert.equal(jwsVerificationOf({ members: new Map([['edges', ['api-adapter']]]), processes: () => ({ edges: [unset] }) }), 'required');
+  assert.equal(jwsVerificationOf({ members: new Map([['edges', ['quoting']]]), processes: () => ({ edges: [unset] }) }), 'unknown');
 });
