@@ -65,7 +65,7 @@ rate-search: deps up ## one run per rate against `make up` (in its PROFILE) unti
 image: ## the switch's image from the Dockerfile without a Docker daemon (buildah, local Debian base): .run/images/fspiop-switch-<tag>.tar; IMAGE_TAG= ARGS=loadtest (the in-cluster load test's image) ARGS=all (both, and the dev Kafka, MySQL and k6 stand-ins)
 	@DEPS_CLUSTER=1 bash scripts/deps.sh && bash scripts/image.sh $(or $(ARGS),switch)
 
-cluster-test: ## the chart on a real one-node Kubernetes here: install, helm test, a payment, upgrade and rollback under load, NetworkPolicy (test/cluster); KEEP_CLUSTER=1 leaves it up
+cluster-test: ## the chart on a real one-node Kubernetes here: install, helm test, a payment, upgrade and rollback under load, NetworkPolicy (test/cluster); PROFILE=compact: the chart's compact profile; KEEP_CLUSTER=1 leaves it up
 	@DEPS_CLUSTER=1 bash scripts/deps.sh && bash test/cluster/cluster-test.sh
 
 .PHONY: dead-letters

@@ -9,6 +9,8 @@
 #      load, the NetworkPolicy);
 #   4. stops the cluster and removes what it changed on the host, pass or fail, unless
 #      KEEP_CLUSTER=1 (then `bash test/cluster/k8s-cluster.sh down` when done).
+# PROFILE=compact installs the chart's compact profile (one Deployment per host) instead of one
+# Deployment per component; the tests are the same.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/env.sh"
 source "$REPO_ROOT/scripts/lib.sh"
@@ -46,5 +48,5 @@ network_policy=none
 [[ "$cluster_status" == *"NetworkPolicy: enforced"* ]] && network_policy=enforced
 
 KUBECONFIG="$RUN_DIR/cluster/kubeconfig" IMAGE_TAG="$IMAGE_TAG" UPGRADE_IMAGE_TAG="$UPGRADE_IMAGE_TAG" \
-  BUSYBOX_IMAGE=localhost/busybox:1.35.0 NETWORK_POLICY="$network_policy" \
+  BUSYBOX_IMAGE=localhost/busybox:1.35.0 NETWORK_POLICY="$network_policy" SWITCH_PROFILE="${PROFILE:-separate}" \
   node --test --test-reporter=spec "$REPO_ROOT/test/cluster/" 2>&1 | tee "$TESTS_LOG"

@@ -10,7 +10,11 @@
 //   4. helm upgrade to a new image tag, then helm rollback, while k6 keeps paying: every
 //      Deployment rolls both ways and no payment fails;
 //   5. the NetworkPolicy in force admits the switch's own traffic and refuses other pods.
-// Env: KUBECONFIG, IMAGE_TAG, UPGRADE_IMAGE_TAG, BUSYBOX_IMAGE, NETWORK_POLICY (enforced|none).
+// With SWITCH_PROFILE=compact the same tests run the chart's compact profile (values
+// `compact.enabled`, its default hosts): one Deployment per host, each component keeping its
+// Service, so everything but the Deployments and pods the tests look for stays the same.
+// Env: KUBECONFIG, IMAGE_TAG, UPGRADE_IMAGE_TAG, BUSYBOX_IMAGE, NETWORK_POLICY (enforced|none),
+// SWITCH_PROFILE (separate|compact).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -26,7 +30,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = (name) => join(root, '.tools', 'bin', name);
 const chart = join(root, 'charts', 'fspiop-switch');
 const valuesFile = join(chart, 'examples', 'values-one-node.yaml');
-const { IMAGE_TAG, UPGRADE_IMAGE_TAG, BUSYBOX_IMAGE, NETWORK_POLICY = 'none' } = process.env;
+const { IMAGE_TAG, UPGRADE_IMAGE_TAG, BUSYBOX_IMAGE, NETWORK_POLICY = 'none', SWITCH_PROFILE = 'separate' } = process.env;
 const skip = process.env.KUBECONFIG && IMAGE_TAG ? false : 'needs a cluster: make cluster-test';
 
 const NAMESPACE = 'payments';
@@ -34,8 +38,15 @@ const RELEASE = 'sw';
 const FULL = `${RELEASE}-fspiop-switch`;
 const RUN_TAG = '0c1057';
 const loadTest = load(readFileSync(valuesFile, 'utf8')).loadTest;
-// Every component the chart deploys from the switch's image, by its component label.
-const switchComponents = new Set(Object.keys(load(readFileSync(join(chart, 'values.yaml'), 'utf8')).components));
+const chartDefaults = load(readFileSync(join(chart, 'values.yaml'), 'utf8'));
+// Every component the chart deploys from the switch's image, and the Deployment that runs it:
+// its own, or in the compact profile its host's (the built-in oracle is served by
+// account-lookup-admin, in whichever host that is).
+const switchComponents = Object.keys(chartDefaults.components);
+const compact = SWITCH_PROFILE === 'compact';
+const deploymentOf = (component) => (compact ? chartDefaults.compact.hosts.find((host) => host.components.includes(component))?.name : component);
+// The component labels of the pods the switch's image runs.
+const switchDeployments = new Set(switchComponents.map(deploymentOf));
 const names = dfspNames(loadTest.dfsps);
 const pairs = allPairs(names, loadTest.msisdnsPerDfsp);
 const payerWorkers = payerWorkersOf(names, loadTest.simulators.workers);
@@ -62,7 +73,7 @@ const items = async (kind, selector = `app.kubernetes.io/instance=${RELEASE}`) =
 const helmTimeout = ['--timeout', '20m'];
 // scripts/image.sh tags the k6 image with the version of the k6 that make deps built.
 const k6Image = skip ? '' : `localhost/fspiop-switch-k6:${execFileSync(bin('k6'), ['version'], { encoding: 'utf8' }).split(' ')[1].replace(/^v/, '')}`;
-const chartValues = (tag) => ['-f', valuesFile, '--set', `image.tag=${tag}`, '--set', 'loadTest.enabled=true',
+const chartValues = (tag) => ['-f', valuesFile, '--set', `compact.enabled=${compact}`, '--set', `image.tag=${tag}`, '--set', 'loadTest.enabled=true',
   '--set', `loadTest.imageTag=${IMAGE_TAG}`, '--set', `loadTest.runTag=${RUN_TAG}`, '--set', `loadTest.k6.image=${k6Image}`];
 
 function assertRolledOut(deployments, tag) {
@@ -82,9 +93,10 @@ function assertRolledOut(deployments, tag) {
 
 async function assertPodsRun(tag) {
   const pods = (await items('pods')).filter((pod) => pod.status.phase === 'Running' && !pod.metadata.deletionTimestamp);
-  const switchPods = pods.filter((pod) => switchComponents.has(pod.metadata.labels['app.kubernetes.io/component']));
+  const switchPods = pods.filter((pod) => switchDeployments.has(pod.metadata.labels['app.kubernetes.io/component']));
   const running = new Set(switchPods.map((pod) => pod.metadata.labels['app.kubernetes.io/component']));
-  assert.deepEqual([...switchComponents].filter((name) => !running.has(name)), [], 'every component has a running pod');
+  assert.deepEqual(switchComponents.filter((name) => !running.has(deploymentOf(name))), [], 'every component has a running pod');
+  if (compact) assert.equal(switchPods.length, switchDeployments.size, `one pod per host: ${switchPods.map((pod) => pod.metadata.name)}`);
   for (const pod of switchPods) assert.equal(pod.spec.containers[0].image, `localhost/fspiop-switch:${tag}`, pod.metadata.name);
 }
 
@@ -179,7 +191,7 @@ test('helm test: every component answers /health through its Service', { skip, t
 async function positionOf(fsp) {
   const script = `const r = await fetch('http://127.0.0.1:3001/participants/${fsp}/positions?currency=USD', `
     + `{headers: {authorization: 'Bearer ' + process.env.OPERATOR_TOKEN_READ_ONLY}}); console.log(JSON.stringify(await r.json()))`;
-  const position = JSON.parse(await kubectl(['exec', `deploy/${FULL}-admin-api`, '--', 'node', '--input-type=module', '-e', script]));
+  const position = JSON.parse(await kubectl(['exec', `deploy/${FULL}-${deploymentOf('admin-api')}`, '--', 'node', '--input-type=module', '-e', script]));
   return parseAmount(String(position.value), { allowNegative: true });
 }
 
