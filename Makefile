@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 
 .DEFAULT_GOAL := help
-.PHONY: help deps deps-run up infra-up down clean status test test-compact demo bench-transfers fuzz
+.PHONY: help deps deps-run up infra-up down clean status test test-compact demo bench-transfers bench-central-ledger fuzz
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -46,6 +46,9 @@ fuzz: deps ## Schemathesis against the FSPIOP edges and the admin API of a switc
 
 bench-transfers: deps infra-up ## transfers benchmark: MODE=kafka|http TRANSFERS=20000 IN_FLIGHT=1000 REPLICAS=1
 	@node perf/bench-transfers.js --mode=$(or $(MODE),kafka) --transfers=$(or $(TRANSFERS),20000) --in-flight=$(or $(IN_FLIGHT),1000) --replicas=$(or $(REPLICAS),1)
+
+bench-central-ledger: deps infra-up ## Mojaloop's central-ledger driven as bench-transfers MODE=kafka drives ours (installed into .run/central-ledger/ on first use): TRANSFERS=20000 IN_FLIGHT=300
+	@node perf/bench-central-ledger.js --transfers=$(or $(TRANSFERS),20000) --in-flight=$(or $(IN_FLIGHT),300)
 
 .PHONY: perf soak rate-search
 perf: deps up ## k6 run against `make up` (perf/run.js): TPS=45 TRANSFERS=5400 (2 minutes) MODE=full|quote-transfer|transfer JWS_ALG=ES256|RS256|none DASHBOARD=1 (k6's live dashboard) FRESH=1 (own switch, in PROFILE=separate|compact) WARMUP=15 (seconds of ramp before the measured run; 0: none) CONVERSION_SHARE=0.2 (that share of the payments USD → EUR through an FXP) RTP_SHARE=0.1 (that share merchant-initiated: request to pay) RTP_OTP_SHARE=0.5 (that share of those approved by OTP) ISO20022_SHARE=0.5 (that share of the DFSPs registered as ISO 20022 DFSPs, speaking ISO 20022)

@@ -8,7 +8,6 @@
 // It prints transfers/s and latency percentiles (prepare accepted → payer told COMMITTED).
 // Usage: node perf/bench-transfers.js --mode=kafka --transfers=20000 --in-flight=2000
 import http from 'node:http';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { setUpHub, onboardDfsp } from '../test/support/admin-api.js';
 import { TRANSFER_COMPONENTS, startSwitch } from '../test/support/switch.js';
@@ -19,6 +18,7 @@ import { startBatchConsumer } from '../platform/kafka/consumer.js';
 import { decodeEvent, encodeEvent } from '../platform/kafka/envelope.js';
 import { TOPIC, topicName } from '../platform/kafka/topics.js';
 import pino from 'pino';
+import { createTracker, newTransfer, runFigures } from './transfer-driver.js';
 
 const { values: options } = parseArgs({
   options: {
@@ -34,46 +34,6 @@ const TRANSFERS = Number(options.transfers);
 const IN_FLIGHT = Number(options['in-flight']);
 const DFSP_COUNT = Number(options.dfsps);
 const logger = pino({ level: 'warn' });
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-/** Tracks each transfer from acceptance to the payer's COMMITTED, and limits in-flight. */
-function createTracker() {
-  const started = new Map();
-  const latenciesMs = [];
-  const failures = new Map();
-  let release = () => {};
-  return {
-    started, latenciesMs, failures,
-    begin(id) { started.set(id, performance.now()); },
-    finish(id, failureCode) {
-      const at = started.get(id);
-      if (at === undefined) return;
-      started.delete(id);
-      if (failureCode) failures.set(failureCode, (failures.get(failureCode) ?? 0) + 1);
-      else latenciesMs.push(performance.now() - at);
-      release();
-    },
-    async room() {
-      while (started.size >= IN_FLIGHT) await new Promise((resolve) => { release = resolve; });
-    },
-    done: () => latenciesMs.length + [...failures.values()].reduce((sum, n) => sum + n, 0),
-  };
-}
-
-function newTransfer(index, names) {
-  const payer = names[index % names.length];
-  const payee = names[(index + 1 + (index % (names.length - 1))) % names.length];
-  const fulfilment = randomBytes(32);
-  const body = {
-    transferId: randomUUID(), payerFsp: payer, payeeFsp: payee, amount: { amount: '1.25', currency: 'USD' },
-    ilpPacket: 'AYIBgQAAAAAAAAPoFGcuc2ltcGxlLnBheWVlLm1zaXNkbg', condition: createHash('sha256').update(fulfilment).digest('base64url'),
-    expiration: new Date(Date.now() + 120000).toISOString(),
-  };
-  return { body, fulfilment: fulfilment.toString('base64url') };
-}
 
 function fulfilBody(fulfilment) {
   return { transferState: 'COMMITTED', fulfilment, completedTimestamp: new Date().toISOString() };
@@ -181,7 +141,7 @@ async function main() {
   const components = options.mode === 'kafka' ? ['prepare', 'position', 'fulfil'] : TRANSFER_COMPONENTS;
   const sw = await startSwitch({ components, replicas: { prepare: replicas, position: replicas, fulfil: replicas, notification: replicas }, env: { LOG_LEVEL: 'warn', CLIENT_IDENTITY: 'off' },
     nodeArgs: options['profile-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${options['profile-dir']}`] : [] });
-  const tracker = createTracker();
+  const tracker = createTracker(IN_FLIGHT);
   const fulfilments = new Map();
   const names = Array.from({ length: DFSP_COUNT }, (_, index) => `benchfsp${index + 1}`);
   let dfsps;
@@ -198,13 +158,9 @@ async function main() {
 }
 
 function report(tracker, elapsedMs) {
-  const sorted = [...tracker.latenciesMs].sort((a, b) => a - b);
-  const committed = sorted.length;
   console.log(JSON.stringify({
     mode: options.mode, transfers: TRANSFERS, inFlightMax: IN_FLIGHT, dfsps: DFSP_COUNT, replicas: Number(options.replicas),
-    committed, failed: Object.fromEntries(tracker.failures), unfinished: TRANSFERS - tracker.done(),
-    seconds: Number((elapsedMs / 1000).toFixed(2)), transfersPerSecond: Math.round(committed / (elapsedMs / 1000)),
-    latencyMs: { p50: Math.round(percentile(sorted, 50)), p95: Math.round(percentile(sorted, 95)), p99: Math.round(percentile(sorted, 99)), max: Math.round(sorted.at(-1) ?? 0) },
+    ...runFigures(tracker, TRANSFERS, elapsedMs),
   }, null, 2));
 }
 
