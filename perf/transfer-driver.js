@@ -32,7 +32,9 @@ export function createTracker(inFlightMax) {
     async room(shouldStop = () => false) {
       while (started.size >= inFlightMax) {
         if (shouldStop()) return false;
-        await Promise.race([new Promise((resolve) => { release = resolve; }), new Promise((resolve) => setTimeout(resolve, 1000))]);
+        let timer;
+        await new Promise((resolve) => { release = resolve; timer = setTimeout(resolve, 1000); });
+        clearTimeout(timer);
       }
       return true;
     },
