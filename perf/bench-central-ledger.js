@@ -27,7 +27,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +38,8 @@ import { createAdminClient, createTopic, deleteTopic } from '../platform/kafka/a
 import { createProducer } from '../platform/kafka/producer.js';
 import { startBatchConsumer } from '../platform/kafka/consumer.js';
 import { CURRENCY, createTracker, newTransfer, runFigures } from './transfer-driver.js';
+import { adminClient, ensureDfsp, ensureHub } from '../scripts/lib/onboarding.js';
+import { freePort } from '../scripts/lib/ports.js';
 
 const { values: options } = parseArgs({
   options: {
@@ -82,17 +83,6 @@ function ensureInstalled() {
   const setup = spawnSync('bash', [path.join(REPO_ROOT, 'perf', 'central-ledger', 'setup.sh')], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, CL_DIR } });
   if (setup.status !== 0) throw new Error(`perf/central-ledger/setup.sh failed (exit ${setup.status})`);
   return JSON.parse(readFileSync(path.join(CL_APP, 'package.json'), 'utf8')).version;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The names of the run's topics: central-ledger's own names behind a prefix of the run's. */
@@ -200,49 +190,24 @@ async function stopProcesses(processes) {
 
 // --- onboarding through central-ledger's admin API ----------------------------------------------
 
-async function adminCall(apiUrl, method, url, body) {
-  const answer = await fetch(`${apiUrl}${url}`, {
-    method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await answer.text();
-  if (!answer.ok) throw new Error(`${method} ${url}: HTTP ${answer.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
 const isZero = (value) => !/[1-9]/.test(String(value));
 
 /**
- * The hub's accounts and settlement model, then each DFSP: participant, initial position and
- * net debit cap, callback endpoints (never called: no notification handler runs), and funds in
- * on its settlement account, which the admin handler books asynchronously.
+ * Onboards the hub and the DFSPs with the same client and sequence that onboard our switch
+ * (scripts/lib/onboarding.js: central-ledger's own admin API requests), then waits until the
+ * admin handler has booked each DFSP's funds-in, which central-ledger does asynchronously.
  */
 async function onboard(apiUrl, names) {
-  const call = (method, url, body) => adminCall(apiUrl, method, url, body);
-  for (const type of ['HUB_MULTILATERAL_SETTLEMENT', 'HUB_RECONCILIATION']) await call('POST', '/participants/Hub/accounts', { currency: CURRENCY, type });
-  await call('POST', '/settlementModels', {
-    name: 'DEFERREDNET', settlementGranularity: 'NET', settlementInterchange: 'MULTILATERAL', settlementDelay: 'DEFERRED',
-    currency: CURRENCY, requireLiquidityCheck: true, ledgerAccountType: 'POSITION', autoPositionReset: true, settlementAccountType: 'SETTLEMENT',
-  });
-  const callbackBase = 'http://127.0.0.1:9/unused';
-  for (const name of names) {
-    await call('POST', '/participants', { name, currency: CURRENCY });
-    await call('POST', `/participants/${name}/initialPositionAndLimits`, { currency: CURRENCY, limit: { type: 'NET_DEBIT_CAP', value: NET_DEBIT_CAP }, initialPosition: '0' });
-    for (const [type, suffix] of [
-      ['FSPIOP_CALLBACK_URL_TRANSFER_POST', '/transfers'],
-      ['FSPIOP_CALLBACK_URL_TRANSFER_PUT', '/transfers/{{transferId}}'],
-      ['FSPIOP_CALLBACK_URL_TRANSFER_ERROR', '/transfers/{{transferId}}/error'],
-    ]) await call('POST', `/participants/${name}/endpoints`, { type, value: `${callbackBase}${suffix}` });
-    const settlement = (await call('GET', `/participants/${name}/accounts`)).find((account) => account.ledgerAccountType === 'SETTLEMENT' && account.currency === CURRENCY);
-    await call('POST', `/participants/${name}/accounts/${settlement.id}`, {
-      transferId: randomUUID(), externalReference: `bench-funds-in-${name}`, action: 'recordFundsIn', reason: 'benchmark liquidity',
-      amount: { amount: FUNDS_IN, currency: CURRENCY },
-    });
-  }
+  const request = adminClient(apiUrl);
+  await ensureHub(request, CURRENCY);
+  // No callback endpoints: central-ledger 19.5.5 answers 500 to endpoint types newer than it
+  // (the FX ones among ours), and nothing here would call them.
+  for (const name of names) await ensureDfsp(request, { name, currency: CURRENCY, netDebitCap: NET_DEBIT_CAP, fundsIn: FUNDS_IN });
   const deadline = Date.now() + 60_000;
   for (const name of names) {
     for (;;) {
-      const settlement = (await call('GET', `/participants/${name}/accounts`)).find((account) => account.ledgerAccountType === 'SETTLEMENT' && account.currency === CURRENCY);
-      if (!isZero(settlement.value)) break;
+      const { body: accounts } = await request('GET', `/participants/${name}/accounts`);
+      if (!isZero(accounts.find((account) => account.ledgerAccountType === 'SETTLEMENT' && account.currency === CURRENCY).value)) break;
       if (Date.now() > deadline) throw new Error(`funds in for ${name} not booked within 60 s (is the admin handler running?)`);
       await sleep(200);
     }

@@ -75,7 +75,8 @@ export const validators = Object.freeze({
     ['name', 'settlementGranularity', 'settlementInterchange', 'settlementDelay', 'requireLiquidityCheck',
       'ledgerAccountType', 'settlementAccountType', 'autoPositionReset'],
     {
-      name: { type: 'string', minLength: 2, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' },
+      // central-ledger's rule (Joi alphanum, 2 to 30): a name it would refuse is refused here too.
+      name: { type: 'string', minLength: 2, maxLength: 30, pattern: '^[A-Za-z0-9]+$' },
       settlementGranularity: { type: 'string', enum: ['GROSS', 'NET'] },
       settlementInterchange: { type: 'string', enum: ['BILATERAL', 'MULTILATERAL'] },
       settlementDelay: { type: 'string', enum: ['IMMEDIATE', 'DEFERRED'] },

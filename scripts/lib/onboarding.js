@@ -95,7 +95,7 @@ export async function ensureHub(request, currency) {
   const models = expect(await request('GET', '/settlementModels'), [200], 'settlement models').body;
   if (models.some((model) => model.currency === currency || model.currency === null)) return;
   expect(await request('POST', '/settlementModels', {
-    name: `DEFERREDNET_${currency}`, settlementGranularity: 'NET', settlementInterchange: 'MULTILATERAL',
+    name: `DEFERREDNET${currency}`, settlementGranularity: 'NET', settlementInterchange: 'MULTILATERAL',
     settlementDelay: 'DEFERRED', currency, requireLiquidityCheck: true, ledgerAccountType: 'POSITION',
     settlementAccountType: 'SETTLEMENT', autoPositionReset: true,
   }), [201], 'settlement model');

@@ -230,7 +230,7 @@ async function settleOpenWindow() {
   const [open] = expectStatus(await settlement.request('GET', '/v2/settlementWindows?state=OPEN'), 200, 'open window');
   expectStatus(await settlement.request('POST', `/v2/settlementWindows/${open.settlementWindowId}`, { state: 'CLOSED', reason: 'monitoring test' }), 200, 'close window');
   pendingSettlement = expectStatus(await settlement.request('POST', '/v2/settlements', {
-    settlementModel: `DEFERREDNET_${NET_CURRENCY}`, reason: 'monitoring test', settlementWindows: [{ id: String(open.settlementWindowId) }],
+    settlementModel: `DEFERREDNET${NET_CURRENCY}`, reason: 'monitoring test', settlementWindows: [{ id: String(open.settlementWindowId) }],
   }), 200, 'settlement');
 }
 

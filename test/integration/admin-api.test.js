@@ -156,6 +156,12 @@ test('onboarding run a second time gets central-ledger\'s own refusals, which pr
   const modelAgain = await api.request('POST', '/settlementModels', model);
   assert.deepEqual([modelAgain.status, modelAgain.body.errorInformation],
     [400, { errorCode: '3000', errorDescription: 'Generic client error - Settlement Model already exists' }]);
+  // central-ledger takes only letters and digits in a model's name (2 to 30 of them); it
+  // answers 3101, the admin API its validation error for any value outside its schema.
+  for (const name of ['DEFERRED_NET_KES', 'D', 'DEFERREDNETKES'.padEnd(31, 'X')]) {
+    const refused = await api.request('POST', '/settlementModels', { ...model, name, currency: 'KES' });
+    assert.deepEqual([refused.status, refused.body.errorInformation?.errorCode], [400, '3100'], `${name}: ${refused.text}`);
+  }
   // central-ledger answers this one with a 500 and 2001; the same words with a 400 say the request was refused.
   const limitsAgain = await api.request('POST', '/participants/payeefsp/initialPositionAndLimits',
     { currency: 'USD', limit: { type: 'NET_DEBIT_CAP', value: 10000 }, initialPosition: 0 });

@@ -140,7 +140,7 @@ test('closing and settling the window through every state brings every position 
   await confirmAction(page, `${byTestId(`window-${windowId}`)} ${byTestId('close-window')}`);
   await waitForText(page, `${byTestId(`window-${windowId}`)} ${byTestId('window-state')}`, /^CLOSED$/, 'the window closing');
   await page.click(byTestId(`choose-window-${windowId}`));
-  await choose(page, 'settlement-model', 'DEFERREDNET_USD');
+  await choose(page, 'settlement-model', 'DEFERREDNETUSD');
   await confirmAction(page, byTestId('create-settlement'));
   const card = await page.waitForSelector(byTestId('settlement'), { timeout: 15000 });
   const settlement = `${byTestId('settlement')}[data-settlement-id="${await card.evaluate((element) => element.dataset.settlementId)}"]`;
