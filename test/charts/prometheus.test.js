@@ -197,7 +197,7 @@ async function setUpGrossCurrency() {
     expectStatus(await sw.admin.request('POST', '/participants/Hub/accounts', { type, currency: GROSS_CURRENCY }), 201, `hub ${type}`);
   }
   expectStatus(await sw.admin.request('POST', '/settlementModels', {
-    name: `CGS_${GROSS_CURRENCY}`, settlementGranularity: 'GROSS', settlementInterchange: 'BILATERAL', settlementDelay: 'IMMEDIATE',
+    name: `CGS${GROSS_CURRENCY}`, settlementGranularity: 'GROSS', settlementInterchange: 'BILATERAL', settlementDelay: 'IMMEDIATE',
     currency: GROSS_CURRENCY, requireLiquidityCheck: true, ledgerAccountType: 'POSITION', settlementAccountType: 'SETTLEMENT', autoPositionReset: true,
   }), 201, 'gross settlement model');
 }
